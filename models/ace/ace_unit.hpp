@@ -1,0 +1,33 @@
+// ACE and ACE2: REP XCRYPTECB/CBC/CTR/CFB/OFB with the EFLAGS[30] key cache
+// (guide §3.1-§3.3, §1.7, §1.8, §6.6).
+#pragma once
+
+#include <cstdint>
+
+#include "isa/decoder.hpp"
+#include "models/cpu_model.hpp"
+#include "models/machine.hpp"
+
+namespace padlock {
+
+class AceUnit {
+ public:
+  explicit AceUnit(const CpuModel& cpu);
+  ~AceUnit();
+  AceUnit(const AceUnit&) = delete;
+  AceUnit& operator=(const AceUnit&) = delete;
+
+  // One REP XCRYPT (d.id is an XCRYPT row). The caller has checked that ACE exists and
+  // is enabled, and that the prefixes are legal.
+  Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env);
+
+  // The Esther stepping-8 CTR erratum (§3.1, §6.6); defaults to the CPU model's flag.
+  void set_ctr_errata(bool on);
+  bool ctr_errata() const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace padlock

@@ -1,0 +1,41 @@
+// The list of CPU models. Adding a model or a stepping: add its file and one line here.
+#include <string_view>
+
+#include "models/cpu_model.hpp"
+
+namespace padlock {
+
+namespace cpus {
+extern const CpuModel kNehemiahC5XL;
+extern const CpuModel kNehemiahC5P;
+extern const CpuModel kEstherC5J;
+extern const CpuModel kEstherC5JS9;
+extern const CpuModel kNano;
+}  // namespace cpus
+
+namespace {
+constexpr const CpuModel* kModels[] = {&cpus::kNehemiahC5XL, &cpus::kNehemiahC5P,
+                                       &cpus::kEstherC5J, &cpus::kEstherC5JS9, &cpus::kNano};
+
+bool alias_matches(const char* aliases, std::string_view name) {
+  std::string_view rest(aliases);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+}  // namespace
+
+std::span<const CpuModel* const> all_cpu_models() { return kModels; }
+
+const CpuModel* find_cpu_model(std::string_view name) {
+  for (const CpuModel* m : kModels) {
+    if (name == m->name || alias_matches(m->aliases, name)) return m;
+  }
+  return nullptr;
+}
+
+}  // namespace padlock

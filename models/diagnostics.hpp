@@ -1,0 +1,49 @@
+// Diagnostics: every case the guide leaves undefined (or silent) gets a deterministic
+// behaviour, documented in docs/fidelity.md, and each occurrence is reported here so
+// the emulator can show it (--strace, --trace, stats). Never guess silently.
+#pragma once
+
+#include <cstdint>
+
+namespace padlock {
+
+enum class Diag : uint16_t {
+  RepnePrefix,          // §2.1/§3.1/§4.1/§5.1 REPNE undefined
+  MissingRep,           // §3.1/§4.1/§5.1 "must be used with the REP prefix"
+  CiphrSet,             // §3.2 CW[6] = 1 undefined
+  KsizeReserved,        // §3.2 KSIZE = 3 undefined
+  HwKeygenNot128,       // §3.2 KEYGN = 0 with a 192/256-bit key undefined
+  DgestOnNehemiah,      // §3.2 DGEST != 0 undefined on Nehemiah
+  AlignOnNehemiah,      // §3.2 ALIGN != 0 undefined on Nehemiah
+  CtrOnNehemiah,        // §0 note: CTR is ACE2 (Esther) only
+  DgestIgnoredMode,     // §3.2 note: DGEST in ECB/CTR/OFB not defined
+  ControlWordReserved,  // §3.2 CW[127:12] should be 0
+  InterMode,            // §3.2 note: the intermediate-result layout is not defined
+  CtrCounterWrap,       // App. A 12: carry out of the 16-bit counter not defined
+  XshaEaxBeyondEcx,     // §4.1 EAX > ECX at start (progress past the end)
+  MontmulBadEcx,        // §5.1 ECX outside 256..32768 or not a multiple of 128
+  MontmulBadState,      // §5.1 EAX (restart state) not one we could have written
+  RngMsrReserved,       // §2.2 reserved bits written non-zero
+  RngFilterCountLow,    // §2.2 FCNT < 8 with FLTR = 1 "unexpected results"
+  RngFieldReserved,     // §2.2 SRC before Nehemiah stepping 8, FLTR/FAIL/FCNT on Esther
+  Count
+};
+
+struct DiagInfo {
+  Diag id;
+  const char* name;     // stable identifier used in traces
+  const char* section;  // guide section that leaves it undefined
+  const char* choice;   // the behaviour we chose (also in docs/fidelity.md)
+};
+
+const DiagInfo& diag_info(Diag d);
+
+// Receives diagnostics. The models call it only on undefined cases, never on the
+// normal path, so an implementation may allocate or log.
+class DiagnosticSink {
+ public:
+  virtual ~DiagnosticSink() = default;
+  virtual void report(Diag d, uint64_t pc) = 0;
+};
+
+}  // namespace padlock

@@ -1,0 +1,116 @@
+#include "models/padlock.hpp"
+
+#include <cstring>
+
+#include "isa/msr.hpp"
+
+namespace padlock {
+
+Padlock::Padlock(const CpuModel& cpu, const PadlockConfig& config)
+    : cpu_(cpu),
+      fcr_(cpu.msr_fcr_reset),
+      rng_(cpu, config.seed, config.host_entropy),
+      ace_(cpu),
+      phe_(cpu),
+      pmm_(cpu) {
+  ace_.set_ctr_errata(cpu.ctr_errata && config.errata);
+}
+
+uint32_t Padlock::centaur_features() const {
+  const Units& u = cpu_.units;
+  // §1.3: EDX[3] copies MSR 0x110B[6]; EDX[7], [9], [11], [13] reflect FCR[28].
+  const bool fcr_on = cpu_.has_fcr && (fcr_ & isa::kFcrPadlockEnable) != 0;
+  uint32_t edx = 0;
+  if (u.rng) edx |= kRngPresent | (rng_.enabled() ? kRngEnabled : 0);
+  if (u.ace) edx |= kAcePresent | (fcr_on ? kAceEnabled : 0);
+  if (u.ace2) edx |= kAce2Present | (fcr_on ? kAce2Enabled : 0);
+  if (u.phe) edx |= kPhePresent | (fcr_on ? kPheEnabled : 0);
+  if (u.pmm) edx |= kPmmPresent | (fcr_on ? kPmmEnabled : 0);
+  return edx;
+}
+
+bool Padlock::unit_enabled(isa::Unit unit) const {
+  const uint32_t f = centaur_features();
+  switch (unit) {
+    case isa::Unit::Rng: return (f & (kRngPresent | kRngEnabled)) == (kRngPresent | kRngEnabled);
+    case isa::Unit::Ace: return (f & (kAcePresent | kAceEnabled)) == (kAcePresent | kAceEnabled);
+    case isa::Unit::Phe: return (f & (kPhePresent | kPheEnabled)) == (kPhePresent | kPheEnabled);
+    case isa::Unit::Pmm: return (f & (kPmmPresent | kPmmEnabled)) == (kPmmPresent | kPmmEnabled);
+  }
+  return false;
+}
+
+Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
+                         const ExecEnv& env) {
+  if (d.status != isa::DecodeStatus::Ok) {
+    if (d.rep_missing) env.report(Diag::MissingRep);
+    return Outcome::fault_ud();
+  }
+  if (d.repne) env.report(Diag::RepnePrefix);
+  // §1.2: with CR4[9] clear PadLock behaves as if disabled; §1.3: absent or disabled
+  // units raise #UD.
+  const isa::Unit unit = d.info().unit;
+  if (!s.cr4_osfxsr || !unit_enabled(unit)) return Outcome::fault_ud();
+  switch (unit) {
+    case isa::Unit::Rng: return rng_.execute(d, s, mem, env);
+    case isa::Unit::Ace:
+      // CTR is an ACE2 mode (§0 note, §7.1, §7.2): absent on Nehemiah.
+      if (d.id == isa::InsnId::XcryptCtr && !cpu_.units.ace2) {
+        env.report(Diag::CtrOnNehemiah);
+        return Outcome::fault_ud();
+      }
+      return ace_.execute(d, s, mem, env);
+    case isa::Unit::Phe: return phe_.execute(d, s, mem, env);
+    case isa::Unit::Pmm: return pmm_.execute(d, s, mem, env);
+  }
+  return Outcome::fault_ud();
+}
+
+bool Padlock::rdmsr(uint32_t msr, uint64_t& value, const ExecEnv& env) {
+  if (msr == isa::kMsrRng && cpu_.units.rng) {  // §1.3 EDX[2]
+    value = rng_.read_msr(env);
+    return true;
+  }
+  if (msr == isa::kMsrFcr && cpu_.has_fcr) {  // §1.5, §1.3 EDX[6]
+    value = fcr_;
+    return true;
+  }
+  return false;
+}
+
+bool Padlock::wrmsr(uint32_t msr, uint64_t value, const ExecEnv& env) {
+  if (msr == isa::kMsrRng && cpu_.units.rng) {
+    rng_.write_msr(value, env);
+    return true;
+  }
+  if (msr == isa::kMsrFcr && cpu_.has_fcr) {
+    // §1.5: only bit 28 is PadLock's; the other FCR bits are kept as written.
+    fcr_ = static_cast<uint32_t>(value);
+    return true;
+  }
+  return false;
+}
+
+CpuidResult Padlock::cpuid(uint32_t leaf, uint32_t subleaf) const {
+  CpuidResult r;
+  const CpuidLeaf* best = nullptr;
+  for (const CpuidLeaf& l : cpu_.cpuid) {
+    if (l.leaf == leaf && (l.subleaf == subleaf || best == nullptr)) best = &l;
+  }
+  if (best != nullptr) r = {best->eax, best->ebx, best->ecx, best->edx};
+  if (leaf == 0xC0000001) r.edx = centaur_features();
+  if (leaf >= 0x80000002 && leaf <= 0x80000004) {
+    // The brand string, 16 bytes per leaf, NUL padded.
+    uint32_t w[4] = {};
+    const char* brand = cpu_.brand;
+    const size_t len = std::strlen(brand);
+    const size_t off = (leaf - 0x80000002) * 16;
+    for (size_t i = 0; i < 16 && off + i < len; ++i) {
+      w[i / 4] |= uint32_t(uint8_t(brand[off + i])) << (8 * (i % 4));
+    }
+    r = {w[0], w[1], w[2], w[3]};
+  }
+  return r;
+}
+
+}  // namespace padlock

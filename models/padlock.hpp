@@ -1,0 +1,73 @@
+// The PadLock security units of one CPU: enable rules (§1.2, §1.3, §1.5), MSRs, the
+// Centaur CPUID leaves, and dispatch of a decoded instruction to its unit.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "isa/decoder.hpp"
+#include "models/ace/ace_unit.hpp"
+#include "models/cpu_model.hpp"
+#include "models/machine.hpp"
+#include "models/phe/phe_unit.hpp"
+#include "models/pmm/pmm_unit.hpp"
+#include "models/rng/rng_unit.hpp"
+
+namespace padlock {
+
+struct PadlockConfig {
+  uint64_t seed = 0;          // RNG bits are reproducible from this seed
+  bool host_entropy = false;  // RNG bits from host entropy instead
+  bool errata = true;         // apply the model's errata (the Esther stepping-8 CTR erratum)
+};
+
+struct CpuidResult {
+  uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+
+// CPUID 0xC0000001 EDX bits (§1.3).
+inline constexpr uint32_t kRngPresent = 1u << 2;
+inline constexpr uint32_t kRngEnabled = 1u << 3;
+inline constexpr uint32_t kAcePresent = 1u << 6;
+inline constexpr uint32_t kAceEnabled = 1u << 7;
+inline constexpr uint32_t kAce2Present = 1u << 8;
+inline constexpr uint32_t kAce2Enabled = 1u << 9;
+inline constexpr uint32_t kPhePresent = 1u << 10;
+inline constexpr uint32_t kPheEnabled = 1u << 11;
+inline constexpr uint32_t kPmmPresent = 1u << 12;
+inline constexpr uint32_t kPmmEnabled = 1u << 13;
+
+class Padlock {
+ public:
+  Padlock(const CpuModel& cpu, const PadlockConfig& config = {});
+
+  // Executes one decoded PadLock instruction. #UD when the unit is absent or disabled
+  // (§1.3), when CR4[9] is clear (§1.2) or when the prefixes are illegal.
+  Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env);
+
+  // RDMSR/WRMSR of 0x110B and 0x1107. Return false where the instruction raises #GP
+  // (§1.3: the unit is absent; other MSR numbers are not ours).
+  bool rdmsr(uint32_t msr, uint64_t& value, const ExecEnv& env);
+  bool wrmsr(uint32_t msr, uint64_t value, const ExecEnv& env);
+
+  // CPUID as the model's chip answers it; 0xC0000001 EDX follows the MSR enables.
+  CpuidResult cpuid(uint32_t leaf, uint32_t subleaf) const;
+  uint32_t centaur_features() const;
+  bool unit_enabled(isa::Unit unit) const;
+
+  const CpuModel& model() const { return cpu_; }
+  RngUnit& rng() { return rng_; }
+  AceUnit& ace() { return ace_; }
+  PheUnit& phe() { return phe_; }
+  PmmUnit& pmm() { return pmm_; }
+
+ private:
+  const CpuModel& cpu_;
+  uint32_t fcr_;
+  RngUnit rng_;
+  AceUnit ace_;
+  PheUnit phe_;
+  PmmUnit pmm_;
+};
+
+}  // namespace padlock

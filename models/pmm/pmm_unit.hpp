@@ -1,0 +1,24 @@
+// PMM: REP MONTMUL (guide §5.1, §5.2, §1.7).
+#pragma once
+
+#include <cstdint>
+
+#include "isa/decoder.hpp"
+#include "models/cpu_model.hpp"
+#include "models/machine.hpp"
+
+namespace padlock {
+
+class PmmUnit {
+ public:
+  explicit PmmUnit(const CpuModel& cpu);
+
+  // One REP MONTMUL. The caller has checked that PMM exists and is enabled.
+  // Neither reads nor writes EFLAGS[30] (§1.8).
+  Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env);
+
+ private:
+  const CpuModel& cpu_;
+};
+
+}  // namespace padlock

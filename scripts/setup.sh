@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs everything padlock-emu needs on Debian 12 (as root), from Debian and PyPI only,
+# then configures and builds into build/. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBIAN_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libgtest-dev libgmock-dev libgmp-dev libssl-dev
+  gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
+  qemu-user                          # the speed baseline for plain x86 code
+  openssl coreutils python3 python3-pip
+)
+
+need_apt=0
+for p in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || { need_apt=1; break; }
+done
+if [ "$need_apt" = 1 ]; then
+  if [ "$(id -u)" != 0 ]; then echo "setup.sh: Debian packages missing; run as root" >&2; exit 1; fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${DEBIAN_PACKAGES[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if ! "$PY" -c "import unicorn, capstone, pybind11, pytest" 2>/dev/null; then
+  "$PY" -m pip install -q -r requirements.txt 2>/dev/null ||
+    "$PY" -m pip install -q --break-system-packages -r requirements.txt
+fi
+
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v "$PY")" >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)"

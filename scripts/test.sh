@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Sets everything up (scripts/setup.sh) and runs the whole test suite: the GoogleTest
+# unit tests through CTest, then the pytest suites (integration, CLI, Python package).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+BUILD_DIR=${BUILD_DIR:-build}
+export PADLOCK_EMU_BIN="$PWD/$BUILD_DIR/emulator/padlock-emu"
+export PADLOCK_GUEST_DIR="$PWD/$BUILD_DIR/tests/guest"
+export PADLOCK_BUILD_DIR="$PWD/$BUILD_DIR"
+
+status=0
+ctest --test-dir "$BUILD_DIR" -j "$(nproc)" --output-on-failure || status=1
+
+PY=${PYTHON:-python3}
+if ls tests/integration/test_*.py tests/python/test_*.py >/dev/null 2>&1; then
+  set +e
+  "$PY" -m pytest -q tests/integration tests/python
+  rc=$?
+  set -e
+  # pytest exit 5 means no tests were collected: that is a failure of the suite.
+  [ "$rc" = 0 ] || status=1
+fi
+exit $status
