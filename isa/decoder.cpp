@@ -21,10 +21,14 @@ const InsnInfo* find_row(uint8_t opcode2, uint8_t modrm, bool rep) {
 
 const char* unit_name(Unit u) {
   switch (u) {
-    case Unit::Rng: return "RNG";
-    case Unit::Ace: return "ACE";
-    case Unit::Phe: return "PHE";
-    case Unit::Pmm: return "PMM";
+    case Unit::Rng:
+      return "RNG";
+    case Unit::Ace:
+      return "ACE";
+    case Unit::Phe:
+      return "PHE";
+    case Unit::Pmm:
+      return "PMM";
   }
   return "?";
 }
@@ -32,14 +36,15 @@ const char* unit_name(Unit u) {
 Decoded decode(const uint8_t* bytes, size_t avail, CpuMode mode) {
   Decoded d;
   const size_t limit = avail < kMaxInsnLength ? avail : kMaxInsnLength;
-  bool rep = false, addr_toggle = false;
+  // F2 and F3 share one prefix group: the last one given is the one that counts.
+  uint8_t rep_prefix = 0;
+  bool addr_toggle = false;
   size_t i = 0;
   for (; i < limit; ++i) {
     const uint8_t b = bytes[i];
-    if (b == 0xF3) {
-      rep = true;
-    } else if (b == 0xF2) {
-      d.repne = true;
+    bool rex = false;
+    if (b == 0xF3 || b == 0xF2) {
+      rep_prefix = b;
     } else if (b == 0x66) {
       d.opsize = true;
     } else if (b == 0x67) {
@@ -49,19 +54,23 @@ Decoded decode(const uint8_t* bytes, size_t avail, CpuMode mode) {
     } else if (b == 0x26 || b == 0x2E || b == 0x36 || b == 0x3E || b == 0x64 || b == 0x65) {
       d.segment_override = true;
     } else if (mode == CpuMode::Long64 && (b & 0xF0) == 0x40) {
-      // A REX prefix only counts when it is the last prefix; a legacy prefix after it
-      // cancels it, which does not matter here because REX changes nothing for PadLock.
-      d.rex = true;
+      rex = true;
     } else {
       break;
     }
+    // A REX prefix only counts when it is the last prefix; a legacy prefix after it
+    // cancels it. REX changes nothing for PadLock either way.
+    d.rex = rex;
   }
-  if (i + 3 > limit) return d;  // NotPadlock: too short
+  // The 15-byte limit: an instruction that does not fit is not decoded (x86 raises #GP;
+  // we report NotPadlock, see docs/isa.md). So is one cut short by `avail`.
+  if (i + 3 > limit) return d;
   if (bytes[i] != 0x0F || (bytes[i + 1] != 0xA6 && bytes[i + 1] != 0xA7)) return d;
 
   // REPNE is undefined (§2.1, §3.1, §4.1, §5.1). Our choice (docs/fidelity.md):
   // it acts as REP and the model reports a diagnostic.
-  const bool any_rep = rep || d.repne;
+  d.repne = rep_prefix == 0xF2;
+  const bool any_rep = rep_prefix != 0;
   const InsnInfo* row = find_row(bytes[i + 1], bytes[i + 2], any_rep);
   if (row == nullptr) {
     // 0F A6/A7 with an unknown third byte is an ordinary invalid opcode.
@@ -76,8 +85,8 @@ Decoded decode(const uint8_t* bytes, size_t avail, CpuMode mode) {
   }
   d.rep_missing = row->rep == PrefixRule::Required && !any_rep;
   const bool opsize_ud = d.opsize && row->opsize == PrefixRule::Illegal;
-  d.status = (d.lock || opsize_ud || d.rep_missing) ? DecodeStatus::InvalidOpcode
-                                                    : DecodeStatus::Ok;
+  d.status =
+      (d.lock || opsize_ud || d.rep_missing) ? DecodeStatus::InvalidOpcode : DecodeStatus::Ok;
   return d;
 }
 

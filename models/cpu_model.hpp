@@ -38,29 +38,30 @@ struct Units {
   bool pmm = false;
 };
 
-// RNG generation model (§2.2, §2.3). Rates are bits per second into the accumulation
+// RNG generation model (§2.2, §2.3). Rates are raw bits per second into the accumulation
 // buffers; the whitened rate emerges from running the von Neumann whitener over raw bits
-// whose bias is set per DC-bias setting.
+// whose bias (probability of a 1) is set per DC-bias setting: whitened = raw * p(1-p).
 struct RngParams {
   RngVariant variant = RngVariant::Esther;
-  bool dual_source = true;        // SRC selects one or both sources (§2.2)
-  Param raw_rate_one_source;      // bits/s, one source active
-  Param raw_rate_both_sources;    // bits/s, both sources active
-  Param raw_one_bias[8];          // probability of a 1 bit per BIAS setting
+  bool dual_source = true;        // SRC selects one or both sources (§2.2); false: SRC is RES
+  Param raw_rate_one_source;      // raw bits/s, one source active, BIAS = 0
+  Param raw_rate_both_sources;    // raw bits/s, both sources active, BIAS = 0
+  Param raw_rate_scale[8];        // raw-rate factor per BIAS setting (§2.2 "may affect the speed")
+  Param raw_one_bias[8];          // probability of a raw 1 bit per BIAS setting
   Param clocks_no_data;           // §2.3 table: ~30
   Param clocks_stored[4];         // §2.3 table by EDX: ~55, ~310, ~200, ~120
   Param rep_single_extra;         // §2.3: +7 when one internal XSTORE suffices
 };
 
 // ACE timing (§3.3). The ECB rows are the guide's table; the chaining-mode costs are
-// derived from the measured throughput tables (docs/timing.md says how).
+// derived from the measured throughput tables (docs/fidelity/ace.md says how).
 struct AceParams {
   // REP XCRYPTECB table, SSE base clocks by data amount (1 block, 2 blocks, N blocks)
   // and key state (EFLAGS[30] = 1; = 0 with hardware keys; = 0 with memory keys).
   Param ecb_sse_base[3][3];
   Param ecb_int_base[2][3];       // integer base clocks for 1 and 2 blocks
-  Param ecx0_clocks_min;          // §3.3: ECX = 0 takes 10..27 clocks
-  Param ecx0_clocks_max;
+  Param ecx0_clocks_min;          // §3.3: ECX = 0 takes 10..27 clocks (used: key loaded)
+  Param ecx0_clocks_max;          // (used: EFLAGS[30] = 0)
   // Chaining modes (CBC, CFB, OFB, CTR): per-instruction start-up and per-block clocks,
   // aligned and unaligned (ALIGN = 1). Index: 0 CBC, 1 CFB, 2 OFB, 3 CTR.
   Param chain_startup[4];
@@ -69,10 +70,14 @@ struct AceParams {
   Param chain_per_block_unaligned[4];
   Param key_load_hw;              // extra clocks to generate a 128-bit schedule
   Param key_load_mem;             // extra clocks to load 256 bytes of schedule
-  unsigned ctr_interrupt_granularity = 2;  // §6.6: interruptible after every 2 blocks
+  unsigned ctr_interrupt_granularity = 2;    // §6.6: interruptible after every 2 blocks
+  unsigned ctr_interrupt_min_remaining = 3;  // §6.6: "1 < ECX < 5": none before the last pair
   unsigned chain_interrupt_granularity = 1;  // §7.1: after every block
-  // Input prefetch past the end of the input that real clients work around
-  // (OpenSSL e_padlock-x86*.pl "prefetch errata"): bytes read beyond ESI+16*ECX.
+  unsigned ecb_interrupt_granularity = 2;    // §3.3: ECB works on pairs of blocks
+  // Input fetch granularity in bytes, counted from the initial ESI: the hardware reads its
+  // input in groups of this size, so up to size - 16 bytes past ESI + 16*ECX are read (and
+  // can fault). ECB reads at least pairs (§3.1, §3.3) whatever this says. Nano's larger
+  // groups are the "prefetch errata" of OpenSSL e_padlock-x86*.pl and Linux padlock-aes.c.
   unsigned prefetch_ecb = 0, prefetch_cbc = 0, prefetch_ctr = 0;
 };
 
@@ -88,13 +93,19 @@ struct PheParams {
   bool partial_rax_minus1 = false;  // Nano: RAX = -1 hashes whole blocks, no padding
 };
 
-// PMM timing (§5.2): C = 1024*(4N^2 + K1*N) + K2.
+// PMM timing (§5.2): C = 1024*(4N^2 + K1*N) + K2, with K1 computed per outer pass from the
+// operands (docs/fidelity/pmm.md): each pass costs inner steps * inner_loop_pmm_clocks +
+// 32*k1_min + max(extension step or split carry store, integer tail not hidden).
 struct PmmParams {
   Param k2;                        // ~35
   Param k1_min, k1_max;            // 0.56 .. 1.06
   Param inner_loop_int_clocks;     // 15
   Param inner_loop_pmm_clocks;     // 16
   Param cache_line_bytes;
+  Param carry_split_clocks;        // factor 2: 64-bit carry store crossing a cache line
+  Param tail_int_clocks;           // factor 3: outer-loop integer tail that can overlap
+  Param backlog_max_clocks;        // factor 3: PMM backlog the MMX pipeline can hold
+  Param fill_stall_clocks;         // factor 3: integer stall once the MMX pipeline fills
   bool needs_addr_prefix_in_64bit = false;  // Nano: REP MONTMUL needs 67h in 64-bit mode
 };
 

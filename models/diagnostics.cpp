@@ -13,13 +13,16 @@ constexpr DiagInfo kDiags[] = {
     {Diag::CiphrSet, "cw-ciphr", "§3.2",
      "CW[6] = 1 is ignored: the instruction computes AES as if CIPHR = 0"},
     {Diag::KsizeReserved, "cw-ksize-reserved", "§3.2",
-     "KSIZE = 3 raises #GP; nothing is loaded or stored and EFLAGS[30] is unchanged"},
+     "KSIZE = 3 raises #GP (address = EDX) when the control word is loaded; nothing is "
+     "loaded or stored; the exception clears EFLAGS[30]"},
     {Diag::HwKeygenNot128, "cw-hw-keygen-not-128", "§3.2",
-     "KEYGN = 0 with a 192/256-bit key raises #GP; nothing is loaded or stored"},
+     "KEYGN = 0 with a 192/256-bit KSIZE raises #GP (address = EDX) when the control word "
+     "is loaded; nothing is loaded or stored"},
     {Diag::DgestOnNehemiah, "cw-dgest-nehemiah", "§3.2",
      "DGEST on Nehemiah is ignored: EDI advances as in normal CBC/CFB"},
     {Diag::AlignOnNehemiah, "cw-align-nehemiah", "§3.2",
-     "ALIGN on Nehemiah is ignored: pointers must still be 16-byte aligned (#GP otherwise)"},
+     "ALIGN on Nehemiah is ignored: ESI/EDI must still be 16-byte aligned (#GP otherwise) "
+     "and no scratch area is used"},
     {Diag::CtrOnNehemiah, "ctr-on-nehemiah", "§0, §7.1, §7.2",
      "REP XCRYPTCTR on Nehemiah ACE raises #UD"},
     {Diag::DgestIgnoredMode, "cw-dgest-mode", "§3.2 note, App. A 13",
@@ -27,22 +30,44 @@ constexpr DiagInfo kDiags[] = {
     {Diag::ControlWordReserved, "cw-reserved", "§3.2",
      "CW[127:12] are ignored"},
     {Diag::InterMode, "cw-inter", "§3.2 note",
-     "INTER = 1: each block's output is the state after ROUND rounds without the final "
-     "round's MixColumns omission (see docs/fidelity.md)"},
+     "INTER = 1: every one of the ROUND rounds is a full round (MixColumns / "
+     "InvMixColumns included), so each output block is the state after ROUND rounds: "
+     "FIPS-197 App. C round[ROUND+1].start (encrypt) or .istart (decrypt, Fig. 15 keys)"},
     {Diag::CtrCounterWrap, "ctr-counter-wrap", "§3.1, App. A 12",
-     "the 16-bit counter wraps from 0xFFFF to 0x0000 with no carry into byte 13"},
+     "the 16-bit counter wraps from 0xFFFF to 0x0000 with no carry into byte 13 (OpenSSL "
+     "e_padlock-x86_64.pl adds the carry in software)"},
     {Diag::XshaEaxBeyondEcx, "xsha-eax-beyond-ecx", "§4.1",
-     "EAX > ECX at start: no input is hashed, only the final padding of EAX bytes"},
+     "EAX >= ECX with EAX != 0 at start: treated as already complete; nothing is read or "
+     "hashed and the registers and the hash at EDI are unchanged (the EDI checks still apply)"},
     {Diag::MontmulBadEcx, "montmul-bad-ecx", "§5.1",
      "ECX outside 256..32768 or not a multiple of 128 raises #GP before any access"},
     {Diag::MontmulBadState, "montmul-bad-state", "§5.1",
-     "an EAX restart state we could not have written restarts from the beginning"},
+     "an EAX restart state the model could not have written (pass index 0 or >= ECX/32, "
+     "extension > 3, other bits set) raises #GP before any memory access"},
     {Diag::RngMsrReserved, "rng-msr-reserved", "§2.2",
-     "reserved bits written to MSR 0x110B are dropped; they read back as 0"},
+     "reserved bits written to MSR 0x110B (5, 7, 31:22 and the EDX half) are dropped; "
+     "they read back as 0"},
     {Diag::RngFilterCountLow, "rng-fcnt-low", "§2.2",
-     "FCNT < 8 with FLTR = 1: the filter uses the value as written"},
+     "FCNT < 8 with FLTR = 1: the filter keeps runs of at most FCNT bits as written "
+     "(FCNT = 0 acts as 1)"},
     {Diag::RngFieldReserved, "rng-field-reserved", "§2.2",
-     "a field reserved on this processor is stored but has no effect"},
+     "a field reserved on this processor (SRC before Nehemiah stepping 8; FLTR, FAIL, FCNT "
+     "on Esther) is dropped: it has no effect and reads back as 0"},
+    {Diag::RngRepByteCount, "rng-rep-byte-count", "§2.1",
+     "REP XSTORE leaves EAX[4:0] = random bytes counted by its last internal XSTORE "
+     "(0 if none)"},
+    {Diag::AceKeyRam16Rounds, "cw-keyram-16-rounds", "§3.2",
+     "KEYGN = 1 with ROUND = 0 (16 rounds): the 17th round key is key RAM entry 0 again "
+     "(the 4-bit round index wraps)"},
+    {Diag::XshaEaxNotBlock, "xsha-eax-not-block", "§4.1",
+     "EAX not a multiple of 64 at start: EAX is taken as the bytes already hashed; whole "
+     "blocks are hashed from ESI until at most 64 bytes remain, then the tail is padded "
+     "with the length ECX"},
+    {Diag::MontmulTNotZero, "montmul-t-not-zero", "§5.1",
+     "T not all zero (ECX/32 + 4 words) at EAX = 0: the outer loop accumulates onto it as "
+     "the hardware's partial product; words above the inner-loop length are ignored"},
+    {Diag::MontmulAddr64, "montmul-addr64", "§5.1",
+     "REP MONTMUL in 64-bit mode without 67h on a chip that needs it (Nano): #UD"},
 };
 static_assert(sizeof(kDiags) / sizeof(kDiags[0]) == static_cast<size_t>(Diag::Count),
               "one row per Diag");
