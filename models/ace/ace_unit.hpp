@@ -25,6 +25,12 @@ class AceUnit {
   void set_ctr_errata(bool on);
   bool ctr_errata() const;
 
+  // Host AES implementation (results are identical; tests run both). Auto prefers AES-NI.
+  // Returns false, leaving the choice unchanged, when the host lacks the one asked for.
+  enum class HostAes : uint8_t { Auto, Portable, AesNi };
+  bool set_host_aes(HostAes which);
+  const char* host_aes_name() const;
+
  private:
   struct Impl;
   Impl* impl_;
