@@ -1,6 +1,235 @@
-// PLACEHOLDER until the PHE helper lands the real model.
+// PHE: REP XSHA1 and REP XSHA256 (guide §4.1-§4.3; interrupts and faults §1.7; EFLAGS[30]
+// §1.8). The behaviour chosen where the guide is silent is in docs/fidelity/phe.md.
 #include "models/phe/phe_unit.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "models/phe/phe_timing.hpp"
+#include "models/phe/sha_backend.hpp"
+
 namespace padlock {
+
+namespace {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the state at EDI is copied as host words (§4.3 little-endian layout)");
+
+constexpr uint64_t kBlock = 64;
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kHashAlign = 16;  // §4.1: EDI 16-byte aligned or #GP
+constexpr uint64_t kHashArea = 128;  // §4.1: 128 bytes must be allocated at EDI
+
+uint64_t size_mask(unsigned addr_size) {
+  return addr_size == 64 ? ~uint64_t{0} : (uint64_t{1} << addr_size) - 1;
+}
+
+// Reads `len` bytes at effective address `ea`, wrapping at the address size. Returns false
+// with the first inaccessible linear address in *fault_at.
+bool read_input(GuestMemory& mem, uint64_t ea, unsigned as, uint8_t* dst, uint64_t len,
+                uint64_t* fault_at) {
+  while (len != 0) {
+    const uint64_t piece = as == 64 ? len : std::min(len, size_mask(as) - ea + 1);
+    const uint64_t ok = mem.accessible(ea, piece, Access::Read);
+    if (ok < piece) {
+      *fault_at = ea + ok;
+      return false;
+    }
+    mem.read(ea, dst, piece);
+    dst += piece;
+    len -= piece;
+    ea = ea_add(ea, piece, as);
+  }
+  return true;
+}
+
+// Compresses `blocks` readable blocks at linear `va`, straight from host memory where the
+// guest range is host-contiguous.
+void hash_readable(GuestMemory& mem, ShaBlocksFn fn, uint32_t* state, uint64_t va,
+                   uint64_t blocks) {
+  if (blocks == 0) return;
+  if (const uint8_t* p = mem.translate(va, blocks * kBlock, Access::Read)) {
+    fn(state, p, blocks);
+    return;
+  }
+  while (blocks != 0) {
+    const uint64_t in_page = std::min(blocks, (kPage - (va & (kPage - 1))) / kBlock);
+    if (in_page != 0) {
+      if (const uint8_t* p = mem.translate(va, in_page * kBlock, Access::Read)) {
+        fn(state, p, in_page);
+        va += in_page * kBlock;
+        blocks -= in_page;
+        continue;
+      }
+    }
+    uint8_t blk[kBlock];
+    mem.read(va, blk, kBlock);
+    fn(state, blk, 1);
+    va += kBlock;
+    --blocks;
+  }
+}
+
+// Hashes up to `want` whole blocks from ESI (advancing it). Returns the number hashed; when
+// that is less than `want`, *fault_at is the first byte of the next block that faulted.
+uint64_t hash_blocks(GuestMemory& mem, unsigned as, ShaBlocksFn fn, uint32_t* state, uint64_t& esi,
+                     uint64_t want, uint64_t* fault_at) {
+  uint64_t done = 0;
+  while (done < want) {
+    uint64_t batch = want - done;
+    if (as != 64) {
+      // A batch never wraps at the address size; a block straddling the wrap goes alone.
+      const uint64_t room = (size_mask(as) - esi + 1) / kBlock;
+      if (room == 0) {
+        uint8_t blk[kBlock];
+        if (!read_input(mem, esi, as, blk, kBlock, fault_at)) return done;
+        fn(state, blk, 1);
+        esi = ea_add(esi, kBlock, as);
+        ++done;
+        continue;
+      }
+      batch = std::min(batch, room);
+    }
+    const uint64_t ok_bytes = mem.accessible(esi, batch * kBlock, Access::Read);
+    const uint64_t ok = ok_bytes / kBlock;
+    hash_readable(mem, fn, state, esi, ok);
+    const uint64_t start = esi;
+    esi = ea_add(esi, ok * kBlock, as);
+    done += ok;
+    if (ok < batch) {
+      *fault_at = start + ok_bytes;
+      return done;
+    }
+  }
+  return done;
+}
+
+struct Run {
+  Outcome out;
+  double clocks = 0;
+
+  Outcome finish(Status status) {
+    out.status = status;
+    out.cycles = out.int_cycles = PheTiming::round(clocks);
+    return out;
+  }
+  Outcome fault(FaultKind kind, uint64_t address, bool write) {
+    out.fault = {kind, address, write};
+    return finish(Status::Faulted);
+  }
+};
+
+}  // namespace
+
 PheUnit::PheUnit(const CpuModel& cpu) : cpu_(cpu) {}
-Outcome PheUnit::execute(const isa::Decoded&, ArchState&, GuestMemory&, const ExecEnv&) { return Outcome::fault_ud(); }
+
+Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
+                         const ExecEnv& env) {
+  // §1.8: PHE borrows the ACE control-word logic, so every REP XSHA clears EFLAGS[30].
+  s.set_eflags30(false);
+
+  const bool sha256 = d.id == isa::InsnId::Xsha256;
+  const unsigned as = d.addr_size;  // §4.1 "REP prefix": 67h selects SI/DI vs ESI/EDI
+  const uint64_t state_bytes = sha256 ? 32 : 20;
+  const ShaBackend& backend = active_sha_backend();
+  const ShaBlocksFn fn = sha256 ? backend.sha256 : backend.sha1;
+  const PheTiming timing = PheTiming::from(cpu_.phe, sha256);
+
+  Run run;
+  const uint64_t edi = reg_get(s, Gpr::DI, as);
+  // §4.1: the linear address at EDI must be 16-byte aligned, or #GP.
+  if (edi % kHashAlign != 0) return run.fault(FaultKind::GeneralProtection, edi, false);
+  // §4.1: 128 bytes at EDI must be allocated; the microcode loads the state from there and
+  // stores it back after every block, so the whole area is probed before anything changes.
+  if (const uint64_t ok = mem.accessible(edi, kHashArea, Access::Read); ok < kHashArea) {
+    return run.fault(FaultKind::PageFault, edi + ok, false);
+  }
+  if (const uint64_t ok = mem.accessible(edi, kHashArea, Access::Write); ok < kHashArea) {
+    return run.fault(FaultKind::PageFault, edi + ok, true);
+  }
+
+  run.clocks = timing.startup;
+  uint32_t state[8];
+  mem.read(edi, state, state_bytes);  // §4.3: plain little-endian words
+
+  uint64_t esi = reg_get(s, Gpr::SI, as);
+  const uint64_t eax = reg_get(s, Gpr::AX, as);
+  const uint64_t ecx = reg_get(s, Gpr::CX, as);
+
+  auto commit = [&](uint64_t blocks, uint64_t bytes) {
+    // §4.1: after each block the hash at EDI is overwritten and ESI/EAX reflect it.
+    mem.write(edi, state, state_bytes);
+    reg_set(s, Gpr::SI, esi, as);
+    run.out.bytes += bytes;
+    run.out.blocks += static_cast<uint32_t>(blocks);
+    run.clocks += static_cast<double>(blocks) * timing.per_block;
+  };
+
+  if (cpu_.phe.partial_rax_minus1 && eax == size_mask(as)) {
+    // Nano: RAX = -1 hashes ECX whole blocks without padding (OpenSSL padlock_sha*_blocks,
+    // GnuTLS sha-padlock.c, Linux padlock-sha.c). ECX counts down so a resume continues.
+    uint64_t count = ecx;
+    while (count != 0) {
+      const uint64_t until_irq = timing.blocks_until_interrupt(env, run.clocks);
+      const uint64_t want = std::min(count, until_irq);
+      uint64_t fault_at = 0;
+      const uint64_t got = hash_blocks(mem, as, fn, state, esi, want, &fault_at);
+      if (got != 0) {
+        count -= got;
+        reg_set(s, Gpr::CX, count, as);
+        commit(got, got * kBlock);
+      }
+      if (got < want) return run.fault(FaultKind::PageFault, fault_at, false);
+      if (want == until_irq && count != 0) return run.finish(Status::Interrupted);
+    }
+    return run.finish(Status::Completed);
+  }
+
+  // §4.1: EAX = bytes already hashed, ECX = total bytes. EAX >= ECX (EAX != 0) can only come
+  // from software: the final step below is atomic, so no resume point has EAX == ECX.
+  if (eax != 0 && eax >= ecx) {
+    env.report(Diag::XshaEaxBeyondEcx);
+    return run.finish(Status::Completed);
+  }
+  if (eax % kBlock != 0) env.report(Diag::XshaEaxNotBlock);
+
+  uint64_t done = eax;
+  // Whole blocks while more than one block remains; each is an interruptible point (§1.7).
+  uint64_t loop_blocks = ecx == done ? 0 : (ecx - done - 1) / kBlock;
+  while (loop_blocks != 0) {
+    const uint64_t until_irq = timing.blocks_until_interrupt(env, run.clocks);
+    const uint64_t want = std::min(loop_blocks, until_irq);
+    uint64_t fault_at = 0;
+    const uint64_t got = hash_blocks(mem, as, fn, state, esi, want, &fault_at);
+    if (got != 0) {
+      loop_blocks -= got;
+      done += got * kBlock;
+      reg_set(s, Gpr::AX, done, as);
+      commit(got, got * kBlock);
+    }
+    if (got < want) return run.fault(FaultKind::PageFault, fault_at, false);
+    if (want == until_irq) return run.finish(Status::Interrupted);
+  }
+
+  // The last 1..64 bytes (none for ECX = 0) and the FIPS 180-2 padding (§4.1 "Padding")
+  // form one atomic step: only after it does EAX reach ECX.
+  const uint64_t tail = ecx - done;
+  uint8_t last[2 * kBlock] = {};
+  uint64_t fault_at = 0;
+  if (!read_input(mem, esi, as, last, tail, &fault_at)) {
+    return run.fault(FaultKind::PageFault, fault_at, false);
+  }
+  last[tail] = 0x80;
+  const uint64_t pad_blocks = tail + 1 + 8 <= kBlock ? 1 : 2;
+  const uint64_t bits = ecx * 8;  // the length of the whole input stream
+  for (int i = 0; i < 8; ++i)
+    last[pad_blocks * kBlock - 1 - i] = static_cast<uint8_t>(bits >> (8 * i));
+  fn(state, last, pad_blocks);
+  esi = ea_add(esi, tail, as);
+  reg_set(s, Gpr::AX, ecx, as);  // §4.1: "When the REP XSHA instruction completes, EAX == ECX"
+  commit(pad_blocks, tail);
+  run.clocks += timing.padding;
+  return run.finish(Status::Completed);
+}
+
 }  // namespace padlock
