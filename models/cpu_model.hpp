@@ -3,6 +3,7 @@
 // cpus --verbose` and docs/ can show where each number came from.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -43,14 +44,15 @@ struct Units {
 // whose bias (probability of a 1) is set per DC-bias setting: whitened = raw * p(1-p).
 struct RngParams {
   RngVariant variant = RngVariant::Esther;
-  bool dual_source = true;        // SRC selects one or both sources (§2.2); false: SRC is RES
-  Param raw_rate_one_source;      // raw bits/s, one source active, BIAS = 0
-  Param raw_rate_both_sources;    // raw bits/s, both sources active, BIAS = 0
-  Param raw_rate_scale[8];        // raw-rate factor per BIAS setting (§2.2 "may affect the speed")
-  Param raw_one_bias[8];          // probability of a raw 1 bit per BIAS setting
-  Param clocks_no_data;           // §2.3 table: ~30
-  Param clocks_stored[4];         // §2.3 table by EDX: ~55, ~310, ~200, ~120
-  Param rep_single_extra;         // §2.3: +7 when one internal XSTORE suffices
+  bool dual_source = true;      // SRC selects one or both sources (§2.2); false: SRC is RES
+  Param raw_rate_one_source;    // raw bits/s, one source active, BIAS = 0
+  Param raw_rate_both_sources;  // raw bits/s, both sources active, BIAS = 0
+  std::array<Param, 8>
+      raw_rate_scale;  // raw-rate factor per BIAS setting (§2.2 "may affect the speed")
+  std::array<Param, 8> raw_one_bias;   // probability of a raw 1 bit per BIAS setting
+  Param clocks_no_data;                // §2.3 table: ~30
+  std::array<Param, 4> clocks_stored;  // §2.3 table by EDX: ~55, ~310, ~200, ~120
+  Param rep_single_extra;              // §2.3: +7 when one internal XSTORE suffices
 };
 
 // ACE timing (§3.3). The ECB rows are the guide's table; the chaining-mode costs are
@@ -58,18 +60,18 @@ struct RngParams {
 struct AceParams {
   // REP XCRYPTECB table, SSE base clocks by data amount (1 block, 2 blocks, N blocks)
   // and key state (EFLAGS[30] = 1; = 0 with hardware keys; = 0 with memory keys).
-  Param ecb_sse_base[3][3];
-  Param ecb_int_base[2][3];       // integer base clocks for 1 and 2 blocks
-  Param ecx0_clocks_min;          // §3.3: ECX = 0 takes 10..27 clocks (used: key loaded)
-  Param ecx0_clocks_max;          // (used: EFLAGS[30] = 0)
+  std::array<std::array<Param, 3>, 3> ecb_sse_base;
+  std::array<std::array<Param, 3>, 2> ecb_int_base;  // integer base clocks for 1 and 2 blocks
+  Param ecx0_clocks_min;  // §3.3: ECX = 0 takes 10..27 clocks (used: key loaded)
+  Param ecx0_clocks_max;  // (used: EFLAGS[30] = 0)
   // Chaining modes (CBC, CFB, OFB, CTR): per-instruction start-up and per-block clocks,
   // aligned and unaligned (ALIGN = 1). Index: 0 CBC, 1 CFB, 2 OFB, 3 CTR.
-  Param chain_startup[4];
-  Param chain_per_block[4];
-  Param chain_startup_unaligned[4];
-  Param chain_per_block_unaligned[4];
-  Param key_load_hw;              // extra clocks to generate a 128-bit schedule
-  Param key_load_mem;             // extra clocks to load 256 bytes of schedule
+  std::array<Param, 4> chain_startup;
+  std::array<Param, 4> chain_per_block;
+  std::array<Param, 4> chain_startup_unaligned;
+  std::array<Param, 4> chain_per_block_unaligned;
+  Param key_load_hw;                         // extra clocks to generate a 128-bit schedule
+  Param key_load_mem;                        // extra clocks to load 256 bytes of schedule
   unsigned ctr_interrupt_granularity = 2;    // §6.6: interruptible after every 2 blocks
   unsigned ctr_interrupt_min_remaining = 3;  // §6.6: "1 < ECX < 5": none before the last pair
   unsigned chain_interrupt_granularity = 1;  // §7.1: after every block
@@ -97,15 +99,15 @@ struct PheParams {
 // operands (docs/fidelity/pmm.md): each pass costs inner steps * inner_loop_pmm_clocks +
 // 32*k1_min + max(extension step or split carry store, integer tail not hidden).
 struct PmmParams {
-  Param k2;                        // ~35
-  Param k1_min, k1_max;            // 0.56 .. 1.06
-  Param inner_loop_int_clocks;     // 15
-  Param inner_loop_pmm_clocks;     // 16
+  Param k2;                     // ~35
+  Param k1_min, k1_max;         // 0.56 .. 1.06
+  Param inner_loop_int_clocks;  // 15
+  Param inner_loop_pmm_clocks;  // 16
   Param cache_line_bytes;
-  Param carry_split_clocks;        // factor 2: 64-bit carry store crossing a cache line
-  Param tail_int_clocks;           // factor 3: outer-loop integer tail that can overlap
-  Param backlog_max_clocks;        // factor 3: PMM backlog the MMX pipeline can hold
-  Param fill_stall_clocks;         // factor 3: integer stall once the MMX pipeline fills
+  Param carry_split_clocks;                 // factor 2: 64-bit carry store crossing a cache line
+  Param tail_int_clocks;                    // factor 3: outer-loop integer tail that can overlap
+  Param backlog_max_clocks;                 // factor 3: PMM backlog the MMX pipeline can hold
+  Param fill_stall_clocks;                  // factor 3: integer stall once the MMX pipeline fills
   bool needs_addr_prefix_in_64bit = false;  // Nano: REP MONTMUL needs 67h in 64-bit mode
 };
 
@@ -119,19 +121,19 @@ struct MemoryParams {
 };
 
 struct CpuModel {
-  const char* name;          // CLI name, e.g. "esther-c5j"
-  const char* aliases;       // comma-separated aliases, e.g. "esther"
-  const char* core;          // "Nehemiah", "Esther", "Nano"
+  const char* name;     // CLI name, e.g. "esther-c5j"
+  const char* aliases;  // comma-separated aliases, e.g. "esther"
+  const char* core;     // "Nehemiah", "Esther", "Nano"
   const char* description;
-  const char* brand;         // CPUID 0x80000002..4 brand string
+  const char* brand;                 // CPUID 0x80000002..4 brand string
   uint32_t family, model, stepping;  // §1.1, §7.1
-  bool long_mode;            // can run 64-bit code
+  bool long_mode;                    // can run 64-bit code
   Param default_mhz;
   Units units;
-  bool ctr_errata;           // §3.1 ERRATA, §6.6: Esther stepping 8
-  uint32_t msr_rng_reset;    // §1.4
-  bool has_fcr;              // §1.5: every processor except Nehemiah stepping 3
-  uint32_t msr_fcr_reset;    // §1.5: bit 28 set at RESET
+  bool ctr_errata;                   // §3.1 ERRATA, §6.6: Esther stepping 8
+  uint32_t msr_rng_reset;            // §1.4
+  bool has_fcr;                      // §1.5: every processor except Nehemiah stepping 3
+  uint32_t msr_fcr_reset;            // §1.5: bit 28 set at RESET
   std::span<const CpuidLeaf> cpuid;  // standard and extended leaves (not 0xC0000001 EDX
                                      // enable bits, which follow the MSRs; see Padlock)
   RngParams rng;

@@ -14,8 +14,8 @@ extern const CpuModel kNano;
 }  // namespace cpus
 
 namespace {
-constexpr const CpuModel* kModels[] = {&cpus::kNehemiahC5XL, &cpus::kNehemiahC5P,
-                                       &cpus::kEstherC5J, &cpus::kEstherC5JS9, &cpus::kNano};
+constexpr const CpuModel* kModels[] = {&cpus::kNehemiahC5XL, &cpus::kNehemiahC5P, &cpus::kEstherC5J,
+                                       &cpus::kEstherC5JS9, &cpus::kNano};
 
 bool alias_matches(const char* aliases, std::string_view name) {
   std::string_view rest(aliases);
@@ -29,7 +29,9 @@ bool alias_matches(const char* aliases, std::string_view name) {
 }
 }  // namespace
 
-std::span<const CpuModel* const> all_cpu_models() { return kModels; }
+std::span<const CpuModel* const> all_cpu_models() {
+  return kModels;
+}
 
 const CpuModel* find_cpu_model(std::string_view name) {
   for (const CpuModel* m : kModels) {

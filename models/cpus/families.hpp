@@ -1,0 +1,258 @@
+// Parameter blocks shared by several CPU models. The guide gives one REP XCRYPTECB
+// table, one XSTORE table and one set of PHE/PMM figures; the chaining-mode figures come
+// from its Nehemiah (1.2 GHz) and Esther (1.6 GHz) throughput tables (§3.3). A model file
+// starts from its family's blocks and changes only what differs.
+#pragma once
+
+#include "models/cpu_model.hpp"
+
+namespace padlock::cpus {
+
+// §3.3 REP XCRYPTECB table, ECX = 0 clocks and key-load costs: the same on every ACE.
+constexpr AceParams guide_ace() {
+  AceParams a{};
+  a.ecb_sse_base = {{{{{9, "clocks", "§3.3 ECB table 128b, EFLAGS:30=1"},
+                       {45, "clocks", "§3.3 ECB table 128b, EFLAGS:30=0, hardware key"},
+                       {76, "clocks", "§3.3 ECB table 128b, EFLAGS:30=0, memory key"}}},
+                     {{{11, "clocks", "§3.3 ECB table 2*128b, EFLAGS:30=1"},
+                       {47, "clocks", "§3.3 ECB table 2*128b, EFLAGS:30=0, hardware key"},
+                       {78, "clocks", "§3.3 ECB table 2*128b, EFLAGS:30=0, memory key"}}},
+                     {{{11, "clocks", "§3.3 ECB table N*128b, EFLAGS:30=1"},
+                       {47, "clocks", "§3.3 ECB table N*128b, EFLAGS:30=0, hardware key"},
+                       {78, "clocks", "§3.3 ECB table N*128b, EFLAGS:30=0, memory key"}}}}};
+  a.ecb_int_base = {{{{{17, "clocks", "§3.3 ECB table 128b integer, EFLAGS:30=1"},
+                       {61, "clocks", "§3.3 ECB table 128b integer, hardware key"},
+                       {84, "clocks", "§3.3 ECB table 128b integer, memory key"}}},
+                     {{{12, "clocks", "§3.3 ECB table 2*128b integer, EFLAGS:30=1"},
+                       {56, "clocks", "§3.3 ECB table 2*128b integer, hardware key"},
+                       {79, "clocks", "§3.3 ECB table 2*128b integer, memory key"}}}}};
+  a.ecx0_clocks_min = {10, "clocks", "§3.3: ECX = 0 takes 10..27 clocks; ours with EFLAGS:30=1"};
+  a.ecx0_clocks_max = {27, "clocks", "§3.3: ECX = 0 takes 10..27 clocks; ours with EFLAGS:30=0"};
+  a.key_load_hw = {36, "clocks", "§3.3 ECB table: 45 - 9 (hardware key row minus loaded row)"};
+  a.key_load_mem = {67, "clocks", "§3.3 ECB table: 76 - 9 (memory key row minus loaded row)"};
+  return a;
+}
+
+// §3.3 "1.6 GHz Esther" tables: per-block and start-up clocks of the chaining modes.
+constexpr AceParams esther_ace() {
+  AceParams a = guide_ace();
+  a.chain_startup = {
+      {{29.8, "clocks", "§3.3 1.6 GHz Esther aligned table: CBC 16B row clocks minus per-block"},
+       {33, "clocks", "§3.3 1.6 GHz Esther aligned table: CFB 16B row clocks minus per-block"},
+       {56.1, "clocks", "§3.3 1.6 GHz Esther aligned table: OFB 16B row clocks minus per-block"},
+       {95.8, "clocks",
+        "§3.3 1.6 GHz Esther non-aligned table: CTR 16B row minus per-block (no aligned CTR "
+        "column: the non-aligned one is used)"}}};
+  a.chain_per_block = {
+      {{22.9, "clocks", "§3.3 1.6 GHz Esther aligned table: CBC 8KB row, clocks per block"},
+       {22.9, "clocks", "§3.3 1.6 GHz Esther aligned table: CFB 8KB row, clocks per block"},
+       {41, "clocks", "§3.3 1.6 GHz Esther aligned table: OFB 8KB row, clocks per block"},
+       {38.9, "clocks",
+        "§3.3 1.6 GHz Esther non-aligned table: CTR 8KB row per block (no aligned CTR column: the "
+        "non-aligned one is used)"}}};
+  a.chain_startup_unaligned = {
+      {{67.9, "clocks",
+        "§3.3 1.6 GHz Esther non-aligned table: CBC 16B row clocks minus per-block"},
+       {74, "clocks", "§3.3 1.6 GHz Esther non-aligned table: CFB 16B row clocks minus per-block"},
+       {76.6, "clocks",
+        "§3.3 1.6 GHz Esther non-aligned table: OFB 16B row clocks minus per-block"},
+       {95.8, "clocks",
+        "§3.3 1.6 GHz Esther non-aligned table: CTR 16B row clocks minus per-block"}}};
+  a.chain_per_block_unaligned = {
+      {{63.4, "clocks", "§3.3 1.6 GHz Esther non-aligned table: CBC 8KB row, clocks per block"},
+       {63.4, "clocks", "§3.3 1.6 GHz Esther non-aligned table: CFB 8KB row, clocks per block"},
+       {67.6, "clocks", "§3.3 1.6 GHz Esther non-aligned table: OFB 8KB row, clocks per block"},
+       {38.9, "clocks", "§3.3 1.6 GHz Esther non-aligned table: CTR 8KB row, clocks per block"}}};
+  // §3.1/§3.3: ECB reads pairs (Linux padlock-aes.c ecb_fetch_blocks = 2); no prefetch
+  // erratum before Nano.
+  a.prefetch_ecb = 32;
+  return a;
+}
+
+// §3.3 "1.2 GHz Nehemiah" table. Nehemiah has no ALIGN (§3.2): unaligned = aligned.
+constexpr AceParams nehemiah_ace() {
+  AceParams a = guide_ace();
+  a.chain_startup = {
+      {{21.7, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: CBC 16B row clocks minus per-block"},
+       {27.5, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: CFB 16B row clocks minus per-block"},
+       {32.9, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: OFB 16B row clocks minus per-block"},
+       {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
+  a.chain_per_block = {
+      {{23.9, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: CBC 8KB row, clocks per block"},
+       {24, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: CFB 8KB row, clocks per block"},
+       {49.7, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: OFB 8KB row, clocks per block"},
+       {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
+  a.chain_startup_unaligned = {{{21.7, "clocks",
+                                 "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
+                                 "aligned table: CBC 16B row clocks minus per-block"},
+                                {27.5, "clocks",
+                                 "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
+                                 "aligned table: CFB 16B row clocks minus per-block"},
+                                {32.9, "clocks",
+                                 "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
+                                 "aligned table: OFB 16B row clocks minus per-block"},
+                                {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
+  a.chain_per_block_unaligned = {{{23.9, "clocks",
+                                   "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
+                                   "aligned table: CBC 8KB row, clocks per block"},
+                                  {24, "clocks",
+                                   "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
+                                   "aligned table: CFB 8KB row, clocks per block"},
+                                  {49.7, "clocks",
+                                   "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
+                                   "aligned table: OFB 8KB row, clocks per block"},
+                                  {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
+  a.prefetch_ecb = 32;
+  return a;
+}
+
+// §2.2/§2.3: Esther RNG (no string filter; BCNT = one bit per full buffer).
+constexpr RngParams esther_rng() {
+  return RngParams{
+      .variant = RngVariant::Esther,
+      .dual_source = true,
+      .raw_rate_one_source = {95e6, "bit/s",
+                              "choice: half the two-source rate, as §2.3 gives for Nehemiah"},
+      .raw_rate_both_sources = {190e6, "bit/s",
+                                "§2.3: default bias about 150-200 Mb/s; 190 keeps near the ~500 "
+                                "clocks per buffer at 2 GHz (674)"},
+      .raw_rate_scale =
+          {{{1.0, "x",
+             "choice: §2.3 observed 65-320 Mb/s depending on DC bias; factors give 66.5-319 Mb/s"},
+            {1.25, "x", "choice"},
+            {1.5, "x", "choice"},
+            {1.68, "x", "choice"},
+            {0.8, "x", "choice"},
+            {0.6, "x", "choice"},
+            {0.45, "x", "choice"},
+            {0.35, "x", "choice"}}},
+      .raw_one_bias =
+          {{{0.7, "P(1)",
+             "choice: whitened = raw * p(1-p) spans 16.5-78 Mb/s, inside §2.3 15-80 Mb/s"},
+            {0.65, "P(1)", "choice"},
+            {0.6, "P(1)", "choice"},
+            {0.57, "P(1)", "choice"},
+            {0.72, "P(1)", "choice"},
+            {0.7, "P(1)", "choice"},
+            {0.62, "P(1)", "choice"},
+            {0.55, "P(1)", "choice"}}},
+      .clocks_no_data = {30, "clocks", "§2.3 XSTORE table: no data ~30"},
+      .clocks_stored = {{{55, "clocks", "§2.3 XSTORE table EDX=0"},
+                         {310, "clocks", "§2.3 XSTORE table EDX=1 (App. A 7: as printed)"},
+                         {200, "clocks", "§2.3 XSTORE table EDX=2"},
+                         {120, "clocks", "§2.3 XSTORE table EDX=3"}}},
+      .rep_single_extra = {7, "clocks", "§2.3: REP XSTORE, one internal XSTORE suffices"},
+  };
+}
+
+// §2.2/§2.3: Nehemiah stepping 8 RNG, two noise sources and the string filter.
+constexpr RngParams nehemiah_rng() {
+  return RngParams{
+      .variant = RngVariant::Nehemiah,
+      .dual_source = true,
+      .raw_rate_one_source = {50e6, "bit/s",
+                              "§2.3: one source selected, raw 40-60 Mb/s (midpoint)"},
+      .raw_rate_both_sources = {100e6, "bit/s",
+                                "§2.3: stepping 8, both sources 80-120 Mb/s (midpoint)"},
+      .raw_rate_scale = {{{1.0, "x",
+                           "choice: §2.2 says BIAS may affect speed; kept within 0.85-1.15 so "
+                           "every setting stays inside the §2.3 80-120 / 12-20 Mb/s ranges"},
+                          {1.1, "x", "choice"},
+                          {0.9, "x", "choice"},
+                          {1.15, "x", "choice"},
+                          {0.85, "x", "choice"},
+                          {1.05, "x", "choice"},
+                          {0.95, "x", "choice"},
+                          {1.0, "x", "choice"}}},
+      .raw_one_bias =
+          {{{0.8, "P(1)",
+             "choice: whitened/raw = p(1-p) = 0.16 gives §2.3 12-20 Mb/s from 80-120 Mb/s raw"},
+            {0.79, "P(1)", "choice"},
+            {0.81, "P(1)", "choice"},
+            {0.79, "P(1)", "choice"},
+            {0.81, "P(1)", "choice"},
+            {0.8, "P(1)", "choice"},
+            {0.8, "P(1)", "choice"},
+            {0.78, "P(1)", "choice"}}},
+      .clocks_no_data = {30, "clocks", "§2.3 XSTORE table: no data ~30"},
+      .clocks_stored = {{{55, "clocks", "§2.3 XSTORE table EDX=0"},
+                         {310, "clocks", "§2.3 XSTORE table EDX=1 (App. A 7: as printed)"},
+                         {200, "clocks", "§2.3 XSTORE table EDX=2"},
+                         {120, "clocks", "§2.3 XSTORE table EDX=3"}}},
+      .rep_single_extra = {7, "clocks", "§2.3: REP XSTORE, one internal XSTORE suffices"},
+  };
+}
+
+// §4.2: PHE figures (Esther; the guide gives no others).
+constexpr PheParams guide_phe() {
+  return PheParams{
+      .sha1_clocks_per_round = {2, "clocks", "§4.2: one SHA-1 round every two clocks"},
+      .sha256_clocks_per_round = {3, "clocks", "§4.2: one SHA-256 round every three clocks"},
+      .sha1_block_overhead =
+          {512.0 / 2.66 - 80 * 2, "clocks",
+           "§4.2: 512 bits per block at the 2.66 bit/clock asymptote, minus 80 rounds * 2 clocks"},
+      .sha256_block_overhead =
+          {512.0 / 2.26 - 64 * 3, "clocks",
+           "§4.2: 512 bits per block at the 2.26 bit/clock asymptote, minus 64 rounds * 3 clocks"},
+      .startup = {40, "clocks",
+                  "choice: §4.2 names start-up overhead (microcode entry, state load from EDI) "
+                  "without a figure"},
+      .padding =
+          {20, "clocks",
+           "choice: §4.2 names padding overhead (building the final block) without a figure"},
+      .partial_rax_minus1 = false,
+  };
+}
+
+// §5.2: PMM figures; line_bytes is the chip's cache line (factor 2).
+constexpr PmmParams guide_pmm(double line_bytes) {
+  return PmmParams{
+      .k2 = {35, "clocks", "§5.2: K2 ~ 35"},
+      .k1_min = {0.56, "", "§5.2: 0.56 <= K1"},
+      .k1_max = {1.06, "", "§5.2: K1 <= 1.06"},
+      .inner_loop_int_clocks = {15, "clocks", "§5.2 factor 3: integer inner loop"},
+      .inner_loop_pmm_clocks = {16, "clocks", "§5.2 factor 3: PMM/MMX inner loop"},
+      .cache_line_bytes = {line_bytes, "bytes", "§5.2 factor 2: carry store crossing a line"},
+      .carry_split_clocks = {16, "clocks",
+                             "choice: §5.2 factor 2 gives no figure; one inner step, the most that "
+                             "keeps K1 <= 1.06 since it never coincides with factor 1"},
+      .tail_int_clocks = {18, "clocks",
+                          "choice: §5.2 factor 3; with backlog_max = 18 puts the K1 minimum at [M] "
+                          "= 2304 (§5.2: 0.561 there)"},
+      .backlog_max_clocks = {18, "clocks",
+                             "choice: §5.2 factor 3; one clock of backlog per inner step (16 - "
+                             "15), full after 18 steps = [M] 2304"},
+      .fill_stall_clocks =
+          {1, "clocks",
+           "§5.2 factor 3: the integer pipeline stalls for one clock once the MMX pipeline fills"},
+      .needs_addr_prefix_in_64bit = false,
+  };
+}
+
+// Esther caches (64 KB L1 data, 128 KB L2) and the §3.3 1 MB-row bandwidth.
+constexpr MemoryParams esther_memory() {
+  return MemoryParams{
+      .l1d_bytes = {65536, "bytes", "Esther L1 data cache 64 KB"},
+      .l2_bytes = {128 * 1024, "bytes", "Esther L2 cache 128 KB"},
+      .line_bytes = {64, "bytes", "Esther cache line"},
+      .l2_hit_clocks = {20, "clocks", "choice: calibrated against the §3.3 32 KB/64 KB rows"},
+      .mem_bytes_per_clock =
+          {0.48, "bytes/clock",
+           "§3.3 Esther 1 MB ECB row: 3.09 Gb/s in place (read + write) at 1.6 GHz"},
+  };
+}
+
+// Nehemiah caches (64 KB L1 data, 64 KB L2) and the §3.3 1 MB-row bandwidth.
+constexpr MemoryParams nehemiah_memory() {
+  return MemoryParams{
+      .l1d_bytes = {65536, "bytes", "Nehemiah L1 data cache 64 KB"},
+      .l2_bytes = {64 * 1024, "bytes", "Nehemiah L2 cache 64 KB"},
+      .line_bytes = {32, "bytes", "Nehemiah cache line"},
+      .l2_hit_clocks = {20, "clocks", "choice: calibrated against the §3.3 32 KB/64 KB rows"},
+      .mem_bytes_per_clock =
+          {0.22, "bytes/clock",
+           "§3.3 Nehemiah 1 MB row: 1.05 Gb/s in place (read + write) at 1.2 GHz"},
+  };
+}
+
+}  // namespace padlock::cpus
