@@ -1,0 +1,126 @@
+"""Finding and running the guest programs of tests/guest/ under padlock-emu.
+
+Locations (first match wins):
+  the CLI     $PADLOCK_EMU_BIN; <repo>/build*/emulator/padlock-emu; padlock-emu on PATH
+  the guests  $PADLOCK_GUEST_DIR; <repo>/build*/tests/guest
+A guest binary is <guest dir>/guest_<name>_<arch>, arch i386 or x86_64.
+
+The CLI contract the tests rely on (issue 3 §7):
+  padlock-emu run [--cpu NAME] [--seed N] [--stats] PROGRAM ARGS...
+exit status = the guest's; a guest killed by signal N ends the emulator the way qemu-user
+does, so Python's subprocess sees returncode -N and a shell sees 128+N."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Every guest runs as i386 under Esther (stepping 8) and as x86-64 under Nano.
+TARGETS = (("i386", "esther"), ("x86_64", "nano"))
+QEMU = {"i386": "qemu-i386", "x86_64": "qemu-x86_64"}
+
+
+def _build_dirs() -> list[Path]:
+    dirs = []
+    env = os.environ.get("PADLOCK_BUILD_DIR")
+    if env:
+        dirs.append(Path(env))
+    dirs += sorted(p for p in REPO.glob("build*") if p.is_dir())
+    return dirs
+
+
+def find_emulator() -> Path | None:
+    env = os.environ.get("PADLOCK_EMU_BIN")
+    if env:
+        return Path(env)
+    for d in _build_dirs():
+        for cand in (d / "emulator" / "padlock-emu", d / "padlock-emu"):
+            if cand.is_file() and os.access(cand, os.X_OK):
+                return cand
+    which = shutil.which("padlock-emu")
+    return Path(which) if which else None
+
+
+def find_guest_dir() -> Path | None:
+    env = os.environ.get("PADLOCK_GUEST_DIR")
+    if env:
+        return Path(env)
+    for d in _build_dirs():
+        cand = d / "tests" / "guest"
+        if any(cand.glob("guest_hello_*")):
+            return cand
+    return None
+
+
+@dataclass(frozen=True)
+class Target:
+    arch: str
+    cpu: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.arch}-{self.cpu}"
+
+
+class Runner:
+    """Runs guests under the emulator (or, for comparisons, under qemu-user)."""
+
+    def __init__(self, emulator: Path | None, guest_dir: Path | None):
+        self.emulator = emulator
+        self.guest_dir = guest_dir
+
+    def guest(self, name: str, arch: str) -> Path:
+        assert self.guest_dir is not None
+        return self.guest_dir / f"guest_{name}_{arch}"
+
+    def command(self, name: str, arch: str, args=(), cpu: str | None = None,
+                seed: int | None = None, stats: bool = False) -> list[str]:
+        cmd = [str(self.emulator), "run"]
+        if cpu:
+            cmd += ["--cpu", cpu]
+        if seed is not None:
+            cmd += ["--seed", str(seed)]
+        if stats:
+            cmd.append("--stats")
+        return cmd + [str(self.guest(name, arch))] + [str(a) for a in args]
+
+    def run(self, name: str, target: Target | tuple, args=(), cpu: str | None = None,
+            seed: int | None = None, stats: bool = False, timeout: float = 300,
+            input: bytes | None = None, cwd: Path | None = None,
+            check: bool = True) -> subprocess.CompletedProcess:
+        arch, default_cpu = (target.arch, target.cpu) if isinstance(target, Target) else target
+        cmd = self.command(name, arch, args, cpu or default_cpu, seed, stats)
+        proc = subprocess.run(cmd, input=input, capture_output=True, timeout=timeout, cwd=cwd)
+        if check and proc.returncode != 0:
+            raise AssertionError(
+                f"{' '.join(cmd)}\n  exit {proc.returncode}\n  stdout: "
+                f"{proc.stdout.decode(errors='replace')[-2000:]}\n  stderr: "
+                f"{proc.stderr.decode(errors='replace')[-2000:]}")
+        return proc
+
+
+def kv(stdout: bytes | str) -> dict[str, str]:
+    """key=value lines (one pair per line) into a dict; later lines win."""
+    text = stdout.decode() if isinstance(stdout, bytes) else stdout
+    out = {}
+    for line in text.splitlines():
+        if "=" in line and " " not in line.split("=", 1)[0]:
+            k, v = line.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def records(stdout: bytes | str, tag: str) -> list[dict[str, str]]:
+    """Lines "tag k=v k=v ..." into a list of dicts."""
+    text = stdout.decode() if isinstance(stdout, bytes) else stdout
+    out = []
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == tag:
+            out.append(dict(p.split("=", 1) for p in parts[1:]))
+    return out
