@@ -55,7 +55,8 @@ constexpr DiagInfo kDiags[] = {
      "on Esther) is dropped: it has no effect and reads back as 0"},
     {Diag::RngRepByteCount, "rng-rep-byte-count", "§2.1",
      "REP XSTORE leaves EAX[4:0] = random bytes counted by its last internal XSTORE "
-     "(0 if none)"},
+     "(0 if none)",
+     DiagKind::UndefinedResult},
     {Diag::AceKeyRam16Rounds, "cw-keyram-16-rounds", "§3.2",
      "KEYGN = 1 with ROUND = 0 (16 rounds): the 17th round key is key RAM entry 0 again "
      "(the 4-bit round index wraps)"},

@@ -34,11 +34,22 @@ enum class Diag : uint16_t {
   Count
 };
 
+// What kind of gap in the guide a diagnostic marks.
+enum class DiagKind : uint8_t {
+  // The program did something the guide calls undefined or does not cover (a reserved
+  // field, a bad count): shown to the user by default.
+  UndefinedUse,
+  // A well-defined use whose output field the guide leaves undefined (the REP XSTORE byte
+  // count): counted and traced, shown only when the user asks for every diagnostic.
+  UndefinedResult,
+};
+
 struct DiagInfo {
   Diag id;
   const char* name;     // stable identifier used in traces
   const char* section;  // guide section that leaves it undefined
   const char* choice;   // the behaviour we chose (also in docs/fidelity.md)
+  DiagKind kind = DiagKind::UndefinedUse;
 };
 
 const DiagInfo& diag_info(Diag d);
