@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Speed of padlock-emu on ordinary x86 code, against qemu-i386 (Debian qemu-user):
+#   1. a compute-bound static i386 program without PadLock (bench/guest/compute.c):
+#      the best of N wall-clock times under each, and the ratio (goal: <= 1.3x);
+#   2. the start-up time of a static hello-world (goal: < 50 ms).
+# Both programs are built here with gcc -m32 -static -O2 (gcc-multilib).
+#
+# usage: bench/run_vs_qemu.sh [PADLOCK_EMU_BINARY] [ROUNDS]
+#   PADLOCK_EMU_BINARY defaults to $PADLOCK_EMU_BIN, then build*/emulator/padlock-emu;
+#   ROUNDS (default 16) is compute's work factor. REPEAT (env, default 3) timed runs each.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(dirname "$here")
+emu=${1:-${PADLOCK_EMU_BIN:-}}
+if [[ -z "$emu" ]]; then
+  for cand in "$repo"/build*/emulator/padlock-emu; do
+    [[ -x "$cand" ]] && emu=$cand && break
+  done
+fi
+rounds=${2:-16}
+repeat=${REPEAT:-3}
+[[ -x "${emu:-}" ]] || { echo "run_vs_qemu: padlock-emu not found (pass its path)" >&2; exit 2; }
+command -v qemu-i386 >/dev/null || { echo "run_vs_qemu: qemu-i386 not installed (apt install qemu-user)" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+gcc -m32 -static -O2 -o "$work/compute" "$here/guest/compute.c"
+gcc -m32 -static -O2 -o "$work/hello" "$here/guest/hello.c"
+
+now_ns() { date +%s%N; }
+# best_of N CMD...: the smallest wall time in seconds over N runs (output discarded)
+best_of() {
+  local n=$1 best="" t0 t1 dt
+  shift
+  for ((i = 0; i < n; i++)); do
+    t0=$(now_ns)
+    "$@" >/dev/null
+    t1=$(now_ns)
+    dt=$((t1 - t0))
+    if [[ -z "$best" || $dt -lt $best ]]; then best=$dt; fi
+  done
+  echo "$best"
+}
+
+out_q=$(qemu-i386 "$work/compute" "$rounds")
+out_e=$("$emu" run "$work/compute" "$rounds")
+if [[ "$out_q" != "$out_e" ]]; then
+  echo "run_vs_qemu: outputs differ: qemu '$out_q', padlock-emu '$out_e'" >&2
+  exit 1
+fi
+
+t_native=$(best_of "$repeat" "$work/compute" "$rounds")
+t_qemu=$(best_of "$repeat" qemu-i386 "$work/compute" "$rounds")
+t_emu=$(best_of "$repeat" "$emu" run "$work/compute" "$rounds")
+s_qemu=$(best_of 20 qemu-i386 "$work/hello")
+s_emu=$(best_of 20 "$emu" run "$work/hello")
+
+awk -v n="$t_native" -v q="$t_qemu" -v e="$t_emu" -v sq="$s_qemu" -v se="$s_emu" \
+    -v r="$rounds" -v k="$repeat" -v cs="$out_e" 'BEGIN {
+  printf "compute (static i386, %s rounds, best of %d; %s)\n", r, k, cs
+  printf "  native       %8.3f s\n", n / 1e9
+  printf "  qemu-i386    %8.3f s\n", q / 1e9
+  printf "  padlock-emu  %8.3f s\n", e / 1e9
+  printf "  ratio padlock-emu / qemu-i386: %.2fx (goal <= 1.3x)\n", e / q
+  printf "start-up (static i386 hello world, best of 20)\n"
+  printf "  qemu-i386    %8.1f ms\n", sq / 1e6
+  printf "  padlock-emu  %8.1f ms (goal < 50 ms)\n", se / 1e6
+}'

@@ -1,0 +1,246 @@
+#include "emulator/cli/cli.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "models/cpu_model.hpp"
+
+namespace padlock::cli {
+
+namespace {
+
+const char* kDefaultCpu = "esther";
+
+std::string known_cpus() {
+  std::string s;
+  for (const CpuModel* m : all_cpu_models()) {
+    if (!s.empty()) s += ", ";
+    s += m->name;
+  }
+  return s + " (aliases: nehemiah, esther)";
+}
+
+const CpuModel* cpu_by_name(const std::string& name, const char* where) {
+  const CpuModel* m = find_cpu_model(name);
+  if (m == nullptr) {
+    throw UsageError(std::string("unknown CPU model '") + name + "'" + where +
+                     "; known: " + known_cpus());
+  }
+  return m;
+}
+
+double parse_mhz(const std::string& s, const char* where) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v <= 0 || v > 100000) {
+    throw UsageError("invalid clock '" + s + "'" + where +
+                     ": expected a frequency in MHz, e.g. --mhz 1600");
+  }
+  return v;
+}
+
+uint64_t parse_seed(const std::string& s, const char* where) {
+  char* end = nullptr;
+  errno = 0;
+  if (s.empty() || s[0] == '-') {
+    throw UsageError("invalid seed '" + s + "'" + where + ": expected an unsigned integer");
+  }
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  if (*end != '\0' || errno != 0) {
+    throw UsageError("invalid seed '" + s + "'" + where + ": expected an unsigned integer");
+  }
+  return v;
+}
+
+bool truthy(const char* v) {
+  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0 && std::strcmp(v, "off") != 0 &&
+         std::strcmp(v, "no") != 0;
+}
+
+void set_env(std::vector<std::string>& env, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw UsageError("-E expects VAR=VALUE, got '" + assignment + "'");
+  }
+  const std::string name = assignment.substr(0, eq + 1);
+  for (std::string& e : env) {
+    if (e.compare(0, name.size(), name) == 0) {
+      e = assignment;
+      return;
+    }
+  }
+  env.push_back(assignment);
+}
+
+void unset_env(std::vector<std::string>& env, const std::string& var) {
+  if (var.empty() || var.find('=') != std::string::npos) {
+    throw UsageError("-U expects a variable name, got '" + var + "'");
+  }
+  const std::string name = var + "=";
+  std::erase_if(env, [&](const std::string& e) { return e.compare(0, name.size(), name) == 0; });
+}
+
+// Options of `run`; returns the index of PROGRAM.
+size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv) {
+  emu::RunOptions& o = inv.run;
+  auto value = [&](const std::string& opt, size_t& k, std::string& out) {
+    const std::string& a = args[k];
+    const size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      out = a.substr(eq + 1);
+      return;
+    }
+    if (k + 1 >= args.size()) throw UsageError("option '" + opt + "' needs a value");
+    out = args[++k];
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return i + 1;
+    if (a.empty() || a[0] != '-' || a == "-") return i;
+    const std::string name = a.substr(0, a.find('='));
+    std::string v;
+    if (name == "--cpu") {
+      value(name, i, v);
+      o.cpu = cpu_by_name(v, "");
+    } else if (name == "--mhz") {
+      value(name, i, v);
+      o.mhz = parse_mhz(v, "");
+    } else if (name == "--seed") {
+      value(name, i, v);
+      o.seed = parse_seed(v, "");
+    } else if (name == "--errata") {
+      value(name, i, v);
+      if (v == "on")
+        o.errata = true;
+      else if (v == "off")
+        o.errata = false;
+      else
+        throw UsageError("--errata expects on or off, got '" + v + "'");
+    } else if (a == "-E") {
+      value(a, i, v);
+      set_env(o.envp, v);
+    } else if (a.rfind("-E", 0) == 0 && a.size() > 2 && a[1] == 'E') {
+      set_env(o.envp, a.substr(2));
+    } else if (a == "-U") {
+      value(a, i, v);
+      unset_env(o.envp, v);
+    } else if (a.rfind("-U", 0) == 0 && a.size() > 2 && a[1] == 'U') {
+      unset_env(o.envp, a.substr(2));
+    } else if (a == "--strace") {
+      o.strace = true;
+    } else if (a == "--stats") {
+      o.stats = true;
+    } else if (a == "--icount") {
+      o.icount = true;
+    } else if (a == "--help" || a == "-h") {
+      inv.help_for_run = true;
+      return args.size();
+    } else if (a == "--version" || a == "-V") {
+      inv.command = Command::Version;
+      return args.size();
+    } else {
+      throw UsageError("unknown option '" + a + "' (see 'padlock-emu run --help')");
+    }
+  }
+  return i;
+}
+
+}  // namespace
+
+Invocation parse(const std::vector<std::string>& args, char** environ) {
+  Invocation inv;
+  if (args.empty()) throw UsageError("missing command (see 'padlock-emu --help')");
+  const std::string& cmd = args[0];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    inv.command = Command::Help;
+    if (cmd == "help" && args.size() > 1 && args[1] == "run") inv.help_for_run = true;
+    return inv;
+  }
+  if (cmd == "--version" || cmd == "-V" || cmd == "version") {
+    inv.command = Command::Version;
+    return inv;
+  }
+  if (cmd == "cpus") {
+    inv.command = Command::Cpus;
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--verbose" || args[i] == "-v")
+        inv.verbose = true;
+      else if (args[i] == "--help" || args[i] == "-h")
+        inv.command = Command::Help;
+      else
+        throw UsageError("cpus: unknown argument '" + args[i] + "'");
+    }
+    return inv;
+  }
+  if (cmd != "run") {
+    throw UsageError("unknown command '" + cmd + "' (commands: run, cpus; see --help)");
+  }
+  inv.command = Command::Run;
+  emu::RunOptions& o = inv.run;
+  // Environment defaults first; the command line overrides them.
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) o.envp.emplace_back(*e);
+  const char* env_cpu = std::getenv("PADLOCK_EMU_CPU");
+  o.cpu = cpu_by_name(env_cpu != nullptr && *env_cpu ? env_cpu : kDefaultCpu,
+                      env_cpu != nullptr && *env_cpu ? " (from PADLOCK_EMU_CPU)" : "");
+  if (const char* v = std::getenv("PADLOCK_EMU_MHZ"); v != nullptr && *v) {
+    o.mhz = parse_mhz(v, " (from PADLOCK_EMU_MHZ)");
+  }
+  if (const char* v = std::getenv("PADLOCK_EMU_SEED"); v != nullptr && *v) {
+    o.seed = parse_seed(v, " (from PADLOCK_EMU_SEED)");
+  }
+  o.strace = truthy(std::getenv("PADLOCK_EMU_STRACE"));
+  const size_t prog = parse_run(args, 1, inv);
+  if (inv.help_for_run || inv.command == Command::Version) {
+    if (inv.help_for_run) inv.command = Command::Help;
+    return inv;
+  }
+  if (prog >= args.size()) throw UsageError("run: missing PROGRAM (see 'padlock-emu run --help')");
+  o.program = args[prog];
+  o.argv.assign(args.begin() + static_cast<long>(prog), args.end());
+  return inv;
+}
+
+void print_usage(FILE* out) {
+  std::fprintf(out,
+               "usage: padlock-emu run [OPTIONS] PROGRAM [ARGS...]\n"
+               "       padlock-emu cpus [--verbose]\n"
+               "       padlock-emu --help | --version\n"
+               "\n"
+               "Runs a static Linux i386 or x86-64 program on an emulated VIA processor:\n"
+               "ordinary x86 code runs under Unicorn, PadLock instructions (XSTORE, REP\n"
+               "XCRYPT*, REP XSHA*, REP MONTMUL) go to cycle-counted models of the chip.\n"
+               "\n"
+               "commands:\n"
+               "  run     run PROGRAM (see 'padlock-emu run --help')\n"
+               "  cpus    list the CPU models, their PadLock units and steppings\n");
+}
+
+void print_run_usage(FILE* out) {
+  std::fprintf(out,
+               "usage: padlock-emu run [OPTIONS] PROGRAM [ARGS...]\n"
+               "\n"
+               "options (environment variable in brackets):\n"
+               "  --cpu NAME       CPU model [PADLOCK_EMU_CPU]; default esther. Models:\n"
+               "                   %s\n"
+               "  --mhz N          core clock in MHz [PADLOCK_EMU_MHZ]; default: the model's\n"
+               "  --seed N         seed of the RNG, AT_RANDOM and getrandom [PADLOCK_EMU_SEED];\n"
+               "                   default 0\n"
+               "  --errata on|off  apply the model's errata (Esther stepping 8 CTR); default on\n"
+               "  -E VAR=VALUE     set VAR in the guest's environment\n"
+               "  -U VAR           remove VAR from the guest's environment\n"
+               "  --strace         log every system call and its result to stderr\n"
+               "                   [PADLOCK_EMU_STRACE=1]\n"
+               "  --stats          on exit, print PadLock instructions by kind with bytes and\n"
+               "                   cycles, and diagnostics counts, to stderr\n"
+               "  --icount         count guest instructions from the start (virtual clock)\n"
+               "  -h, --help       this text;  -V, --version  the version\n"
+               "\n"
+               "The guest's stdin, stdout and stderr are the emulator's; the exit status is the\n"
+               "guest's. A guest killed by a signal kills the emulator with the same signal.\n",
+               known_cpus().c_str());
+}
+
+}  // namespace padlock::cli

@@ -1,0 +1,37 @@
+// The padlock-emu command line: `run`, `cpus`, --help, --version. Parsing is separate from
+// running so every usage error becomes one line and a non-zero status, never a crash.
+#pragma once
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "emulator/run_options.hpp"
+
+namespace padlock::cli {
+
+// A one-line usage error (exit status 2).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Command { Help, Version, Run, Cpus };
+
+struct Invocation {
+  Command command = Command::Help;
+  bool help_for_run = false;  // `padlock-emu run --help`
+  bool verbose = false;       // `cpus --verbose`
+  emu::RunOptions run;
+};
+
+// argv without the program name; `environ` supplies PADLOCK_EMU_* defaults and the
+// guest's environment. Throws UsageError.
+Invocation parse(const std::vector<std::string>& args, char** environ);
+
+void print_usage(FILE* out);
+void print_run_usage(FILE* out);
+void print_cpus(FILE* out, bool verbose);
+
+}  // namespace padlock::cli

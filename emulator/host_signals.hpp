@@ -1,0 +1,18 @@
+// Asynchronous signals from the host (a terminal's ^C, kill from another process) reach
+// the guest's handlers: while the guest has a handler for a signal, the emulator's host
+// handler records it and stops Unicorn; the run loop then delivers it. SIG_IGN and SIG_DFL
+// are mirrored to the host, except SIGPIPE, which the host always ignores (a broken pipe
+// then surfaces as EPIPE and the system-call layer raises SIGPIPE for the guest).
+#pragma once
+
+namespace padlock::emu {
+
+class Process;
+
+void host_signals_init(Process& p);            // start of run(): inherit ignored signals
+void host_signals_restore();                   // end of run()
+void host_signal_update(Process& p, int sig);  // after the guest changed sig's action
+void host_signals_running(bool running);       // around uc_emu_start
+int collect_host_signals(Process& p);          // queue what arrived for the guest; how many
+
+}  // namespace padlock::emu

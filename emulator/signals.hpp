@@ -1,0 +1,97 @@
+// Guest signal state (actions, mask, pending set, alternate stack) and the Linux rules
+// for what happens to a signal: default actions, forced delivery of synchronous faults.
+#pragma once
+
+#include <cstdint>
+
+namespace padlock::emu {
+
+inline constexpr int kNumSignals = 64;
+
+// Linux values (same on i386 and x86-64).
+enum : uint64_t {
+  kSigDfl = 0,
+  kSigIgn = 1,
+  kSaSiginfo = 0x00000004,
+  kSaRestorer = 0x04000000,
+  kSaOnstack = 0x08000000,
+  kSaRestart = 0x10000000,
+  kSaNodefer = 0x40000000,
+  kSaResethand = 0x80000000,
+};
+enum : int { kSsOnstack = 1, kSsDisable = 2 };
+
+// si_code values used here.
+enum : int {
+  kSiUser = 0,
+  kSiKernel = 0x80,
+  kSiTkill = -6,
+  kSegvMaperr = 1,
+  kSegvAccerr = 2,
+  kIllIllopn = 2,
+  kIllPrvopc = 5,
+  kFpeIntdiv = 1,
+  kFpeIntovf = 2,
+  kFpeFltinv = 7,
+  kBusAdraln = 1,
+  kTrapBrkpt = 1,
+  kTrapTrace = 2,
+};
+
+struct GuestSigaction {
+  uint64_t handler = kSigDfl;
+  uint64_t flags = 0;
+  uint64_t restorer = 0;
+  uint64_t mask = 0;
+};
+
+// The parts of siginfo_t we fill.
+struct GuestSiginfo {
+  int signo = 0;
+  int code = 0;
+  int err = 0;
+  uint64_t addr = 0;     // SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP
+  int pid = 0, uid = 0;  // SI_USER / SI_TKILL
+  // Fault details for the signal frame (trapno, err, cr2).
+  int trapno = 0;
+  uint64_t error_code = 0;
+};
+
+enum class DefaultAction { Terminate, Core, Ignore, Stop, Continue };
+DefaultAction default_action(int sig);
+const char* signal_name(int sig);         // "SIGSEGV"
+const char* signal_description(int sig);  // "Segmentation fault"
+
+inline uint64_t sig_bit(int sig) {
+  return uint64_t{1} << (sig - 1);
+}
+// SIGKILL and SIGSTOP can be neither caught nor blocked.
+inline constexpr uint64_t kUnblockable = (uint64_t{1} << (9 - 1)) | (uint64_t{1} << (19 - 1));
+
+struct SignalState {
+  GuestSigaction action[kNumSignals + 1];
+  uint64_t blocked = 0;
+  uint64_t pending = 0;
+  GuestSiginfo info[kNumSignals + 1];
+  uint64_t altstack_sp = 0, altstack_size = 0;
+  int altstack_flags = kSsDisable;
+  // rt_sigsuspend: the mask to restore when the handler returns (saved in its frame).
+  bool has_saved_mask = false;
+  uint64_t saved_mask = 0;
+
+  void raise(const GuestSiginfo& si) {
+    pending |= sig_bit(si.signo);
+    info[si.signo] = si;
+  }
+  // Lowest-numbered pending signal that is not blocked, or 0.
+  int next_deliverable() const {
+    const uint64_t ready = pending & ~(blocked & ~kUnblockable);
+    if (ready == 0) return 0;
+    return __builtin_ctzll(ready) + 1;
+  }
+  bool on_altstack(uint64_t sp) const {
+    return altstack_flags != kSsDisable && sp > altstack_sp && sp - altstack_sp <= altstack_size;
+  }
+};
+
+}  // namespace padlock::emu

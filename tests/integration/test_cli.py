@@ -1,0 +1,273 @@
+"""The padlock-emu command line (issue 3 §7): help, version, cpus, option errors, the
+errors for programs it cannot run, exit status and death by signal, the environment.
+
+The binary comes from $PADLOCK_EMU_BIN or a build directory (conftest.emulator_path).
+Small guests are compiled here with gcc into tmp_path; tests that need a toolchain that
+is missing are skipped with the reason."""
+
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HELLO = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <signal.h>
+#include <string.h>
+int main(int argc, char **argv) {
+  printf("hello\n");
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--env") && i + 1 < argc) {
+      const char *v = getenv(argv[++i]);
+      printf("%s=%s\n", argv[i], v ? v : "(unset)");
+    } else if (!strcmp(argv[i], "--exit") && i + 1 < argc) {
+      return atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--segv")) {
+      fflush(stdout);
+      *(volatile int *)8 = 1;
+    } else {
+      printf("arg=%s\n", argv[i]);
+    }
+  }
+  return 0;
+}
+"""
+
+
+def run(emu: Path, *args: str, env: dict | None = None, timeout: float = 60):
+    full_env = dict(os.environ)
+    for k in list(full_env):
+        if k.startswith("PADLOCK_EMU_") and k != "PADLOCK_EMU_BIN":
+            del full_env[k]
+    if env:
+        full_env.update(env)
+    return subprocess.run([str(emu), *args], capture_output=True, text=True, env=full_env,
+                          timeout=timeout)
+
+
+def compile_c(tmp_path: Path, name: str, source: str, flags: list[str]) -> Path:
+    src = tmp_path / f"{name}.c"
+    out = tmp_path / name
+    src.write_text(source)
+    r = subprocess.run(["gcc", *flags, "-o", str(out), str(src)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"gcc {' '.join(flags)} failed: {r.stderr.strip()[:200]}")
+    return out
+
+
+@pytest.fixture
+def hello32(tmp_path):
+    return compile_c(tmp_path, "hello32", HELLO, ["-m32", "-static", "-O1"])
+
+
+@pytest.fixture
+def hello64(tmp_path):
+    return compile_c(tmp_path, "hello64", HELLO, ["-m64", "-static", "-O1"])
+
+
+def one_line_error(r) -> str:
+    assert r.returncode != 0
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("padlock-emu: "), r.stderr
+    return lines[0]
+
+
+# --- help, version, cpus ----------------------------------------------------------------
+
+def test_help(emulator_path):
+    r = run(emulator_path, "--help")
+    assert r.returncode == 0
+    assert "padlock-emu run [OPTIONS] PROGRAM [ARGS...]" in r.stdout
+    assert "cpus" in r.stdout
+
+
+def test_run_help_lists_every_option(emulator_path):
+    r = run(emulator_path, "run", "--help")
+    assert r.returncode == 0
+    for opt in ("--cpu", "--mhz", "--seed", "-E VAR=VALUE", "-U VAR", "--strace", "--stats",
+                "--errata", "PADLOCK_EMU_CPU", "PADLOCK_EMU_SEED", "PADLOCK_EMU_MHZ",
+                "PADLOCK_EMU_STRACE", "nehemiah-c5xl", "esther-c5j", "nano"):
+        assert opt in r.stdout, opt
+
+
+def test_version(emulator_path):
+    r = run(emulator_path, "--version")
+    assert r.returncode == 0
+    assert r.stdout.startswith("padlock-emu ")
+    assert "Unicorn 2.1" in r.stdout
+
+
+def test_cpus_lists_models_units_and_steppings(emulator_path):
+    r = run(emulator_path, "cpus")
+    assert r.returncode == 0
+    rows = {line.split()[0]: line for line in r.stdout.splitlines()[1:] if line.strip()}
+    assert set(rows) == {"nehemiah-c5xl", "nehemiah-c5p", "esther-c5j", "esther-c5j-s9", "nano"}
+    assert "6/9/3" in rows["nehemiah-c5xl"] and "RNG" in rows["nehemiah-c5xl"]
+    assert "ACE" not in rows["nehemiah-c5xl"]  # §1.1: C5XL has the RNG only
+    assert "RNG,ACE " in rows["nehemiah-c5p"] + " "
+    assert "RNG,ACE2,PHE,PMM" in rows["esther-c5j"]
+    assert "CTR errata" in rows["esther-c5j"] and "CTR errata" not in rows["esther-c5j-s9"]
+    assert "64-bit" in rows["nano"] and "32-bit" in rows["esther-c5j"]
+
+
+def test_cpus_verbose_shows_params_with_units_and_sources(emulator_path):
+    r = run(emulator_path, "cpus", "--verbose")
+    assert r.returncode == 0
+    assert "default_mhz" in r.stdout
+    assert "§3.3" in r.stdout
+    assert "ace.ecb_sse_base[0][0]" in r.stdout
+    assert "clocks" in r.stdout
+
+
+# --- usage errors: one line, non-zero status ----------------------------------------------
+
+@pytest.mark.parametrize("args, text", [
+    ([], "missing command"),
+    (["frobnicate"], "unknown command 'frobnicate'"),
+    (["run"], "missing PROGRAM"),
+    (["run", "--bogus", "x"], "unknown option '--bogus'"),
+    (["run", "--cpu"], "needs a value"),
+    (["run", "--cpu", "pentium", "x"], "unknown CPU model 'pentium'"),
+    (["run", "--mhz", "fast", "x"], "invalid clock 'fast'"),
+    (["run", "--mhz", "-5", "x"], "invalid clock '-5'"),
+    (["run", "--seed", "-1", "x"], "invalid seed '-1'"),
+    (["run", "--errata", "maybe", "x"], "--errata expects on or off"),
+    (["run", "-E", "NOEQUALS", "x"], "-E expects VAR=VALUE"),
+    (["cpus", "--bogus"], "unknown argument"),
+])
+def test_usage_errors(emulator_path, args, text):
+    r = run(emulator_path, *args)
+    assert r.returncode == 2
+    assert text in one_line_error(r)
+
+
+def test_bad_environment_variable(emulator_path, hello32):
+    r = run(emulator_path, "run", str(hello32), env={"PADLOCK_EMU_CPU": "z80"})
+    assert r.returncode == 2
+    line = one_line_error(r)
+    assert "unknown CPU model 'z80'" in line and "PADLOCK_EMU_CPU" in line
+
+
+# --- programs that cannot run -----------------------------------------------------------
+
+def test_not_an_elf(emulator_path, tmp_path):
+    p = tmp_path / "script.sh"
+    p.write_text("#!/bin/sh\necho hi\n")
+    r = run(emulator_path, "run", str(p))
+    assert r.returncode == 1
+    assert "not an ELF file" in one_line_error(r)
+
+
+def test_missing_program(emulator_path, tmp_path):
+    r = run(emulator_path, "run", str(tmp_path / "nope"))
+    assert r.returncode == 1
+    assert "No such file or directory" in one_line_error(r)
+
+
+def test_truncated(emulator_path, hello32, tmp_path):
+    data = hello32.read_bytes()
+    for n in (30, 100, len(data) // 2):
+        p = tmp_path / f"trunc{n}"
+        p.write_bytes(data[:n])
+        r = run(emulator_path, "run", str(p))
+        assert r.returncode == 1
+        assert "truncated" in one_line_error(r)
+
+
+def test_wrong_machine(emulator_path, hello32, tmp_path):
+    data = bytearray(hello32.read_bytes())
+    struct.pack_into("<H", data, 18, 40)  # e_machine = EM_ARM
+    p = tmp_path / "arm"
+    p.write_bytes(bytes(data))
+    r = run(emulator_path, "run", str(p))
+    assert r.returncode == 1
+    line = one_line_error(r)
+    assert "wrong machine" in line and "ARM" in line
+
+
+def test_64bit_program_on_32bit_model(emulator_path, hello64):
+    for cpu in ("esther", "nehemiah", "nehemiah-c5xl", "esther-c5j-s9"):
+        r = run(emulator_path, "run", "--cpu", cpu, str(hello64))
+        assert r.returncode == 1
+        assert "no long mode" in one_line_error(r)
+    r = run(emulator_path, "run", "--cpu", "nano", str(hello64))
+    assert r.returncode == 0 and r.stdout == "hello\n"
+
+
+def test_dynamic_program(emulator_path, tmp_path):
+    exe = compile_c(tmp_path, "dyn", HELLO, ["-m64", "-O1"])
+    r = run(emulator_path, "run", "--cpu", "nano", str(exe))
+    assert r.returncode == 1
+    assert "dynamically linked" in one_line_error(r)
+
+
+# --- running: arguments, exit status, signals, environment -------------------------------
+
+def test_arguments_and_exit_status(emulator_path, hello32):
+    r = run(emulator_path, "run", str(hello32), "a b", "--exit", "42")
+    assert r.returncode == 42
+    assert r.stdout == "hello\narg=a b\n"
+    assert r.stderr == ""
+
+
+def test_options_after_program_belong_to_the_guest(emulator_path, hello32):
+    r = run(emulator_path, "run", str(hello32), "--cpu", "x")
+    assert r.returncode == 0
+    assert "arg=--cpu\narg=x\n" in r.stdout
+
+
+def test_death_by_signal_like_qemu_user(emulator_path, hello32):
+    r = run(emulator_path, "run", str(hello32), "--segv")
+    assert r.returncode == -signal.SIGSEGV  # the emulator killed itself with the signal
+    assert r.stdout == "hello\n"             # output flushed first
+    line = one_line_error(r)
+    assert "SIGSEGV" in line and "mov dword ptr" in line and "address 0x8" in line
+    # A shell sees 128 + N.
+    sh = subprocess.run(["sh", "-c", f'"{emulator_path}" run "{hello32}" --segv; echo "rc=$?"'],
+                        capture_output=True, text=True)
+    assert f"rc={128 + signal.SIGSEGV}" in sh.stdout
+    assert not list(Path.cwd().glob("core*")), "no core file"
+
+
+def test_guest_environment(emulator_path, hello32):
+    env = {"PADLOCK_CLI_A": "from-host", "PADLOCK_CLI_B": "drop-me"}
+    r = run(emulator_path, "run", "-E", "PADLOCK_CLI_C=set", "-U", "PADLOCK_CLI_B", str(hello32),
+            "--env", "PADLOCK_CLI_A", "--env", "PADLOCK_CLI_B", "--env", "PADLOCK_CLI_C", env=env)
+    assert r.returncode == 0
+    assert "PADLOCK_CLI_A=from-host\nPADLOCK_CLI_B=(unset)\nPADLOCK_CLI_C=set\n" in r.stdout
+
+
+def test_strace_option_and_variable(emulator_path, hello32):
+    r = run(emulator_path, "run", "--strace", str(hello32))
+    assert r.returncode == 0
+    assert " write(1, " in r.stderr and ") = 6" in r.stderr
+    assert " exit_group(0) = ?" in r.stderr
+    r = run(emulator_path, "run", str(hello32), env={"PADLOCK_EMU_STRACE": "1"})
+    assert " exit_group(0) = ?" in r.stderr
+
+
+def test_stats(emulator_path, hello32):
+    r = run(emulator_path, "run", "--stats", str(hello32))
+    assert r.returncode == 0
+    assert "padlock-emu: stats: PadLock instructions" in r.stderr
+    assert "padlock-emu: stats: diagnostics 0" in r.stderr
+
+
+def test_cpu_from_environment(emulator_path, hello64):
+    r = run(emulator_path, "run", str(hello64), env={"PADLOCK_EMU_CPU": "nano"})
+    assert r.returncode == 0 and r.stdout == "hello\n"
+    r = run(emulator_path, "run", "--cpu", "esther", str(hello64), env={"PADLOCK_EMU_CPU": "nano"})
+    assert r.returncode == 1  # the command line wins
+
+
+def test_cli_never_hangs_on_stdin(emulator_path, hello32):
+    r = subprocess.run([str(emulator_path), "run", str(hello32)], input="", capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0
