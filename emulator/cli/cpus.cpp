@@ -2,7 +2,7 @@
 // default clock; --verbose adds every sourced constant with its unit and source.
 #include <string>
 
-#include "cpu_params.hpp"  // python/src: the one list of a model's Params by name
+#include "models/cpu_params.hpp"  // the one list of a model's Params by name
 #include "emulator/cli/cli.hpp"
 #include "models/cpu_model.hpp"
 
@@ -44,11 +44,11 @@ void print_cpus(FILE* out, bool verbose) {
     std::fprintf(out, "\n%s: %s\n", m->name, m->description);
     std::fprintf(out, "  brand \"%s\", family %u model %u stepping %u, FCR %s\n", m->brand,
                  m->family, m->model, m->stepping, m->has_fcr ? "present" : "absent");
-    for (const python::NamedParam& p : python::cpu_params(*m)) {
+    for (const NamedParam& p : cpu_params(*m)) {
       std::fprintf(out, "  %-36s %14.6g %-10s %s\n", p.name.c_str(), p.param->value, p.param->unit,
                    p.param->source);
     }
-    for (const python::NamedSetting& s : python::cpu_settings(*m)) {
+    for (const NamedSetting& s : cpu_settings(*m)) {
       std::fprintf(out, "  %-36s %14.6g %-10s %s\n", s.name.c_str(), s.value, "(setting)", "");
     }
   }

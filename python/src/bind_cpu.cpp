@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "cpu_params.hpp"
+#include "models/cpu_params.hpp"
 #include "models/cpu_model.hpp"
 #include "models/diagnostics.hpp"
 

@@ -1,10 +1,10 @@
-#include "cpu_params.hpp"
+#include "models/cpu_params.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
-namespace padlock::python {
+namespace padlock {
 
 namespace {
 
@@ -178,7 +178,7 @@ struct Coverage {
       if (next > end && round_up(end, align) != next) {
         out.push_back(std::string(name) + ": bytes " + std::to_string(end) + ".." +
                       std::to_string(next) + " of " + std::to_string(sizeof(Struct)) +
-                      " are not listed in python/src/cpu_params.cpp");
+                      " are not listed in models/cpu_params.cpp");
       }
     };
     for (const Field& f : fields) {
@@ -221,4 +221,4 @@ std::vector<std::string> cpu_param_coverage_gaps() {
   return out;
 }
 
-}  // namespace padlock::python
+}  // namespace padlock

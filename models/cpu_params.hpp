@@ -9,7 +9,7 @@
 
 #include "models/cpu_model.hpp"
 
-namespace padlock::python {
+namespace padlock {
 
 struct NamedParam {
   std::string name;
@@ -30,4 +30,4 @@ std::vector<NamedSetting> cpu_settings(const CpuModel& cpu);
 // A bool squeezed into existing tail padding can escape it.
 std::vector<std::string> cpu_param_coverage_gaps();
 
-}  // namespace padlock::python
+}  // namespace padlock
