@@ -154,6 +154,9 @@ void bind_cpu(py::module_& m) {
       .def_property_readonly("name", [](const DiagInfo& d) { return std::string(d.name); })
       .def_property_readonly("section", [](const DiagInfo& d) { return std::string(d.section); })
       .def_property_readonly("choice", [](const DiagInfo& d) { return std::string(d.choice); })
+      .def_property_readonly("shown",
+                             [](const DiagInfo& d) { return d.kind == DiagKind::UndefinedUse; },
+                             "False for undefined output fields, which are counted, not printed")
       .def("__repr__", [](const DiagInfo& d) { return std::string("<DiagInfo ") + d.name + ">"; });
   m.def("diag_info", &diag_info, py::return_value_policy::reference);
   m.def(

@@ -219,6 +219,7 @@ TEST_F(MontmulRules, BadRestartStateRaisesGp_Sec5_1) {
     const Outcome o = rig.exec();
     EXPECT_EQ(o.fault.kind, FaultKind::GeneralProtection);
     expect_regs_equal(rig.s, before);
+    EXPECT_EQ(rig.diag_count(Diag::MontmulBadState), 1);
   }
 }
 
