@@ -1,7 +1,10 @@
 // CPUID building blocks shared by the model files.
 #pragma once
 
+#include <array>
 #include <cstdint>
+
+#include "models/cpu_model.hpp"
 
 namespace padlock::cpus {
 
@@ -67,6 +70,34 @@ constexpr uint32_t l1_descriptor(uint32_t kb, uint32_t ways, uint32_t line) {
 // Leaf 0x80000006 ECX: size KB, associativity code, lines/tag, line size.
 constexpr uint32_t l2_descriptor(uint32_t kb, uint32_t assoc_code, uint32_t line) {
   return (kb << 16) | (assoc_code << 12) | (1u << 8) | line;
+}
+
+// What differs between the models' CPUID answers.
+struct CpuidIdentity {
+  uint32_t family, model, stepping;          // §1.1, §7.1
+  uint32_t leaf1_ebx, leaf1_ecx, leaf1_edx;  // feature bits of the core
+  const char* leaf1_source;
+  uint32_t ext_ecx, ext_edx;  // leaf 0x80000001
+  const char* ext_source;
+  uint32_t line_bytes;  // cache line
+  uint32_t l2_kb;
+};
+
+// The leaves every model answers, in one layout. 0xC0000001 EDX is computed from the units
+// and the MSR enables (§1.3): see Padlock::cpuid.
+constexpr std::array<CpuidLeaf, 8> standard_leaves(const CpuidIdentity& id) {
+  return {{
+      {0x00000000, 0, 0x00000001, kVendorEbx, kVendorEcx, kVendorEdx, "§1.1 vendor CentaurHauls"},
+      {0x00000001, 0, signature(id.family, id.model, id.stepping), id.leaf1_ebx, id.leaf1_ecx,
+       id.leaf1_edx, id.leaf1_source},
+      {0x80000000, 0, 0x80000006, 0, 0, 0, "extended leaves up to the L2 descriptor"},
+      {0x80000001, 0, 0, 0, id.ext_ecx, id.ext_edx, id.ext_source},
+      {0x80000005, 0, 0, 0, l1_descriptor(64, 4, id.line_bytes),
+       l1_descriptor(64, 4, id.line_bytes), "L1: 64 KB data, 64 KB instruction"},
+      {0x80000006, 0, 0, 0, l2_descriptor(id.l2_kb, 0x8, id.line_bytes), 0, "L2 descriptor"},
+      {0xC0000000, 0, 0xC0000001, 0, 0, 0, "§1.3: Centaur extended leaves supported"},
+      {0xC0000001, 0, 0, 0, 0, 0, "§1.3: EDX from the units and MSR enables"},
+  }};
 }
 
 }  // namespace padlock::cpus

@@ -8,22 +8,23 @@
 namespace padlock::cpus {
 
 namespace {
-constexpr CpuidLeaf kCpuid[] = {
-    {0x00000000, 0, 0x00000001, kVendorEbx, kVendorEcx, kVendorEdx, "§1.1 vendor CentaurHauls"},
-    {0x00000001, 0, signature(6, 10, 8), 0x00000800, kSse3,
-     kFpu | kVme | kDe | kPse | kTsc | kMsr | kPae | kMce | kCx8 | kApic | kSep | kMtrr | kPge |
-         kCmov | kPat | kClflush | kAcpi | kMmx | kFxsr | kSse | kSse2 | kTm,
-     "§1.1 family/model/stepping; §7.1 model 10; feature bits as /proc/cpuinfo shows them on C7 "
-     "6.10.9 parts (pni only in ECX; no mca, pbe, est, tm2, xtpr: those are C7-M model 13)"},
-    {0x80000000, 0, 0x80000006, 0, 0, 0, "extended leaves up to the L2 descriptor"},
-    {0x80000001, 0, 0, 0, 0, kNx, "NX; no long mode"},
-    {0x80000005, 0, 0, 0, l1_descriptor(64, 4, 64), l1_descriptor(64, 4, 64),
-     "L1: 64 KB data, 64 KB instruction"},
-    {0x80000006, 0, 0, 0, l2_descriptor(128, 0x8, 64), 0, "L2: 128 KB"},
-    {0xC0000000, 0, 0xC0000001, 0, 0, 0, "§1.3: Centaur extended leaves supported"},
-    // 0xC0000001 EDX is computed from the units and the MSR enables (§1.3): see padlock.cpp.
-    {0xC0000001, 0, 0, 0, 0, 0, "§1.3"},
-};
+constexpr auto kCpuid = standard_leaves({
+    .family = 6,
+    .model = 10,
+    .stepping = 8,
+    .leaf1_ebx = 0x00000800,
+    .leaf1_ecx = kSse3,
+    .leaf1_edx = kFpu | kVme | kDe | kPse | kTsc | kMsr | kPae | kMce | kCx8 | kApic | kSep |
+                 kMtrr | kPge | kCmov | kPat | kClflush | kAcpi | kMmx | kFxsr | kSse | kSse2 | kTm,
+    .leaf1_source =
+        "§1.1 family/model/stepping; §7.1 model 10; feature bits as /proc/cpuinfo shows them on C7 "
+        "6.10.9 parts (pni only in ECX; no mca, pbe, est, tm2, xtpr: those are C7-M model 13)",
+    .ext_ecx = 0,
+    .ext_edx = kNx,
+    .ext_source = "NX; no long mode",
+    .line_bytes = 64,
+    .l2_kb = 128,
+});
 }  // namespace
 
 extern const CpuModel kEstherC5J;

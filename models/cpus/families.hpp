@@ -106,9 +106,20 @@ constexpr AceParams nehemiah_ace() {
   return a;
 }
 
+// §2.3 XSTORE execution clocks: one table for every chip with an RNG.
+constexpr RngParams with_xstore_clocks(RngParams r) {
+  r.clocks_no_data = {30, "clocks", "§2.3 XSTORE table: no data ~30"};
+  r.clocks_stored = {{{55, "clocks", "§2.3 XSTORE table EDX=0"},
+                      {310, "clocks", "§2.3 XSTORE table EDX=1 (App. A 7: as printed)"},
+                      {200, "clocks", "§2.3 XSTORE table EDX=2"},
+                      {120, "clocks", "§2.3 XSTORE table EDX=3"}}};
+  r.rep_single_extra = {7, "clocks", "§2.3: REP XSTORE, one internal XSTORE suffices"};
+  return r;
+}
+
 // §2.2/§2.3: Esther RNG (no string filter; BCNT = one bit per full buffer).
 constexpr RngParams esther_rng() {
-  return RngParams{
+  return with_xstore_clocks(RngParams{
       .variant = RngVariant::Esther,
       .dual_source = true,
       .raw_rate_one_source = {95e6, "bit/s",
@@ -136,18 +147,12 @@ constexpr RngParams esther_rng() {
             {0.7, "P(1)", "choice"},
             {0.62, "P(1)", "choice"},
             {0.55, "P(1)", "choice"}}},
-      .clocks_no_data = {30, "clocks", "§2.3 XSTORE table: no data ~30"},
-      .clocks_stored = {{{55, "clocks", "§2.3 XSTORE table EDX=0"},
-                         {310, "clocks", "§2.3 XSTORE table EDX=1 (App. A 7: as printed)"},
-                         {200, "clocks", "§2.3 XSTORE table EDX=2"},
-                         {120, "clocks", "§2.3 XSTORE table EDX=3"}}},
-      .rep_single_extra = {7, "clocks", "§2.3: REP XSTORE, one internal XSTORE suffices"},
-  };
+  });
 }
 
 // §2.2/§2.3: Nehemiah stepping 8 RNG, two noise sources and the string filter.
 constexpr RngParams nehemiah_rng() {
-  return RngParams{
+  return with_xstore_clocks(RngParams{
       .variant = RngVariant::Nehemiah,
       .dual_source = true,
       .raw_rate_one_source = {50e6, "bit/s",
@@ -174,13 +179,7 @@ constexpr RngParams nehemiah_rng() {
             {0.8, "P(1)", "choice"},
             {0.8, "P(1)", "choice"},
             {0.78, "P(1)", "choice"}}},
-      .clocks_no_data = {30, "clocks", "§2.3 XSTORE table: no data ~30"},
-      .clocks_stored = {{{55, "clocks", "§2.3 XSTORE table EDX=0"},
-                         {310, "clocks", "§2.3 XSTORE table EDX=1 (App. A 7: as printed)"},
-                         {200, "clocks", "§2.3 XSTORE table EDX=2"},
-                         {120, "clocks", "§2.3 XSTORE table EDX=3"}}},
-      .rep_single_extra = {7, "clocks", "§2.3: REP XSTORE, one internal XSTORE suffices"},
-  };
+  });
 }
 
 // §4.2: PHE figures (Esther; the guide gives no others).

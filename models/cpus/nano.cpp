@@ -8,22 +8,22 @@
 namespace padlock::cpus {
 
 namespace {
-constexpr CpuidLeaf kCpuid[] = {
-    {0x00000000, 0, 0x00000001, kVendorEbx, kVendorEcx, kVendorEdx, "§1.1 vendor CentaurHauls"},
-    {0x00000001, 0, signature(6, 15, 2), 0x00000800, kSse3 | kEst | kTm2 | kSsse3 | kCx16 | kXtpr,
-     kFpu | kVme | kDe | kPse | kTsc | kMsr | kPae | kMce | kCx8 | kApic | kSep | kMtrr | kPge |
-         kMca | kCmov | kPat | kClflush | kAcpi | kMmx | kFxsr | kSse | kSse2 | kTm | kPbe |
-         kPse36 | kSs,
-     "§1.1 family/model/stepping; §7.1 model 15; feature bits of the Nano core"},
-    {0x80000000, 0, 0x80000006, 0, 0, 0, "extended leaves up to the L2 descriptor"},
-    {0x80000001, 0, 0, 0, kLahfLm, kSyscall | kNx | kLm, "SYSCALL, NX, long mode"},
-    {0x80000005, 0, 0, 0, l1_descriptor(64, 4, 64), l1_descriptor(64, 4, 64),
-     "L1: 64 KB data, 64 KB instruction"},
-    {0x80000006, 0, 0, 0, l2_descriptor(1024, 0x8, 64), 0, "L2: 1024 KB"},
-    {0xC0000000, 0, 0xC0000001, 0, 0, 0, "§1.3: Centaur extended leaves supported"},
-    // 0xC0000001 EDX is computed from the units and the MSR enables (§1.3): see padlock.cpp.
-    {0xC0000001, 0, 0, 0, 0, 0, "§1.3"},
-};
+constexpr auto kCpuid = standard_leaves({
+    .family = 6,
+    .model = 15,
+    .stepping = 2,
+    .leaf1_ebx = 0x00000800,
+    .leaf1_ecx = kSse3 | kEst | kTm2 | kSsse3 | kCx16 | kXtpr,
+    .leaf1_edx = kFpu | kVme | kDe | kPse | kTsc | kMsr | kPae | kMce | kCx8 | kApic | kSep |
+                 kMtrr | kPge | kMca | kCmov | kPat | kClflush | kAcpi | kMmx | kFxsr | kSse |
+                 kSse2 | kTm | kPbe | kPse36 | kSs,
+    .leaf1_source = "§1.1 family/model/stepping; §7.1 model 15; feature bits of the Nano core",
+    .ext_ecx = kLahfLm,
+    .ext_edx = kSyscall | kNx | kLm,
+    .ext_source = "SYSCALL, NX, long mode",
+    .line_bytes = 64,
+    .l2_kb = 1024,
+});
 }  // namespace
 
 // The guide predates Nano: its ACE, RNG, PHE and PMM figures are Esther's (choice), except

@@ -8,21 +8,21 @@
 namespace padlock::cpus {
 
 namespace {
-constexpr CpuidLeaf kCpuid[] = {
-    {0x00000000, 0, 0x00000001, kVendorEbx, kVendorEcx, kVendorEdx, "§1.1 vendor CentaurHauls"},
-    {0x00000001, 0, signature(6, 9, 3), 0, 0,
-     kFpu | kVme | kDe | kPse | kTsc | kMsr | kCx8 | kSep | kMtrr | kPge | kCmov | kPat | kMmx |
-         kFxsr | kSse,
-     "§1.1 family/model/stepping; §7.1 model 9; feature bits of the Nehemiah core"},
-    {0x80000000, 0, 0x80000006, 0, 0, 0, "extended leaves up to the L2 descriptor"},
-    {0x80000001, 0, 0, 0, 0, 0, "no extended features (no NX, no LM)"},
-    {0x80000005, 0, 0, 0, l1_descriptor(64, 4, 32), l1_descriptor(64, 4, 32),
-     "L1: 64 KB data, 64 KB instruction"},
-    {0x80000006, 0, 0, 0, l2_descriptor(64, 0x8, 32), 0, "L2: 64 KB"},
-    {0xC0000000, 0, 0xC0000001, 0, 0, 0, "§1.3: Centaur extended leaves supported"},
-    // 0xC0000001 EDX is computed from the units and the MSR enables (§1.3): see padlock.cpp.
-    {0xC0000001, 0, 0, 0, 0, 0, "§1.3"},
-};
+constexpr auto kCpuid = standard_leaves({
+    .family = 6,
+    .model = 9,
+    .stepping = 3,
+    .leaf1_ebx = 0,
+    .leaf1_ecx = 0,
+    .leaf1_edx = kFpu | kVme | kDe | kPse | kTsc | kMsr | kCx8 | kSep | kMtrr | kPge | kCmov |
+                 kPat | kMmx | kFxsr | kSse,
+    .leaf1_source = "§1.1 family/model/stepping; §7.1 model 9; feature bits of the Nehemiah core",
+    .ext_ecx = 0,
+    .ext_edx = 0,
+    .ext_source = "no extended features (no NX, no LM)",
+    .line_bytes = 32,
+    .l2_kb = 64,
+});
 }  // namespace
 
 // §2.2/§2.3: stepping 3 has one noise source (SRC is reserved) at 40-60 Mb/s raw.
