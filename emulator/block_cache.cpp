@@ -2,15 +2,21 @@
 
 #include <capstone/capstone.h>
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "emulator/x86_classify.hpp"
 
 namespace padlock::emu {
 
-BlockCache::BlockCache(bool guest64, AddressSpace& mem) : guest64_(guest64), mem_(mem) {
+BlockCache::BlockCache(bool guest64, AddressSpace& mem, const timing::X86Costs* costs)
+    : guest64_(guest64), mem_(mem), costs_(costs) {
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
     throw std::runtime_error("capstone: cannot open the x86 disassembler");
   }
+  // Operand details feed the cost classes (memory operands, SSE groups).
+  if (costs_ != nullptr) cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
   cs_ = h;
   blocks_.reserve(4096);
 }
@@ -42,8 +48,14 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
   const uint8_t* code = mem_.host(address);
   size_t left = avail;
   uint64_t pc = address;
+  timing::BlockCost cost;
   while (left > 0 && cs_disasm_iter(cs_, &code, &left, &pc, insn)) {
     ++info.insns;
+    if (costs_ != nullptr && classify_insn(*insn, cost).sse) info.uses_sse = true;
+    info.exit = insn->id == X86_INS_CALL  ? BlockExit::Call
+                : insn->id == X86_INS_RET ? BlockExit::Ret
+                                          : BlockExit::Other;
+    info.exit_offset = static_cast<uint16_t>(insn->address - address);
     switch (insn->id) {
       case X86_INS_PUSHF:
       case X86_INS_PUSHFD:
@@ -62,6 +74,7 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
   }
   cs_free(insn, 1);
   if (info.insns == 0) info.insns = 1;  // undecodable: QEMU still executes something
+  info.cost = costs_ != nullptr ? std::max(1u, cost.clocks(*costs_)) : info.insns;
   return info;
 }
 
@@ -77,7 +90,7 @@ void BlockCache::invalidate(uint64_t va, uint64_t len) {
     }
   }
   if (any) {
-    for (Slot& s : fast_) s.info = nullptr;
+    for (Slot& s : fast_) s = Slot{};
   }
 }
 

@@ -7,33 +7,64 @@
 #include <unordered_map>
 
 #include "emulator/address_space.hpp"
+#include "models/timing/x86_costs.hpp"
 
 namespace padlock::emu {
+
+// How a block ends, for the profiler's shadow stack (emulator/profile/profiler.hpp).
+enum class BlockExit : uint8_t { Other, Call, Ret };
 
 struct BlockInfo {
   uint64_t address = 0;
   uint32_t size = 0;
   uint32_t insns = 0;
+  BlockExit exit = BlockExit::Other;  // the last instruction is a near CALL / RET
+  uint16_t exit_offset = 0;           // offset of that instruction in the block
   // Contains PUSHF (§1.8, §3.2: storing EFLAGS clears bit 30) or POPF/IRET (§1.8 step 3:
   // a load sets EFLAGS:30 to 0, since no instruction that loads EFLAGS can set it to 1).
   bool clears_eflags30 = false;
+  // Timing (issue #4): issue clocks of the block on the chip's in-order pipeline
+  // (models/timing/x86_costs.hpp), computed once here, charged per execution; and whether
+  // it has an SSE instruction, which waits for ACE (§3.3 overlap).
+  uint32_t cost = 0;
+  bool uses_sse = false;
 };
 
 class BlockCache {
  public:
-  BlockCache(bool guest64, AddressSpace& mem);
+  // `costs`: the x86 cost table of the chip (nullptr: no costs, cost = insns).
+  BlockCache(bool guest64, AddressSpace& mem, const timing::X86Costs* costs = nullptr);
   ~BlockCache();
   BlockCache(const BlockCache&) = delete;
   BlockCache& operator=(const BlockCache&) = delete;
 
   // The block at `address` of `size` bytes; decoded on first sight (or when its size
   // changed, i.e. QEMU retranslated it differently).
-  const BlockInfo& lookup(uint64_t address, uint32_t size) {
+  const BlockInfo& lookup(uint64_t address, uint32_t size) { return *slot(address, size).info; }
+
+  // The hot facts of a block, copied into the direct-mapped slot so that the per-executed-
+  // block hook (timing) reads one cache line and chases no pointer.
+  struct Slot {
+    uint64_t address = ~0ull;
+    uint32_t size = 0;
+    uint32_t cost = 0;
+    uint32_t insns = 0;
+    uint8_t flags = 0;  // kSlotClears30, kSlotSse
+    const BlockInfo* info = nullptr;
+  };
+  static constexpr uint8_t kSlotClears30 = 1, kSlotSse = 2;
+  const Slot& slot(uint64_t address, uint32_t size) {
     Slot& s = fast_[(address ^ (address >> 12)) & (kFastSlots - 1)];
-    if (s.info != nullptr && s.info->address == address && s.info->size == size) return *s.info;
+    if (s.address == address && s.size == size && s.info != nullptr) return s;
     const BlockInfo& info = slow_lookup(address, size);
+    s.address = address;
+    s.size = size;
+    s.cost = info.cost;
+    s.insns = info.insns;
+    s.flags = static_cast<uint8_t>((info.clears_eflags30 ? kSlotClears30 : 0) |
+                                   (info.uses_sse ? kSlotSse : 0));
     s.info = &info;
-    return info;
+    return s;
   }
 
   // Forget blocks overlapping [va, va+len): code was unmapped, remapped or reprotected.
@@ -42,15 +73,13 @@ class BlockCache {
   uint64_t decoded() const { return decoded_; }
 
  private:
-  static constexpr size_t kFastSlots = 1 << 14;
-  struct Slot {
-    const BlockInfo* info = nullptr;
-  };
+  static constexpr size_t kFastSlots = 1 << 13;
   const BlockInfo& slow_lookup(uint64_t address, uint32_t size);
   BlockInfo decode(uint64_t address, uint32_t size);
 
   bool guest64_;
   AddressSpace& mem_;
+  const timing::X86Costs* costs_ = nullptr;
   size_t cs_ = 0;  // csh
   std::unordered_map<uint64_t, BlockInfo> blocks_;
   Slot fast_[kFastSlots];

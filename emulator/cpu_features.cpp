@@ -29,7 +29,7 @@ int Process::on_cpuid() {
 int Process::on_rdtsc() {
   // The virtual cycle counter: PadLock cycles plus counted instructions. Each read
   // advances it by one so that a loop waiting for the TSC to move always ends.
-  cycles_ += 1;
+  vt_->advance(1);
   const uint64_t t = now();
   cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX, t & 0xFFFFFFFFu);
   cpu_->set_reg(guest64_ ? UC_X86_REG_RDX : UC_X86_REG_EDX, t >> 32);

@@ -1,6 +1,7 @@
 #include "emulator/host_signals.hpp"
 
 #include <signal.h>
+#include <sys/time.h>
 
 #include <atomic>
 
@@ -81,6 +82,12 @@ void host_signals_init(Process& p) {
 }
 
 void host_signals_restore() {
+  // The guest's interval timers (alarm, setitimer: sys_itimer.cpp) die with it; left
+  // armed, their signal would now reach the emulator with the default action.
+  const itimerval off{};
+  setitimer(ITIMER_REAL, &off, nullptr);
+  setitimer(ITIMER_VIRTUAL, &off, nullptr);
+  setitimer(ITIMER_PROF, &off, nullptr);
   for (int sig = 1; sig <= kNumSignals; ++sig) {
     if (g_saved_valid[sig]) sigaction(sig, &g_saved[sig], nullptr);
     g_saved_valid[sig] = false;

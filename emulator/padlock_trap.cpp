@@ -3,9 +3,11 @@
 // model, write the registers back and move the PC. Any other invalid opcode is SIGILL.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "emulator/process.hpp"
+#include "emulator/trace/run_observers.hpp"
 
 namespace padlock::emu {
 
@@ -15,6 +17,41 @@ namespace {
 constexpr uint64_t kPfProt = 1, kPfWrite = 2, kPfUser = 4;
 
 }  // namespace
+
+// Timing of one PadLock instruction (issue #4, docs/timing.md). The model's clocks assume
+// everything in L1 and no store-buffer stalls (§3.3); the data stream's cost from the cache
+// model is added to both the SSE-visible and the integer-visible clocks (the integer
+// pipeline "slips and stalls into step with ACE"). Integer code continues after
+// int_cycles; ACE is busy until cycles (§3.3 overlap).
+void Process::charge_padlock(const isa::Decoded& d, const uint64_t before[8], Outcome& o) {
+  timing::MemCost mc;
+  const uint64_t esi = before[static_cast<int>(Gpr::SI)];
+  const uint64_t edi = before[static_cast<int>(Gpr::DI)];
+  switch (d.id) {
+    case isa::InsnId::XcryptEcb:
+    case isa::InsnId::XcryptCbc:
+    case isa::InsnId::XcryptCtr:
+    case isa::InsnId::XcryptCfb:
+    case isa::InsnId::XcryptOfb:
+      if (o.bytes > 0) mc = cache_->stream(esi, o.bytes, edi, o.bytes);
+      break;
+    case isa::InsnId::Xsha1:
+    case isa::InsnId::Xsha256:
+      if (o.bytes > 0) mc = cache_->stream(esi, o.bytes, 0, 0);
+      break;
+    default:
+      break;
+  }
+  const double total = cache_->combine(static_cast<double>(o.cycles), mc);
+  const uint64_t extra =
+      total > static_cast<double>(o.cycles) ? static_cast<uint64_t>(total - o.cycles + 0.5) : 0;
+  o.cycles += extra;
+  o.int_cycles += extra;
+  stats_.cache_cycles += extra;
+  const uint64_t start = vt_->now();
+  vt_->set_sse_ready(std::max(vt_->sse_ready(), start + o.cycles));
+  vt_->advance(o.int_cycles);
+}
 
 bool Process::on_invalid_insn() {
   const uint64_t pc = cpu_->pc();
@@ -41,13 +78,25 @@ bool Process::on_invalid_insn() {
              (eflags30_ ? ArchState::kEflags30 : 0);
   s.cr4_osfxsr = true;  // §1.2: Linux always sets CR4[9]
   ExecEnv env;
+  // §3.3 overlap: a PadLock instruction waits until ACE (and the SSE unit) is free.
+  if (opts_.timing) vt_->wait_for_sse();
   env.now = now();
+  // Interrupt model (--irq-hz): a REP instruction stops at its next interruptible point
+  // after the pending interrupt's cycle (§1.7, §6.6) and resumes after it.
+  if (opts_.timing) env.interrupt_at = vt_->next_irq();
   env.mhz = mhz_;
   env.pc = pc;
   env.diag = diag_.get();
-  const Outcome o = padlock_->execute(d, s, *mem_, env);
+  if (obs_) obs_->before_padlock(d, s, *mem_, pc, env.now);
+  Outcome o = padlock_->execute(d, s, *mem_, env);
+  if (opts_.timing) {
+    charge_padlock(d, before, o);
+  } else {
+    vt_->advance(o.cycles);
+  }
   if (d.id != isa::InsnId::Count) stats_.record(d.id, o);
-  cycles_ += o.cycles;
+  if (obs_) obs_->after_padlock(s, o, *mem_, now());
+  if (opts_.timing && vt_->now() >= vt_->next_event()) time_events();
 
   uint8_t changed = 0;
   for (int i = 0; i < 8; ++i) {

@@ -3,16 +3,19 @@
 #include <capstone/capstone.h>
 #include <elf.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 #include "emulator/cpu_features.hpp"
 #include "emulator/host_signals.hpp"
 #include "emulator/initial_stack.hpp"
+#include "emulator/trace/run_observers.hpp"
 
 namespace padlock::emu {
 
@@ -54,6 +57,9 @@ int hook_rdtsc(uc_engine*, void* p) {
 void hook_block(uc_engine*, uint64_t address, uint32_t size, void* p) {
   static_cast<Process*>(p)->on_block(address, size);
 }
+void hook_mem(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
+  static_cast<Process*>(p)->on_mem_access(address, size, type == UC_MEM_WRITE);
+}
 bool hook_tlb(uc_engine*, uint64_t va, uc_mem_type type, uc_tlb_entry* e, void* p) {
   uint64_t paddr = 0;
   int perms = 0;
@@ -72,18 +78,16 @@ Process* current_process() {
 Process::Process(const RunOptions& opts) : opts_(opts) {
   if (opts_.cpu == nullptr) throw LoadError("no CPU model selected");
   mhz_ = opts_.mhz > 0 ? opts_.mhz : opts_.cpu->default_mhz.value;
-  elf_ = ElfFile::read(opts_.program);
+  paths_ = GuestPaths(opts_.sysroot);
+  // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
+  const std::string program = paths_.resolve(opts_.program);
+  elf_ = ElfFile::read(program);
   guest64_ = elf_.is64;
   if (guest64_ && !opts_.cpu->long_mode) {
     throw LoadError(opts_.program + ": a 64-bit (x86-64) program, but CPU model '" +
                     opts_.cpu->name + "' has no long mode (only nano does)");
   }
-  if (!elf_.interp.empty()) {
-    // Dynamic loading (a later issue) maps elf_.interp with load_elf() next to the
-    // program and passes its base in AT_BASE; until then this is a clear error.
-    throw LoadError(opts_.program + ": dynamically linked (interpreter " + elf_.interp +
-                    "); padlock-emu runs statically linked programs only");
-  }
+  if (!elf_.interp.empty()) read_interpreter();
   PadlockConfig pc;
   pc.seed = opts_.seed;
   pc.errata = opts_.errata;
@@ -91,7 +95,17 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
   mem_ = std::make_unique<AddressSpace>(guest64_);
   cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
-  blocks_ = std::make_unique<BlockCache>(guest64_, *mem_);
+  // Timing (issue #4): the guest's clock at --mhz, the periodic interrupt model and the
+  // caches; per-block x86 costs come from the chip's table (models/timing/x86_costs.hpp).
+  VirtualTimeConfig vtc;
+  vtc.mhz = mhz_;
+  vtc.enabled = opts_.timing;
+  vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
+  vtc.seed = opts_.seed;
+  vt_ = std::make_unique<VirtualTime>(vtc);
+  cache_ = std::make_unique<timing::CacheModel>(opts_.cpu->memory);
+  blocks_ = std::make_unique<BlockCache>(
+      guest64_, *mem_, opts_.timing ? &timing::x86_costs_for(*opts_.cpu) : nullptr);
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
     throw LoadError("capstone: cannot open the x86 disassembler");
@@ -101,7 +115,8 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   pid_ = getpid();
   kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
   char real[PATH_MAX];
-  exe_path_ = realpath(opts_.program.c_str(), real) != nullptr ? real : opts_.program;
+  exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
+  obs_ = RunObservers::create(opts_, mhz_, guest64_, stats_);
   load_program();
   install_hooks();
 }
@@ -111,6 +126,33 @@ Process::~Process() {
   if (cs_ != 0) {
     csh h = cs_;
     cs_close(&h);
+  }
+}
+
+// PT_INTERP (the dynamic loader, ld.so) through the sysroot: the same class and machine
+// as the program, itself static (Linux refuses an interpreter that names another).
+void Process::read_interpreter() {
+  const std::string host = paths_.resolve(elf_.interp);
+  const char* hint = guest64_ || !paths_.sysroot().empty()
+                         ? ""
+                         : " (an i386 program needs an i386 sysroot: -L DIR, e.g. the one "
+                           "scripts/make-sysroot.sh builds)";
+  try {
+    interp_ = ElfFile::read(host);
+  } catch (const LoadError& e) {
+    // e.what() is "<host path>: <reason>"; keep the reason only.
+    std::string why = e.what();
+    if (why.rfind(host + ": ", 0) == 0) why.erase(0, host.size() + 2);
+    throw LoadError(opts_.program + ": cannot load its interpreter " + elf_.interp + ": " + why +
+                    hint);
+  }
+  if (interp_.is64 != elf_.is64) {
+    throw LoadError(opts_.program + ": its interpreter " + host + " is a " +
+                    (interp_.is64 ? "64" : "32") + "-bit file, the program " +
+                    (elf_.is64 ? "64" : "32") + "-bit" + hint);
+  }
+  if (!interp_.interp.empty()) {
+    throw LoadError(opts_.program + ": its interpreter " + host + " names an interpreter itself");
   }
 }
 
@@ -141,7 +183,27 @@ void Process::load_program() {
   // READ_IMPLIES_EXEC for i386 programs without PT_GNU_STACK (Linux elf_read_implies_exec).
   const bool read_implies_exec = !guest64_ && !elf_.has_gnu_stack;
   const LoadedImage img = load_elf(elf_, *mem_, bias, read_implies_exec);
+  if (obs_) obs_->object_loaded(elf_.path, bias);
   l.brk_start = l.brk = img.end;
+
+  // The interpreter goes at the top of the mmap area, as Linux puts it (ASLR off), and
+  // starts first; the program's own entry reaches it through AT_ENTRY.
+  uint64_t start = img.entry, interp_base = 0;
+  if (!elf_.interp.empty()) {
+    uint64_t ibias = 0;
+    if (interp_.type == ET_DYN) {
+      const uint64_t align = std::max<uint64_t>(kPage, interp_.max_align);
+      const uint64_t span = interp_.max_vaddr - interp_.min_vaddr;
+      const uint64_t va = mem_->find_free_below(span + align - kPage, l.mmap_top, l.mmap_floor);
+      if (va == 0) throw LoadError(elf_.interp + ": no room for the interpreter");
+      ibias = ((va + align - 1) & ~(align - 1)) - interp_.min_vaddr;
+    }
+    const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec);
+    if (obs_) obs_->object_loaded(interp_.path, ibias);
+    start = ii.entry;
+    interp_base = ibias;
+    interp_.data = {};  // loaded: the file's bytes are no longer needed
+  }
 
   const bool exec_stack = read_implies_exec || elf_.exec_stack;
   const uint64_t stack_base = l.stack_top - kStackSize;
@@ -169,7 +231,7 @@ void Process::load_program() {
       {AT_PHDR, img.phdr},
       {AT_PHENT, img.phent},
       {AT_PHNUM, img.phnum},
-      {AT_BASE, 0},
+      {AT_BASE, interp_base},
       {AT_FLAGS, 0},
       {AT_ENTRY, img.entry},
       {AT_UID, getuid()},
@@ -182,7 +244,7 @@ void Process::load_program() {
   const StackLayout sl = build_initial_stack(*mem_, l.stack_top, kStackSize / 2, guest64_, si);
 
   cpu_->boot(l.system_page);
-  cpu_->start_user(img.entry, sl.sp);
+  cpu_->start_user(start, sl.sp);
 }
 
 void Process::install_hooks() {
@@ -200,7 +262,13 @@ void Process::install_hooks() {
   add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_sysenter), UC_X86_INS_SYSENTER);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_cpuid), UC_X86_INS_CPUID);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_rdtsc), UC_X86_INS_RDTSC);
-  if (opts_.icount) enable_block_hook();
+  if (opts_.timing || opts_.icount || (obs_ && obs_->wants_blocks())) enable_block_hook();
+  if (opts_.timing && opts_.cache_x86) {
+    if (uc_hook_add(uc, &mem_hook_, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
+                    reinterpret_cast<void*>(hook_mem), this, 1, 0) != UC_ERR_OK) {
+      throw LoadError("unicorn: cannot install the memory hook (--cache-x86)");
+    }
+  }
 }
 
 void Process::enable_block_hook() {
@@ -217,13 +285,64 @@ void Process::enable_block_hook() {
 }
 
 void Process::on_block(uint64_t address, uint32_t size) {
-  const BlockInfo& b = blocks_->lookup(address, size);
+  const BlockCache::Slot& b = blocks_->slot(address, size);
+  if (obs_) obs_->on_block(*b.info, now());  // before this block is charged (profiler.hpp)
   stats_.guest_insns += b.insns;
+  if (opts_.timing) {
+    // §3.3: an SSE instruction waits for ACE; integer, MMX and x87 code does not.
+    if (b.flags & BlockCache::kSlotSse) vt_->wait_for_sse();
+    vt_->advance(b.cost);
+    stats_.x86_cycles += b.cost;
+    if (vt_->now() >= vt_->next_event()) time_events();
+  } else {
+    vt_->advance(b.insns);  // --icount without timing: one cycle per instruction
+  }
   // §1.8, §3.2: PUSHF stores EFLAGS, which clears EFLAGS[30]; POPF and IRET load it and
   // cannot set it (§1.8 step 3: the load leaves it 0). No PadLock instruction can precede
   // them inside one block (PadLock instructions end blocks), so clearing at block entry
   // is exact.
-  if (b.clears_eflags30) clear_eflags30();
+  if (b.flags & BlockCache::kSlotClears30) clear_eflags30();
+}
+
+void Process::on_mem_access(uint64_t address, int size, bool write) {
+  const double c = cache_->access(address, static_cast<uint64_t>(size), write);
+  if (c > 0) {
+    const uint64_t n = static_cast<uint64_t>(c + 0.5);
+    vt_->advance(n);
+    stats_.cache_cycles += n;
+  }
+}
+
+// An interrupt stores EFLAGS, which clears EFLAGS[30] (§1.8); its handler's cost is
+// charged by VirtualTime. A due timer queues its signal (SIGALRM for ITIMER_REAL/alarm).
+void Process::time_events() {
+  const unsigned irqs = vt_->take_irqs();
+  if (irqs > 0) {
+    clear_eflags30();
+    stats_.interrupts += irqs;
+  }
+  vt_->fire_due([&](int signo, int code, int) {
+    GuestSiginfo si;
+    si.signo = signo;
+    si.code = code;
+    queue_signal(si);
+  });
+}
+
+bool Process::sleep_until(uint64_t cycle) {
+  while (vt_->now() < cycle) {
+    const uint64_t next = std::min(cycle, vt_->next_event());
+    vt_->add_idle(next - vt_->now());
+    vt_->advance_to(next);
+    time_events();
+    if (sig_.next_deliverable() != 0) return vt_->now() < cycle;
+  }
+  return false;
+}
+
+void Process::kill_from_host() {
+  host_kill_.store(true);
+  uc_emu_stop(cpu_->uc());
 }
 
 void Process::request_stop() {
@@ -317,6 +436,13 @@ RunResult Process::run() {
     collect_host_signals(*this);
     deliver_pending();
     if (exited_ || fatal_) break;
+    if (host_kill_.load()) {
+      GuestSiginfo si;
+      si.signo = SIGKILL;
+      si.code = kSiUser;
+      die(SIGKILL, si);
+      break;
+    }
     tlb_fault_ = false;
     fault_pending_ = false;
     stop_requested_ = false;
@@ -324,6 +450,7 @@ RunResult Process::run() {
     host_signals_running(true);
     const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, 0, 0);
     host_signals_running(false);
+    if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
     handle_stop(err);
     last_syscall_eintr_ = false;
   }
@@ -333,7 +460,14 @@ RunResult Process::run() {
     result_ = RunResult{};
     result_.exit_code = exit_code_;
   }
-  if (opts_.stats) stats_.print(opts_.log, mhz_);
+  if (obs_) obs_->finish(now(), result_);
+  if (opts_.stats) {
+    stats_.print(opts_.log, mhz_);
+    if (opts_.timing) {
+      stats_.print_timing(opts_.log, mhz_, vt_->now(), vt_->idle_cycles(),
+                          vt_->irq_cycles_total());
+    }
+  }
   g_current = nullptr;
   return result_;
 }

@@ -4,6 +4,7 @@
 // loop can act on a consistent register state.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -15,14 +16,18 @@
 #include "emulator/block_cache.hpp"
 #include "emulator/cpu.hpp"
 #include "emulator/elf_loader.hpp"
+#include "emulator/guest_paths.hpp"
 #include "emulator/run_options.hpp"
 #include "emulator/signals.hpp"
 #include "emulator/stats.hpp"
+#include "emulator/virtual_time.hpp"
+#include "models/timing/cache_model.hpp"
 #include "models/padlock.hpp"
 
 namespace padlock::emu {
 
 struct SyscallAbi;
+class RunObservers;  // --trace, --chrome-trace, --profile (emulator/trace/)
 
 // Per-process kernel state that only system calls touch.
 struct KernelState {
@@ -70,9 +75,19 @@ class Process {
   // Next 64 bits of the reproducible getrandom() stream (splitmix64 from --seed).
   uint64_t random_u64();
   Padlock& padlock() { return *padlock_; }
-  const std::string& exe_path() const { return exe_path_; }
+  const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
+  const GuestPaths& paths() const { return paths_; }          // -L/--sysroot lookups
   int pid() const { return pid_; }
-  uint64_t now() const { return cycles_ + stats_.guest_insns; }  // virtual cycles
+  uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/virtual_time.hpp)
+  VirtualTime& vtime() { return *vt_; }
+  double mhz() const { return mhz_; }
+  // Timing (issue #4): after virtual time moved, take due interrupts and fire due timers
+  // (their signals are queued for the guest).
+  void time_events();
+  // A sleep or wait: advance virtual time to `cycle` (counted as idle), handling every
+  // event on the way; stops early when a signal for the guest became deliverable.
+  // Returns true when it stopped early.
+  bool sleep_until(uint64_t cycle);
 
   // Guest memory as the kernel sees it: nullptr / false means -EFAULT.
   uint8_t* user_ptr(uint64_t va, uint64_t len, bool write);
@@ -113,6 +128,10 @@ class Process {
     request_stop();
   }
   void request_stop();
+  // From another thread (a host-side timeout, padlock_emu.run): the guest dies by SIGKILL
+  // when the run loop next gets control. A request that arrives between two emulation
+  // slices may be missed by Unicorn: call it again until run() returns.
+  void kill_from_host();
   void queue_signal(const GuestSiginfo& si);  // asynchronous (kill, tgkill, SIGPIPE)
 
   // EFLAGS[30] (§1.8, §3.2): stored EFLAGS always has it 0; we keep the live bit here.
@@ -128,6 +147,8 @@ class Process {
   void on_interrupt(uint32_t intno);
   bool on_invalid_insn();
   void on_block(uint64_t address, uint32_t size);
+  void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
+  void charge_padlock(const isa::Decoded& d, const uint64_t before[8], Outcome& o);
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
   int on_rdtsc();
@@ -137,6 +158,7 @@ class Process {
 
  private:
   void load_program();
+  void read_interpreter();
   void install_hooks();
   void enable_block_hook();
   void dispatch_syscall(const SyscallAbi& abi, int insn_len);
@@ -156,16 +178,21 @@ class Process {
   std::unique_ptr<Padlock> padlock_;
   Stats stats_;
   std::unique_ptr<DiagnosticPrinter> diag_;
+  std::unique_ptr<RunObservers> obs_;  // null unless tracing or profiling
   SignalState sig_;
   MemoryLayout layout_;
   KernelState kernel_;
   ElfFile elf_;
+  ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
+  GuestPaths paths_;
   std::string exe_path_;
   int pid_ = 0;
   double mhz_ = 0;
   size_t cs_ = 0;  // Capstone handle for messages and fault addresses
 
-  uint64_t cycles_ = 0;  // PadLock cycles (virtual time)
+  std::unique_ptr<VirtualTime> vt_;             // the guest's clock, timers, interrupts
+  std::unique_ptr<timing::CacheModel> cache_;   // data caches (PadLock streams, --cache-x86)
+  uc_hook mem_hook_ = 0;                        // --cache-x86
   bool eflags30_ = false;
   bool block_hook_on_ = false;
   bool want_block_hook_ = false;
@@ -190,6 +217,7 @@ class Process {
   bool last_syscall_eintr_ = false;
   uint64_t last_syscall_nr_ = 0;
   int last_syscall_len_ = 0;
+  std::atomic<bool> host_kill_{false};  // kill_from_host()
 
   friend struct SyscallContext;
 };

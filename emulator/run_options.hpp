@@ -22,6 +22,15 @@ struct RunOptions {
   bool strace = false;            // log every system call (--strace)
   bool stats = false;             // summary on exit (--stats)
   bool icount = false;            // count guest instructions from the start (--icount)
+  // Timing (issue #4, docs/timing.md). --timing off: host clocks, no per-block costs.
+  bool timing = true;
+  double irq_hz = -1;             // --irq-hz: periodic interrupts per second; < 0: default 250
+  bool cache_x86 = false;         // --cache-x86: apply the cache model to x86 memory operands
+  // --trace, --chrome-trace, --profile: output files (empty: off). docs/profiling.md.
+  std::string trace_file, chrome_trace_file, profile_file;
+  // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's
+  // -L); empty: the host root. The program interpreter (PT_INTERP) is looked up there.
+  std::string sysroot;
   FILE* log = stderr;             // where strace, diagnostics and stats go
 };
 

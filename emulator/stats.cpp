@@ -52,6 +52,39 @@ void Stats::print(FILE* out, double mhz) const {
                static_cast<unsigned long long>(guest_insns));
 }
 
+void Stats::print_timing(FILE* out, double mhz, uint64_t total, uint64_t idle,
+                         uint64_t irq_cycles) const {
+  const double all = total > 0 ? static_cast<double>(total) : 1.0;
+  std::fprintf(out, "padlock-emu: stats: timing (virtual clock at %.0f MHz)\n", mhz);
+  uint64_t padlock = 0;
+  for (size_t i = 0; i < isa::kInsnCount; ++i) {
+    const InsnStats& s = insn[i];
+    if (s.count == 0) continue;
+    padlock += s.cycles;
+    std::fprintf(out, "padlock-emu: stats:   time of %s: %llu cycles (%.2f%%)\n",
+                 isa::kInstructions[i].guide_name, static_cast<unsigned long long>(s.cycles),
+                 100.0 * s.cycles / all);
+  }
+  const struct {
+    const char* name;
+    uint64_t v;
+  } rows[] = {{"PadLock (all)", padlock},
+              {"x86 blocks", x86_cycles},
+              {"cache/memory", cache_cycles},
+              {"interrupts", irq_cycles},
+              {"sleeping", idle}};
+  for (const auto& r : rows) {
+    std::fprintf(out, "padlock-emu: stats:   time of %s: %llu cycles (%.2f%%)\n", r.name,
+                 static_cast<unsigned long long>(r.v), 100.0 * r.v / all);
+  }
+  std::fprintf(out, "padlock-emu: stats:   total: %llu cycles\n",
+               static_cast<unsigned long long>(total));
+  std::fprintf(out,
+               "padlock-emu: stats: modelled time %.6f s at %.0f MHz (%llu interrupts)\n",
+               mhz > 0 ? total / (mhz * 1e6) : 0.0, mhz,
+               static_cast<unsigned long long>(interrupts));
+}
+
 void DiagnosticPrinter::report(Diag d, uint64_t pc) {
   ++stats_.diag[static_cast<size_t>(d)];
   const DiagInfo& info = diag_info(d);

@@ -31,9 +31,18 @@ struct Stats {
   uint64_t guest_insns = 0;  // counted while the block hook is installed
   uint64_t padlock_cycles = 0;
   uint64_t eflags30_clears = 0;  // times EFLAGS[30] went from 1 to 0
+  // Timing (issue #4): cycles charged to ordinary x86 blocks, to cache/memory stalls
+  // (PadLock streams and --cache-x86), and interrupts taken (--irq-hz).
+  uint64_t x86_cycles = 0;
+  uint64_t cache_cycles = 0;
+  uint64_t interrupts = 0;
 
   void record(isa::InsnId id, const Outcome& o);
   void print(FILE* out, double mhz) const;
+  // The timing lines of --stats: cycles per PadLock kind and their share of all cycles, and
+  // the modelled wall time at `mhz` (total = the virtual clock at exit).
+  void print_timing(FILE* out, double mhz, uint64_t total, uint64_t idle,
+                    uint64_t irq_cycles) const;
 };
 
 class DiagnosticPrinter final : public DiagnosticSink {

@@ -1,5 +1,6 @@
-// File and descriptor system calls. Guest descriptors are host descriptors and guest
-// paths are host paths, except that /proc/self/exe names the guest program.
+// File and descriptor system calls. Guest descriptors are host descriptors. Guest paths
+// that are looked up (open, access, readlink) go through -L/--sysroot (GuestPaths), and
+// /proc/self/exe names the guest program; paths that create or remove are the host's.
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -39,6 +40,11 @@ int path_arg(SyscallContext& c, uint64_t va, std::string& out) {
 bool is_self_exe(const Process& p, const std::string& path) {
   return path == "/proc/self/exe" || path == "/proc/" + std::to_string(p.pid()) + "/exe" ||
          path == "/proc/thread-self/exe";
+}
+
+// The host file a looked-up guest path names.
+std::string lookup_path(const Process& p, const std::string& path) {
+  return p.paths().resolve(is_self_exe(p, path) ? p.exe_path() : path);
 }
 
 // The accessible prefix of a guest buffer: -EFAULT when none of a non-empty one is.
@@ -158,7 +164,7 @@ int64_t sys_pwrite64_i386(SyscallContext& c) {
 int64_t sys_openat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (is_self_exe(c.p, path)) path = c.p.exe_path();
+  path = lookup_path(c.p, path);
   return after_read(c, host_result(openat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
                                           static_cast<mode_t>(c.a[3]))));
 }
@@ -221,7 +227,7 @@ int64_t sys_llseek(SyscallContext& c) {
 int64_t sys_faccessat2(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (is_self_exe(c.p, path)) path = c.p.exe_path();
+  path = lookup_path(c.p, path);
   return host_result(syscall(SYS_faccessat2, fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
                              static_cast<int>(c.a[3])));
 }
@@ -252,6 +258,7 @@ int64_t sys_readlinkat(SyscallContext& c) {
     std::memcpy(buf, exe.data(), n);
     return static_cast<int64_t>(n);
   }
+  path = lookup_path(c.p, path);
   return host_result(readlinkat(fd_arg(c.a[0]), path.c_str(), reinterpret_cast<char*>(buf),
                                 static_cast<size_t>(size)));
 }

@@ -9,6 +9,7 @@
 
 #include "emulator/process.hpp"
 #include "emulator/syscalls.hpp"
+#include "emulator/trace/run_observers.hpp"
 
 namespace padlock::emu {
 
@@ -111,6 +112,8 @@ int64_t Process::do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t fl
     mem_->protect(va, len, guest);
   }
   memory_changed(va, len);
+  // ld.so maps shared objects' code this way: the profiler and trace learn their symbols.
+  if (obs_ && !anonymous && (prot & PROT_EXEC)) obs_->file_mapped(fd, va, offset);
   return static_cast<int64_t>(va);
 }
 
@@ -121,6 +124,7 @@ int64_t Process::do_munmap(uint64_t addr, uint64_t len) {
   invalidate_code(addr, len);
   mem_->unmap(addr, len);
   memory_changed(addr, len);
+  if (obs_) obs_->unmapped(addr, len);
   return 0;
 }
 

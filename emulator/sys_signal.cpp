@@ -110,6 +110,22 @@ int64_t sys_rt_sigpending(SyscallContext& c) {
   return c.p.write_user(c.a[0], &set, c.a[1]) ? 0 : -EFAULT;
 }
 
+namespace {
+// With virtual time (issue #4) waiting advances the clock to the next timer deadline (the
+// timer's signal then arrives); with no timer armed, or --timing off, it waits for a host
+// signal.
+void wait_for_signal(Process& p) {
+  while (p.signals().next_deliverable() == 0) {
+    if (p.options().timing && p.vtime().next_timer() != VirtualTime::kNever) {
+      p.sleep_until(p.vtime().next_timer());
+      continue;
+    }
+    pause();
+    collect_host_signals(p);
+  }
+}
+}  // namespace
+
 int64_t sys_rt_sigsuspend(SyscallContext& c) {
   if (c.a[1] != kSigsetSize) return -EINVAL;
   uint64_t set;
@@ -119,18 +135,12 @@ int64_t sys_rt_sigsuspend(SyscallContext& c) {
   s.has_saved_mask = true;
   s.blocked = set & ~kUnblockable;
   // Sleep until a signal the new mask lets through has arrived.
-  while (s.next_deliverable() == 0) {
-    pause();
-    collect_host_signals(c.p);
-  }
+  wait_for_signal(c.p);
   return -EINTR;
 }
 
 int64_t sys_pause(SyscallContext& c) {
-  while (c.p.signals().next_deliverable() == 0) {
-    pause();
-    collect_host_signals(c.p);
-  }
+  wait_for_signal(c.p);
   return -EINTR;
 }
 

@@ -24,6 +24,7 @@ int64_t stat_common(SyscallContext& c, int dirfd, uint64_t path_va, uint64_t buf
     if (!c.p.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
   }
   if (path == "/proc/self/exe") path = c.p.exe_path();
+  path = c.p.paths().resolve(path);  // -L/--sysroot
   struct stat st;
   if (fstatat(dirfd, path.c_str(), &st, flags) != 0) return -errno;
   uint8_t out[kStatSizeX86_64];
@@ -90,6 +91,7 @@ int64_t sys_statx(SyscallContext& c) {
     if (!c.p.read_cstring(c.a[1], path, PATH_MAX)) return -EFAULT;
   }
   if (path == "/proc/self/exe") path = c.p.exe_path();
+  path = c.p.paths().resolve(path);  // -L/--sysroot
   uint8_t* buf = c.p.user_ptr(c.a[4], 256, true);
   if (buf == nullptr) return -EFAULT;
   return host_result(

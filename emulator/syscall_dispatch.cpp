@@ -6,6 +6,7 @@
 #include "emulator/process.hpp"
 #include "emulator/strace.hpp"
 #include "emulator/syscalls.hpp"
+#include "emulator/trace/run_observers.hpp"
 
 namespace padlock::emu {
 
@@ -63,9 +64,11 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   }
   const uint64_t args_at_entry[6] = {c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]};
   const SyscallEntry* e = c.nr < kMaxSyscall ? &abi.table[c.nr] : nullptr;
+  const uint64_t t0 = now();
   int64_t r = -ENOSYS;
   if (e != nullptr && e->fn != nullptr) r = e->fn(c);
   ++stats_.syscalls;
+  if (obs_) obs_->syscall(e != nullptr ? e->name : nullptr, c.nr, r, t0, now());
   if (opts_.strace) {
     strace_line(*this, abi, c.nr, args_at_entry, e, r, c.no_result || exited_,
                 e == nullptr || e->fn == nullptr);

@@ -188,6 +188,20 @@ PADLOCK_SYSCALL(sys_tkill);
 PADLOCK_SYSCALL(sys_rt_sigreturn);
 PADLOCK_SYSCALL(sys_sigreturn);
 PADLOCK_SYSCALL(sys_pause);
+// sys_clone.cpp
+PADLOCK_SYSCALL(sys_clone);
+PADLOCK_SYSCALL(sys_clone3);
+// sys_itimer.cpp: timers on the virtual clock (issue #4; host timers with --timing off)
+PADLOCK_SYSCALL(sys_alarm);
+PADLOCK_SYSCALL(sys_setitimer);
+PADLOCK_SYSCALL(sys_getitimer);
+PADLOCK_SYSCALL(sys_timer_create);
+PADLOCK_SYSCALL(sys_timer_settime);
+PADLOCK_SYSCALL(sys_timer_settime64);
+PADLOCK_SYSCALL(sys_timer_gettime);
+PADLOCK_SYSCALL(sys_timer_gettime64);
+PADLOCK_SYSCALL(sys_timer_getoverrun);
+PADLOCK_SYSCALL(sys_timer_delete);
 #undef PADLOCK_SYSCALL
 
 // Host result (-1 with errno) to a Linux result.

@@ -111,13 +111,21 @@ struct PmmParams {
   bool needs_addr_prefix_in_64bit = false;  // Nano: REP MONTMUL needs 67h in 64-bit mode
 };
 
-// Caches and memory (for the large-buffer rows of §3.3).
+// Caches and memory (for the large-buffer rows of §3.3), used by models/timing/cache_model.
+// §3.3's clock table assumes everything in the cache and no load/store buffer stalls; these
+// add what the measured tables show beyond it.
 struct MemoryParams {
   Param l1d_bytes;
   Param l2_bytes;
   Param line_bytes;
-  Param l2_hit_clocks;
-  Param mem_bytes_per_clock;
+  Param l2_hit_clocks;         // an L1 miss that hits L2, per line
+  Param mem_bytes_per_clock;   // memory bandwidth: a line fill or write-back costs line/this
+  Param l1d_ways;              // associativity (LRU)
+  Param l2_ways;
+  Param store_buffer_bytes;    // stores a PadLock data stream posts before it stalls
+  Param store_drain_clocks;    // per 16-byte store beyond the store buffer (§3.3 "store buffer stalls")
+  Param stream_overlap;        // fraction of min(engine, miss clocks) hidden by streaming
+  bool l2_exclusive = true;    // the L2 holds L1 victims only (VIA C3/C7)
 };
 
 struct CpuModel {

@@ -127,6 +127,12 @@ void walk(const MemoryParams& m, V& v) {
   P(line_bytes);
   P(l2_hit_clocks);
   P(mem_bytes_per_clock);
+  P(l1d_ways);
+  P(l2_ways);
+  P(store_buffer_bytes);
+  P(store_drain_clocks);
+  P(stream_overlap);
+  S(l2_exclusive);
 }
 
 #undef P

@@ -10,6 +10,7 @@ DEBIAN_PACKAGES=(
   gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
   qemu-user                          # the speed baseline for plain x86 code
   openssl coreutils python3 python3-pip
+  gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
 )
 
 need_apt=0

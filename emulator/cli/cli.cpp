@@ -1,5 +1,7 @@
 #include "emulator/cli/cli.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -53,6 +55,11 @@ uint64_t parse_seed(const std::string& s, const char* where) {
     throw UsageError("invalid seed '" + s + "'" + where + ": expected an unsigned integer");
   }
   return v;
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool truthy(const char* v) {
@@ -119,6 +126,24 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
         o.errata = false;
       else
         throw UsageError("--errata expects on or off, got '" + v + "'");
+    } else if (name == "--timing") {
+      value(name, i, v);
+      if (v == "on")
+        o.timing = true;
+      else if (v == "off")
+        o.timing = false;
+      else
+        throw UsageError("--timing expects on or off, got '" + v + "'");
+    } else if (name == "--irq-hz") {
+      value(name, i, v);
+      char* end = nullptr;
+      errno = 0;
+      const double hz = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || errno != 0 || !(hz >= 0) || hz > 1e7)
+        throw UsageError("invalid interrupt rate '" + v + "': expected HZ >= 0, e.g. --irq-hz 250");
+      o.irq_hz = hz;
+    } else if (a == "--cache-x86") {
+      o.cache_x86 = true;
     } else if (a == "-E") {
       value(a, i, v);
       set_env(o.envp, v);
@@ -129,12 +154,26 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       unset_env(o.envp, v);
     } else if (a.rfind("-U", 0) == 0 && a.size() > 2 && a[1] == 'U') {
       unset_env(o.envp, a.substr(2));
+    } else if (a == "-L" || name == "--sysroot") {
+      value(a == "-L" ? a : name, i, v);
+      o.sysroot = v;
+    } else if (a.rfind("-L", 0) == 0 && a.size() > 2) {
+      o.sysroot = a.substr(2);
     } else if (a == "--strace") {
       o.strace = true;
     } else if (a == "--stats") {
       o.stats = true;
     } else if (a == "--icount") {
       o.icount = true;
+    } else if (name == "--trace") {
+      value(name, i, v);
+      o.trace_file = v;
+    } else if (name == "--chrome-trace") {
+      value(name, i, v);
+      o.chrome_trace_file = v;
+    } else if (name == "--profile") {
+      value(name, i, v);
+      o.profile_file = v;
     } else if (a == "--help" || a == "-h") {
       inv.help_for_run = true;
       return args.size();
@@ -175,8 +214,13 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
     }
     return inv;
   }
+  if (cmd == "trace") {
+    inv.command = Command::Trace;
+    inv.trace_args.assign(args.begin() + 1, args.end());
+    return inv;
+  }
   if (cmd != "run") {
-    throw UsageError("unknown command '" + cmd + "' (commands: run, cpus; see --help)");
+    throw UsageError("unknown command '" + cmd + "' (commands: run, cpus, trace; see --help)");
   }
   inv.command = Command::Run;
   emu::RunOptions& o = inv.run;
@@ -192,12 +236,16 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
     o.seed = parse_seed(v, " (from PADLOCK_EMU_SEED)");
   }
   o.strace = truthy(std::getenv("PADLOCK_EMU_STRACE"));
+  if (const char* v = std::getenv("PADLOCK_EMU_SYSROOT"); v != nullptr) o.sysroot = v;
   const size_t prog = parse_run(args, 1, inv);
   if (inv.help_for_run || inv.command == Command::Version) {
     if (inv.help_for_run) inv.command = Command::Help;
     return inv;
   }
   if (prog >= args.size()) throw UsageError("run: missing PROGRAM (see 'padlock-emu run --help')");
+  if (!o.sysroot.empty() && !is_directory(o.sysroot)) {
+    throw UsageError("sysroot '" + o.sysroot + "' is not a directory");
+  }
   o.program = args[prog];
   o.argv.assign(args.begin() + static_cast<long>(prog), args.end());
   return inv;
@@ -207,15 +255,17 @@ void print_usage(FILE* out) {
   std::fprintf(out,
                "usage: padlock-emu run [OPTIONS] PROGRAM [ARGS...]\n"
                "       padlock-emu cpus [--verbose]\n"
+               "       padlock-emu trace summary FILE | trace diff [--ignore F,...] A B\n"
                "       padlock-emu --help | --version\n"
                "\n"
-               "Runs a static Linux i386 or x86-64 program on an emulated VIA processor:\n"
+               "Runs a Linux i386 or x86-64 program on an emulated VIA processor:\n"
                "ordinary x86 code runs under Unicorn, PadLock instructions (XSTORE, REP\n"
                "XCRYPT*, REP XSHA*, REP MONTMUL) go to cycle-counted models of the chip.\n"
                "\n"
                "commands:\n"
                "  run     run PROGRAM (see 'padlock-emu run --help')\n"
-               "  cpus    list the CPU models, their PadLock units and steppings\n");
+               "  cpus    list the CPU models, their PadLock units and steppings\n"
+               "  trace   summarize a --trace file, or find where two of them diverge\n");
 }
 
 void print_run_usage(FILE* out) {
@@ -229,6 +279,18 @@ void print_run_usage(FILE* out) {
                "  --seed N         seed of the RNG, AT_RANDOM and getrandom [PADLOCK_EMU_SEED];\n"
                "                   default 0\n"
                "  --errata on|off  apply the model's errata (Esther stepping 8 CTR); default on\n"
+               "  --timing on|off  on (default): the guest's clocks, sleeps and timers run on\n"
+               "                   the modelled chip's cycle counter at --mhz (x86 blocks,\n"
+               "                   PadLock clocks, caches); off: fast functional mode, host\n"
+               "                   clocks, no interrupts (docs/timing.md)\n"
+               "  --irq-hz HZ      periodic interrupts in virtual time (jitter from --seed);\n"
+               "                   each clears EFLAGS[30]; default 250, 0 = none\n"
+               "  --cache-x86      also run ordinary loads/stores through the cache model\n"
+               "                   (slow; PadLock data streams always use it)\n"
+               "  -L DIR, --sysroot DIR\n"
+               "                   look absolute guest paths up in DIR first, as qemu-user's\n"
+               "                   -L (for dynamically linked programs: the i386 sysroot of\n"
+               "                   scripts/make-sysroot.sh) [PADLOCK_EMU_SYSROOT]; default: /\n"
                "  -E VAR=VALUE     set VAR in the guest's environment\n"
                "  -U VAR           remove VAR from the guest's environment\n"
                "  --strace         log every system call and its result to stderr\n"
@@ -236,6 +298,14 @@ void print_run_usage(FILE* out) {
                "  --stats          on exit, print PadLock instructions by kind with bytes and\n"
                "                   cycles, and diagnostics counts, to stderr\n"
                "  --icount         count guest instructions from the start (virtual clock)\n"
+               "  --trace FILE     one JSON line per PadLock instruction (traces/README.md)\n"
+               "  --chrome-trace FILE\n"
+               "                   Trace Event JSON for Perfetto / chrome://tracing: PadLock\n"
+               "                   instructions and system calls on the virtual-time axis\n"
+               "  --profile FILE   callgrind-format profile (callgrind_annotate, KCachegrind):\n"
+               "                   cycles, instructions and PadLock bytes per function, with\n"
+               "                   calls; with --timing off it implies --icount\n"
+               "                   (docs/profiling.md)\n"
                "  -h, --help       this text;  -V, --version  the version\n"
                "\n"
                "The guest's stdin, stdout and stderr are the emulator's; the exit status is the\n"

@@ -17,13 +17,14 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Command { Help, Version, Run, Cpus };
+enum class Command { Help, Version, Run, Cpus, Trace };
 
 struct Invocation {
   Command command = Command::Help;
   bool help_for_run = false;  // `padlock-emu run --help`
   bool verbose = false;       // `cpus --verbose`
   emu::RunOptions run;
+  std::vector<std::string> trace_args;  // `trace SUBCOMMAND ...` (trace_cmd.cpp)
 };
 
 // argv without the program name; `environ` supplies PADLOCK_EMU_* defaults and the
@@ -33,5 +34,9 @@ Invocation parse(const std::vector<std::string>& args, char** environ);
 void print_usage(FILE* out);
 void print_run_usage(FILE* out);
 void print_cpus(FILE* out, bool verbose);
+
+// `padlock-emu trace summary FILE` / `trace diff [--ignore F,...] A B`; returns the exit
+// status (diff: 0 same, 1 different; 2 usage or unreadable file).
+int run_trace_command(const std::vector<std::string>& args, FILE* out, FILE* err);
 
 }  // namespace padlock::cli

@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
     case cli::Command::Cpus:
       cli::print_cpus(stdout, inv.verbose);
       return 0;
+    case cli::Command::Trace:
+      return cli::run_trace_command(inv.trace_args, stdout, stderr);
     case cli::Command::Run:
       break;
   }

@@ -38,14 +38,19 @@ BlockClock BlockClock::ecb(const AceParams& p, unsigned rounds, uint64_t n, KeyS
 }
 
 BlockClock BlockClock::chain(const AceParams& p, ChainMode m, bool unaligned, uint64_t n,
-                             KeyState ks) {
+                             KeyState ks, unsigned rounds) {
   const int i = static_cast<int>(m);
   BlockClock c;
   c.base_ = unaligned ? p.chain_startup_unaligned[i] : p.chain_startup[i];
   c.per_block_ = unaligned ? p.chain_per_block_unaligned[i] : p.chain_per_block[i];
   if (ks == KeyState::Hardware) c.base_ += p.key_load_hw;
   if (ks == KeyState::Memory) c.base_ += p.key_load_mem;
-  c.sse_total_ = c.int_total_ = clocks(c.base_ + static_cast<double>(n) * c.per_block_);
+  const double sse = c.base_ + static_cast<double>(n) * c.per_block_;
+  const int col = static_cast<int>(ks);
+  const double overlap1 =
+      std::max(0.0, p.ecb_sse_base[0][col] + 2.0 * rounds - p.ecb_int_base[0][col]);
+  c.sse_total_ = clocks(sse);
+  c.int_total_ = clocks(std::max(0.0, sse - overlap1));
   return c;
 }
 

@@ -269,7 +269,8 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
 
   const uint64_t n = ecx;
   const BlockClock clk = mode == Mode::Ecb ? BlockClock::ecb(p, cw.rounds(), n, ks)
-                                           : BlockClock::chain(p, chain_mode(mode), align, n, ks);
+                                           : BlockClock::chain(p, chain_mode(mode), align, n, ks,
+                                                               cw.rounds());
 
   // §1.7: a fault leaves the registers at the last completed store. Loads of input group g
   // come before the stores of its blocks, so whichever access fails first decides.

@@ -33,75 +33,55 @@ constexpr AceParams guide_ace() {
   return a;
 }
 
-// §3.3 "1.6 GHz Esther" tables: per-block and start-up clocks of the chaining modes.
+// §3.3 "1.6 GHz Esther" tables: start-up and per-block SSE clocks of the chaining modes with
+// the data in L1 and no store-buffer stalls. Not the tables' clocks per block: those also
+// hold the BAES loop (x86 costs), the overlap rule and the cache model's stalls, which the
+// emulator adds; the values are fitted so that the whole reproduces the tables.
 constexpr AceParams esther_ace() {
   AceParams a = guide_ace();
-  a.chain_startup = {
-      {{29.8, "clocks", "§3.3 1.6 GHz Esther aligned table: CBC 16B row clocks minus per-block"},
-       {33, "clocks", "§3.3 1.6 GHz Esther aligned table: CFB 16B row clocks minus per-block"},
-       {56.1, "clocks", "§3.3 1.6 GHz Esther aligned table: OFB 16B row clocks minus per-block"},
-       {95.8, "clocks",
-        "§3.3 1.6 GHz Esther non-aligned table: CTR 16B row minus per-block (no aligned CTR "
-        "column: the non-aligned one is used)"}}};
-  a.chain_per_block = {
-      {{22.9, "clocks", "§3.3 1.6 GHz Esther aligned table: CBC 8KB row, clocks per block"},
-       {22.9, "clocks", "§3.3 1.6 GHz Esther aligned table: CFB 8KB row, clocks per block"},
-       {41, "clocks", "§3.3 1.6 GHz Esther aligned table: OFB 8KB row, clocks per block"},
-       {38.9, "clocks",
-        "§3.3 1.6 GHz Esther non-aligned table: CTR 8KB row per block (no aligned CTR column: the "
-        "non-aligned one is used)"}}};
-  a.chain_startup_unaligned = {
-      {{67.9, "clocks",
-        "§3.3 1.6 GHz Esther non-aligned table: CBC 16B row clocks minus per-block"},
-       {74, "clocks", "§3.3 1.6 GHz Esther non-aligned table: CFB 16B row clocks minus per-block"},
-       {76.6, "clocks",
-        "§3.3 1.6 GHz Esther non-aligned table: OFB 16B row clocks minus per-block"},
-       {95.8, "clocks",
-        "§3.3 1.6 GHz Esther non-aligned table: CTR 16B row clocks minus per-block"}}};
-  a.chain_per_block_unaligned = {
-      {{63.4, "clocks", "§3.3 1.6 GHz Esther non-aligned table: CBC 8KB row, clocks per block"},
-       {63.4, "clocks", "§3.3 1.6 GHz Esther non-aligned table: CFB 8KB row, clocks per block"},
-       {67.6, "clocks", "§3.3 1.6 GHz Esther non-aligned table: OFB 8KB row, clocks per block"},
-       {38.9, "clocks", "§3.3 1.6 GHz Esther non-aligned table: CTR 8KB row, clocks per block"}}};
+  a.chain_startup = {{{9.7, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther aligned, CBC column (scripts/calibrate.py, docs/timing.md)"},
+       {13.0, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther aligned, CFB column (scripts/calibrate.py, docs/timing.md)"},
+       {40.6, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther aligned, OFB column (scripts/calibrate.py, docs/timing.md)"},
+       {89.1, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, CTR column (scripts/calibrate.py, docs/timing.md); no aligned CTR column: the non-aligned one is used"}}};
+  a.chain_per_block = {{{20.7, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther aligned, CBC column (scripts/calibrate.py, docs/timing.md)"},
+       {20.7, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther aligned, CFB column (scripts/calibrate.py, docs/timing.md)"},
+       {38.8, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther aligned, OFB column (scripts/calibrate.py, docs/timing.md)"},
+       {36.7, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, CTR column (scripts/calibrate.py, docs/timing.md); no aligned CTR column: the non-aligned one is used"}}};
+  a.chain_startup_unaligned = {{{63.1, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, CBC column (scripts/calibrate.py, docs/timing.md)"},
+       {66.8, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, CFB column (scripts/calibrate.py, docs/timing.md)"},
+       {69.4, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, OFB column (scripts/calibrate.py, docs/timing.md)"},
+       {89.1, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, CTR column (scripts/calibrate.py, docs/timing.md); no aligned CTR column: the non-aligned one is used"}}};
+  a.chain_per_block_unaligned = {{{61.6, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, CBC column (scripts/calibrate.py, docs/timing.md)"},
+       {61.5, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, CFB column (scripts/calibrate.py, docs/timing.md)"},
+       {65.6, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, OFB column (scripts/calibrate.py, docs/timing.md)"},
+       {36.7, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.6 GHz Esther non-aligned, CTR column (scripts/calibrate.py, docs/timing.md); no aligned CTR column: the non-aligned one is used"}}};
   // §3.1/§3.3: ECB reads pairs (Linux padlock-aes.c ecb_fetch_blocks = 2); no prefetch
   // erratum before Nano.
   a.prefetch_ecb = 32;
   return a;
 }
 
-// §3.3 "1.2 GHz Nehemiah" table. Nehemiah has no ALIGN (§3.2): unaligned = aligned.
+// §3.3 "1.2 GHz Nehemiah" table, fitted as esther_ace(). Nehemiah has no ALIGN (§3.2):
+// unaligned = aligned. CBC's fitted start-up is 0: the loop overhead beyond the overlap
+// covers it.
 constexpr AceParams nehemiah_ace() {
   AceParams a = guide_ace();
-  a.chain_startup = {
-      {{21.7, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: CBC 16B row clocks minus per-block"},
-       {27.5, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: CFB 16B row clocks minus per-block"},
-       {32.9, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: OFB 16B row clocks minus per-block"},
+  a.chain_startup = {{{0, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, CBC column (scripts/calibrate.py, docs/timing.md)"},
+       {3.9, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, CFB column (scripts/calibrate.py, docs/timing.md)"},
+       {14.1, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, OFB column (scripts/calibrate.py, docs/timing.md)"},
        {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
-  a.chain_per_block = {
-      {{23.9, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: CBC 8KB row, clocks per block"},
-       {24, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: CFB 8KB row, clocks per block"},
-       {49.7, "clocks", "§3.3 1.2 GHz Nehemiah aligned table: OFB 8KB row, clocks per block"},
+  a.chain_per_block = {{{22.8, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, CBC column (scripts/calibrate.py, docs/timing.md)"},
+       {23.2, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, CFB column (scripts/calibrate.py, docs/timing.md)"},
+       {48.6, "clocks", "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, OFB column (scripts/calibrate.py, docs/timing.md)"},
        {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
-  a.chain_startup_unaligned = {{{21.7, "clocks",
-                                 "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
-                                 "aligned table: CBC 16B row clocks minus per-block"},
-                                {27.5, "clocks",
-                                 "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
-                                 "aligned table: CFB 16B row clocks minus per-block"},
-                                {32.9, "clocks",
-                                 "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
-                                 "aligned table: OFB 16B row clocks minus per-block"},
-                                {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
-  a.chain_per_block_unaligned = {{{23.9, "clocks",
-                                   "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
-                                   "aligned table: CBC 8KB row, clocks per block"},
-                                  {24, "clocks",
-                                   "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
-                                   "aligned table: CFB 8KB row, clocks per block"},
-                                  {49.7, "clocks",
-                                   "no ALIGN on Nehemiah (§3.2): as aligned, §3.3 1.2 GHz Nehemiah "
-                                   "aligned table: OFB 8KB row, clocks per block"},
-                                  {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
+  a.chain_startup_unaligned = {{{0, "clocks", "no ALIGN on Nehemiah (§3.2): as aligned; calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, CBC column (scripts/calibrate.py, docs/timing.md)"},
+       {3.9, "clocks", "no ALIGN on Nehemiah (§3.2): as aligned; calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, CFB column (scripts/calibrate.py, docs/timing.md)"},
+       {14.1, "clocks", "no ALIGN on Nehemiah (§3.2): as aligned; calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, OFB column (scripts/calibrate.py, docs/timing.md)"},
+       {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
+  a.chain_per_block_unaligned = {{{22.8, "clocks", "no ALIGN on Nehemiah (§3.2): as aligned; calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, CBC column (scripts/calibrate.py, docs/timing.md)"},
+       {23.2, "clocks", "no ALIGN on Nehemiah (§3.2): as aligned; calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, CFB column (scripts/calibrate.py, docs/timing.md)"},
+       {48.6, "clocks", "no ALIGN on Nehemiah (§3.2): as aligned; calibrated: the BAES loop (bench/guest/baes.c) under the emulator matches §3.3 1.2 GHz Nehemiah aligned, OFB column (scripts/calibrate.py, docs/timing.md)"},
+       {0, "clocks", "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
   a.prefetch_ecb = 32;
   return a;
 }
@@ -238,6 +218,16 @@ constexpr MemoryParams esther_memory() {
       .mem_bytes_per_clock =
           {0.48, "bytes/clock",
            "§3.3 Esther 1 MB ECB row: 3.09 Gb/s in place (read + write) at 1.6 GHz"},
+      .l1d_ways = {4, "ways", "Esther L1 data cache 4-way"},
+      .l2_ways = {32, "ways", "Esther L2 32-way"},
+      .store_buffer_bytes = {64, "bytes",
+                             "choice: calibrated on the §3.3 Esther 16-128 B rows"},
+      .store_drain_clocks = {2, "clocks",
+                             "choice: calibrated on the §3.3 Esther 1-16 KB ECB rows (ECB table "
+                             "N*R excludes store-buffer stalls)"},
+      .stream_overlap = {0.6, "",
+                         "choice: calibrated on the §3.3 Esther 1 MB rows"},
+      .l2_exclusive = true,
   };
 }
 
@@ -251,6 +241,16 @@ constexpr MemoryParams nehemiah_memory() {
       .mem_bytes_per_clock =
           {0.22, "bytes/clock",
            "§3.3 Nehemiah 1 MB row: 1.05 Gb/s in place (read + write) at 1.2 GHz"},
+      .l1d_ways = {4, "ways", "Nehemiah L1 data cache 4-way"},
+      .l2_ways = {16, "ways", "Nehemiah L2 16-way"},
+      .store_buffer_bytes = {64, "bytes",
+                             "choice: calibrated on the §3.3 Nehemiah 16-128 B rows"},
+      .store_drain_clocks = {1, "clocks",
+                             "choice: calibrated on the §3.3 Nehemiah 1-16 KB ECB rows (ECB "
+                             "table N*R excludes store-buffer stalls)"},
+      .stream_overlap = {0.45, "",
+                         "choice: calibrated on the §3.3 Nehemiah 1 MB rows"},
+      .l2_exclusive = true,
   };
 }
 

@@ -79,6 +79,12 @@ const CpuModel kNano = {
             .line_bytes = {64, "bytes", "Nano cache line"},
             .l2_hit_clocks = {15, "clocks", "choice: calibrated against the §3.3 32 KB/64 KB rows"},
             .mem_bytes_per_clock = {1.0, "bytes/clock", "choice: the guide predates Nano"},
+            .l1d_ways = {8, "ways", "Nano L1 data cache 8-way"},
+            .l2_ways = {16, "ways", "Nano L2 16-way"},
+            .store_buffer_bytes = {256, "bytes", "choice: the guide predates Nano"},
+            .store_drain_clocks = {1, "clocks", "choice: the guide predates Nano"},
+            .stream_overlap = {0.5, "", "choice: the guide predates Nano"},
+            .l2_exclusive = true,
         },
 };
 

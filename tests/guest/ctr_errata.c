@@ -12,9 +12,13 @@
  *      back; compare it with the expectation "initial + BLOCKS + (1 if BLOCKS is even)"
  *      and the ciphertext with the reference; on a ciphertext mismatch retry (§6.6
  *      workaround), at most 10 times.
+ *   3. (CTR_ERRATA.C phase 3) per test: one call from a fresh IV; tally ciphertext errors,
+ *      counter mismatches and whether every error coincides with a mismatch (allowing for
+ *      the erratum); 4. the workaround (re-execute until the counter is right) must end
+ *      with the right ciphertext. Interrupts come from padlock-emu --irq-hz.
  * Output: counter_start, counter_ref, counter_single, expect_errata, expect_clean,
- * match (single-call ciphertext == reference), retries, and out (the ciphertext) when
- * BLOCKS <= 64. */
+ * match (single-call ciphertext == reference), retries, the phase 3/4 tallies, and out
+ * (the ciphertext) when BLOCKS <= 64. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +81,44 @@ int main(int argc, char **argv) {
     }
   }
 
+  /* 3. error detection, as CTR_ERRATA.C phase 3 (§6.6): per test one REP XCRYPTCTR from a
+   * fresh IV; tally counter mismatches (against the expectation allowing for the erratum,
+   * and against the clean count) and ciphertext errors; an error counts as detected when
+   * the counter mismatched (allowing for the erratum) in the same test. The workaround
+   * (re-execute until the counter is right) must end with the right ciphertext. */
+  unsigned long cipher_errors = 0, mismatch_errata = 0, mismatch_clean = 0, undetected = 0,
+                false_alarms = 0, workaround_bad = 0, workaround_retries = 0;
+  for (unsigned long t = 0; t < tests; ++t) {
+    memcpy(iv, iv0, 16);
+    padlock_xcrypt_ctr(plain, test, key, iv, cw, blocks);
+    const unsigned c = counter(iv);
+    const int bad = memcmp(test, ref, 16 * blocks) != 0;
+    cipher_errors += bad;
+    mismatch_errata += c != expect_errata;
+    mismatch_clean += c != expect_clean;
+    undetected += bad && c == expect_errata;
+    false_alarms += !bad && c != expect_errata;
+    /* 4. the workaround: reset the IV and re-execute until the counter is as expected */
+    unsigned tries = 0;
+    unsigned cc = c;
+    while (cc != expect_errata && tries < 1000) {
+      memcpy(iv, iv0, 16);
+      padlock_xcrypt_ctr(plain, test, key, iv, cw, blocks);
+      cc = counter(iv);
+      ++tries;
+    }
+    workaround_retries += tries;
+    workaround_bad += memcmp(test, ref, 16 * blocks) != 0 && cc == expect_errata;
+  }
+
+  printf("tests=%lu\n", tests);
+  printf("cipher_errors=%lu\n", cipher_errors);
+  printf("mismatch_errata=%lu\n", mismatch_errata);
+  printf("mismatch_clean=%lu\n", mismatch_clean);
+  printf("undetected=%lu\n", undetected);
+  printf("false_alarms=%lu\n", false_alarms);
+  printf("workaround_retries=%lu\n", workaround_retries);
+  printf("workaround_bad=%lu\n", workaround_bad);
   printf("blocks=%lu\n", blocks);
   printf("counter_start=%04x\n", start);
   printf("counter_ref=%04x\n", counter_ref);

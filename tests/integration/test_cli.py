@@ -202,10 +202,28 @@ def test_64bit_program_on_32bit_model(emulator_path, hello64):
 
 
 def test_dynamic_program(emulator_path, tmp_path):
+    # Dynamically linked: the host's ld.so and libc (x86-64 guests default to the host root).
     exe = compile_c(tmp_path, "dyn", HELLO, ["-m64", "-O1"])
     r = run(emulator_path, "run", "--cpu", "nano", str(exe))
+    assert r.returncode == 0 and r.stdout == "hello\n", r.stderr
+
+
+def test_missing_interpreter(emulator_path, tmp_path):
+    exe = compile_c(tmp_path, "dynx", HELLO,
+                    ["-m64", "-O1", "-Wl,--dynamic-linker=/nonexistent/ld.so"])
+    r = run(emulator_path, "run", "--cpu", "nano", str(exe))
     assert r.returncode == 1
-    assert "dynamically linked" in one_line_error(r)
+    assert "cannot load its interpreter /nonexistent/ld.so: No such file or directory" in \
+        one_line_error(r)
+
+
+def test_sysroot_must_be_a_directory(emulator_path, hello64, tmp_path):
+    r = run(emulator_path, "run", "--cpu", "nano", "-L", str(tmp_path / "none"), str(hello64))
+    assert r.returncode == 2
+    assert "is not a directory" in one_line_error(r)
+    r = run(emulator_path, "run", "--cpu", "nano", str(hello64),
+            env={"PADLOCK_EMU_SYSROOT": str(tmp_path / "none")})
+    assert r.returncode == 2
 
 
 # --- running: arguments, exit status, signals, environment -------------------------------

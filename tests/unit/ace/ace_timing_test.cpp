@@ -95,28 +95,31 @@ TEST(AceTiming, EcxZeroClocks_Sec3_3) {
   EXPECT_EQ(r.run("ECB", 0).cycles, 10u);
 }
 
-// Chaining modes: start-up + key load + N * per-block from the model's table; with the
-// 8 KB rows of §3.3 this reproduces the measured Esther throughput it was derived from.
-TEST(AceTiming, ChainingModesFollowModelTableAndGuideThroughput_Sec3_3) {
+// Chaining modes: SSE clocks = start-up + key load + N * per-block from the model's table;
+// integer code is released the single-encryption overlap earlier (§3.3: "comparable to the
+// extra clocks available when doing a single encryption" = 9 + 2R - 17 with the key loaded,
+// 45 + 2R - 61 with a hardware key). The table's values are fitted so that the BAES loop
+// under the emulator (x86 costs, overlap, caches) reproduces §3.3's measured throughput:
+// that is checked by scripts/calibrate.py and tests/integration/test_timing.py, not here.
+TEST(AceTiming, ChainingModesStartupPerBlockAndOverlap_Sec3_3) {
   struct Case {
     const char* mode;
     int idx;
-    double gbps_8k;
   };
-  // §3.3 "1.6 GHz Esther with 16-byte aligned buffers", 8KB row.
-  for (const Case& c : {Case{"CBC", 0, 8.93}, Case{"CFB", 1, 8.93}, Case{"OFB", 2, 5.00}}) {
+  for (const Case& c : {Case{"CBC", 0}, Case{"CFB", 1}, Case{"OFB", 2}, Case{"CTR", 3}}) {
     AceRig r("esther-c5j");
     const AceParams& p = r.cpu().ace;
     r.set_cw(0x00A);
     r.set_key(Bytes(16, 1));
     Outcome o = r.run(c.mode, 1);  // EFLAGS[30] = 0, hardware key
-    EXPECT_EQ(o.cycles, uint64_t(std::llround(p.chain_startup[c.idx] + p.key_load_hw +
-                                              p.chain_per_block[c.idx])));
-    o = r.run(c.mode, 512);
-    const double clocks = p.chain_startup[c.idx] + 512 * p.chain_per_block[c.idx];
-    EXPECT_EQ(o.cycles, uint64_t(std::llround(clocks)));
-    const double gbps = 512 * 128 / (double(o.cycles) / 1.6e9) / 1e9;
-    EXPECT_NEAR(gbps, c.gbps_8k, 0.02 * c.gbps_8k) << c.mode;
+    const uint64_t sse1 =
+        uint64_t(std::llround(p.chain_startup[c.idx] + p.key_load_hw + p.chain_per_block[c.idx]));
+    EXPECT_EQ(o.cycles, sse1) << c.mode;
+    EXPECT_EQ(o.int_cycles, sse1 - (45 + 20 - 61)) << c.mode;
+    o = r.run(c.mode, 512);  // EFLAGS[30] = 1 now
+    const uint64_t sse = uint64_t(std::llround(p.chain_startup[c.idx] + 512 * p.chain_per_block[c.idx]));
+    EXPECT_EQ(o.cycles, sse) << c.mode;
+    EXPECT_EQ(o.int_cycles, sse - (9 + 20 - 17)) << c.mode;
   }
 }
 

@@ -95,7 +95,7 @@ std::string build_guest(const std::string& source, Arch arch, const std::string&
 
 GuestRun run_guest(const std::string& program, const std::vector<std::string>& args,
                    const char* cpu, bool strace, uint64_t seed,
-                   const std::vector<std::string>& env) {
+                   const std::vector<std::string>& env, const std::string& sysroot) {
   GuestRun r;
   int out_pipe[2], err_pipe[2], res_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(res_pipe) != 0) {
@@ -119,6 +119,7 @@ GuestRun run_guest(const std::string& program, const std::vector<std::string>& a
     o.envp = env;
     o.seed = seed;
     o.strace = strace;
+    o.sysroot = sysroot;
     o.log = stderr;
     // Result record: kind (0 ok, 1 load error), exited code, signaled, signal, message.
     std::string rec;

@@ -32,10 +32,10 @@ struct GuestRun {
 };
 
 // Runs `program` with `args` under `cpu` (default: esther for i386, nano for x86-64) in a
-// child process.
+// child process; `sysroot` is -L/--sysroot (empty: the host root).
 GuestRun run_guest(const std::string& program, const std::vector<std::string>& args = {},
                    const char* cpu = nullptr, bool strace = false, uint64_t seed = 0,
-                   const std::vector<std::string>& env = {});
+                   const std::vector<std::string>& env = {}, const std::string& sysroot = "");
 
 // The default CPU model for an architecture's guests.
 inline const char* default_cpu(Arch a) {

@@ -1,0 +1,39 @@
+// Function symbols of one ELF file (executable, interpreter or shared object), read from
+// its section headers: .symtab when present, else .dynsym. The profiler and the trace
+// name guest code with them; nothing here touches guest memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace padlock::emu::profile {
+
+struct FunctionSymbol {
+  uint64_t addr = 0;  // link-time address (add the load bias for the guest address)
+  uint64_t size = 0;  // 0: extends to the next symbol (hand-written assembly often has none)
+  std::string name;
+};
+
+struct LoadSegment {
+  uint64_t offset = 0, vaddr = 0, memsz = 0;  // PT_LOAD: file offset, link-time address
+  bool exec = false;
+};
+
+struct ElfSymbols {
+  bool ok = false;  // the file was an ELF we could read
+  bool is64 = false;
+  std::vector<FunctionSymbol> functions;  // sorted by address; one name per address
+  std::vector<LoadSegment> segments;
+};
+
+// Reads `path`; ok = false (and no symbols) when it is not a readable ELF file. Aliases
+// (several names at one address) keep one name, chosen deterministically: a global name
+// before a weak one before a local one, then the one with fewer leading underscores, then
+// the shorter, then the lexicographically smaller.
+ElfSymbols read_elf_symbols(const std::string& path);
+
+// The same from bytes in memory (tests).
+ElfSymbols parse_elf_symbols(const uint8_t* data, size_t size);
+
+}  // namespace padlock::emu::profile

@@ -1,0 +1,114 @@
+// Per-core x86 issue clocks (models/timing/x86_costs.hpp). The guide gives none; every
+// figure is a choice with the shape of a single-issue in-order x86 pipeline (Nehemiah,
+// Esther) or a wider out-of-order one (Nano), calibrated where noted on the 16-64 B rows of
+// the §3.3 throughput tables through the BAES loop (bench/guest/baes.c, docs/timing.md).
+#include <cstring>
+
+#include "models/timing/x86_costs.hpp"
+
+namespace padlock::timing {
+
+namespace {
+
+constexpr const char* kShape = "choice: in-order single-issue pipeline, L1 hit";
+constexpr const char* kCal = "choice: calibrated on the §3.3 16-64 B rows (BAES loop)";
+
+// Order = InsnClass.
+constexpr X86Costs esther_costs() {
+  X86Costs c{};
+  c.core = "Esther";
+  c.clocks = {{
+      {1, "clocks", kShape},                                      // Alu
+      {1, "clocks", kShape},                                      // Mov
+      {1, "clocks", kShape},                                      // Lea
+      {1, "clocks", kShape},                                      // Shift
+      {1, "clocks", kShape},                                      // Load
+      {1, "clocks", kShape},                                      // Store
+      {2, "clocks", kShape},                                      // AluLoad
+      {3, "clocks", kShape},                                      // AluRmw
+      {1, "clocks", kShape},                                      // Push
+      {1, "clocks", kShape},                                      // Pop
+      {9, "clocks", kCal},                                        // PushAll: 8 stores + setup
+      {9, "clocks", kCal},                                        // PopAll: 8 loads + setup
+      {3, "clocks", "choice: pipelined multiplier"},              // Mul
+      {24, "clocks", "choice: iterative divider"},                // Div
+      {2, "clocks", kCal},                                        // Branch (average)
+      {1, "clocks", kShape},                                      // Jump
+      {3, "clocks", "choice: no indirect target prediction"},     // JumpIndirect
+      {2, "clocks", kShape},                                      // Call
+      {3, "clocks", "choice: return-stack hit plus fetch bubble"},  // Ret
+      {1, "clocks", kShape},                                      // CmovSet
+      {2, "clocks", "choice: microcoded string step"},            // String
+      {6, "clocks", "choice: microcode entry of a REP string instruction"},  // RepStartup
+      {3, "clocks", "choice: x87 add/mul latency, not pipelined"},           // X87
+      {1, "clocks", kShape},                                                 // Mmx
+      {2, "clocks", "choice: 64-bit SSE data path, 128-bit ops in two halves"},  // Sse
+      {4, "clocks", "choice: microcoded flag transfers (pushf/popf)"},          // Flags
+      {150, "clocks", "choice: user/kernel round trip of a short system call"},  // Syscall
+      {30, "clocks", "choice: serializing microcode (cpuid, rdtsc, fences)"},   // Serializing
+      {1, "clocks", kShape},                                                     // Nop
+      {2, "clocks", "choice: microcoded or multi-uop forms"},                    // Other
+  }};
+  return c;
+}
+
+constexpr X86Costs nehemiah_costs() {
+  X86Costs c = esther_costs();
+  c.core = "Nehemiah";
+  c.clocks[static_cast<size_t>(InsnClass::PushAll)] = {8, "clocks", kCal};
+  c.clocks[static_cast<size_t>(InsnClass::PopAll)] = {8, "clocks", kCal};
+  c.clocks[static_cast<size_t>(InsnClass::Branch)] = {2, "clocks", kCal};
+  return c;
+}
+
+// Nano (Isaiah) is superscalar and out of order: simple operations overlap.
+constexpr X86Costs nano_costs() {
+  X86Costs c = esther_costs();
+  c.core = "Nano";
+  constexpr const char* kOoo = "choice: 3-wide out-of-order core, simple ops overlap";
+  for (InsnClass k : {InsnClass::Alu, InsnClass::Mov, InsnClass::Lea, InsnClass::Shift,
+                      InsnClass::Load, InsnClass::Store, InsnClass::Push, InsnClass::Pop,
+                      InsnClass::Jump, InsnClass::CmovSet, InsnClass::Nop, InsnClass::Mmx}) {
+    c.clocks[static_cast<size_t>(k)] = {0.5, "clocks", kOoo};
+  }
+  c.clocks[static_cast<size_t>(InsnClass::AluLoad)] = {1, "clocks", kOoo};
+  c.clocks[static_cast<size_t>(InsnClass::AluRmw)] = {1.5, "clocks", kOoo};
+  c.clocks[static_cast<size_t>(InsnClass::Sse)] = {1, "clocks", kOoo};
+  c.clocks[static_cast<size_t>(InsnClass::Branch)] = {1, "clocks", kOoo};
+  return c;
+}
+
+constexpr X86Costs kEsther = esther_costs();
+constexpr X86Costs kNehemiah = nehemiah_costs();
+constexpr X86Costs kNano = nano_costs();
+
+constexpr const char* kNames[kInsnClassCount] = {
+    "alu",    "mov",     "lea",      "shift",   "load",    "store",      "alu-load", "alu-rmw",
+    "push",   "pop",     "pusha",    "popa",    "mul",     "div",        "branch",   "jump",
+    "jump-indirect",     "call",     "ret",     "cmov-set", "string",    "rep-startup",
+    "x87",    "mmx",     "sse",      "flags",   "syscall", "serializing", "nop",     "other"};
+
+}  // namespace
+
+const char* insn_class_name(InsnClass c) {
+  return c < InsnClass::Count ? kNames[static_cast<size_t>(c)] : "?";
+}
+
+const X86Costs& x86_costs_for_core(const char* core) {
+  if (core != nullptr && std::strcmp(core, "Nehemiah") == 0) return kNehemiah;
+  if (core != nullptr && std::strcmp(core, "Nano") == 0) return kNano;
+  return kEsther;
+}
+
+const X86Costs& x86_costs_for(const CpuModel& cpu) {
+  return x86_costs_for_core(cpu.core);
+}
+
+uint32_t BlockCost::clocks(const X86Costs& costs) const {
+  double sum = 0;
+  for (size_t i = 0; i < kInsnClassCount; ++i) sum += count[i] * costs.clocks[i].value;
+  const double r = sum + 0.5;
+  return r < 1 && insns > 0 ? 1u : static_cast<uint32_t>(r);
+}
+
+}  // namespace padlock::timing
