@@ -8,11 +8,14 @@ What is here today (see docs/python.md):
 - the direct model API: :class:`Model` runs single PadLock instructions on buffers,
   and :func:`xcrypt`, :func:`xsha`, :func:`montmul`, :func:`xstore` wrap the guide's
   memory layouts for unit tests of buffer layouts;
-- exceptions (:class:`PadlockFault` and its #UD/#GP/#PF subclasses);
-- a pytest plugin (:mod:`padlock_emu.pytest_plugin`) with the ``padlock_machine`` fixture.
-
-Running whole programs (``run``/``Emulator``) and the function-level ``Machine`` are
-future API, documented in docs/python.md; they are not part of this package yet.
+- whole programs under the emulator: :func:`run` and the reusable :class:`Emulator`,
+  returning a :class:`Result` (exit status or signal, output, PadLock statistics);
+- the function-level harness :class:`Machine`: load an executable, shared object or
+  ``.o``, call its functions, stub its imports, hook its PadLock instructions;
+- exceptions (:class:`PadlockFault` and its #UD/#GP/#PF subclasses, :class:`GuestFault`
+  for faults under the harness);
+- a pytest plugin (:mod:`padlock_emu.pytest_plugin`) with the ``padlock_machine`` and
+  ``padlock_model`` fixtures.
 """
 
 from __future__ import annotations
@@ -70,14 +73,27 @@ from .direct import (
     xstore,
 )
 from .errors import (
+    CallTimeout,
     GeneralProtection,
+    GuestFault,
+    GuestGeneralProtection,
+    GuestInvalidOpcode,
+    GuestPageFault,
+    GuestTimeout,
     InvalidOpcode,
+    LoadError,
+    MachineError,
     PadlockError,
     PadlockFault,
     PageFault,
     UnmappedMemoryError,
+    UnresolvedSymbolError,
+    UnsupportedSyscall,
 )
+from .machine import CallInfo, LoadedObject, Machine, PadlockEvent, PROT_EXEC, PROT_READ, PROT_WRITE
 from .model import Model
+from .run import Emulator, Result, RunStats, features, run
+from .stats import PadlockStat
 
 __version__ = "0.1.0"
 
@@ -92,4 +108,9 @@ __all__ = [
     "XstoreResult", "xcrypt", "xsha", "montmul", "xstore",
     "PadlockError", "PadlockFault", "InvalidOpcode", "GeneralProtection", "PageFault",
     "UnmappedMemoryError",
+    "run", "Emulator", "Result", "RunStats", "PadlockStat", "features",
+    "Machine", "LoadedObject", "PadlockEvent", "CallInfo", "PROT_READ", "PROT_WRITE", "PROT_EXEC",
+    "GuestFault", "GuestInvalidOpcode", "GuestGeneralProtection", "GuestPageFault",
+    "UnsupportedSyscall", "CallTimeout", "UnresolvedSymbolError", "GuestTimeout", "LoadError",
+    "MachineError",
 ]

@@ -5,11 +5,17 @@ rootdir's conftest) or ``from padlock_emu.pytest_plugin import *``.
 
 Fixtures:
     padlock_cpu: the name of a CPU model; a test using it runs once per model.
-    padlock_machine: a fresh :class:`padlock_emu.Model` for that CPU model.
+    padlock_bits: 32 or 64; a test using it runs once per (model, mode) the model has
+        (64-bit only on models with long mode).
+    padlock_machine: a fresh :class:`padlock_emu.Machine` (the function harness) of that
+        model, 32-bit unless the test uses ``padlock_bits`` or ``padlock_bits(64)``.
+    padlock_model: a fresh :class:`padlock_emu.Model` (the direct model API) of that model.
 
-Marker:
+Markers:
     ``@pytest.mark.padlock_units("PHE")``: generate only the models that have all the
     named units (RNG, ACE, ACE2, PHE, PMM).
+    ``@pytest.mark.padlock_bits(64)``: generate only these modes (and so only models with
+    long mode for 64).
 
 Environment:
     ``PADLOCK_CPUS=esther,nano``: restrict the models (names or aliases).
@@ -25,11 +31,18 @@ import pytest
 from . import _core
 from .model import Model
 
-__all__ = ["padlock_cpu_names", "pytest_configure", "pytest_generate_tests", "padlock_machine"]
+__all__ = [
+    "padlock_cpu_names",
+    "pytest_configure",
+    "pytest_generate_tests",
+    "padlock_machine",
+    "padlock_model",
+]
 
 
-def padlock_cpu_names(units: Sequence[str] = ()) -> List[str]:
-    """Names of the CPU models that have every unit in ``units``, honouring PADLOCK_CPUS."""
+def padlock_cpu_names(units: Sequence[str] = (), bits: int = 32) -> List[str]:
+    """Names of the CPU models that have every unit in ``units`` (and long mode for
+    ``bits=64``), honouring PADLOCK_CPUS."""
     wanted = os.environ.get("PADLOCK_CPUS")
     models = list(_core.cpu_models())
     if wanted:
@@ -41,7 +54,7 @@ def padlock_cpu_names(units: Sequence[str] = ()) -> List[str]:
             chosen.append(found)
         models = chosen
     need = {u.upper() for u in units}
-    return [m.name for m in models if need <= set(m.units.names)]
+    return [m.name for m in models if need <= set(m.units.names) and (bits == 32 or m.long_mode)]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -50,18 +63,50 @@ def pytest_configure(config: pytest.Config) -> None:
         "padlock_units(*units): run only on CPU models that have these PadLock units "
         "(RNG, ACE, ACE2, PHE, PMM)",
     )
+    config.addinivalue_line(
+        "markers", "padlock_bits(*bits): run only in these modes (32, 64) of the harness"
+    )
+
+
+def _marker_args(metafunc: pytest.Metafunc, name: str) -> List[object]:
+    out: List[object] = []
+    for mark in metafunc.definition.iter_markers(name):
+        out.extend(mark.args)
+    return out
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "padlock_cpu" not in metafunc.fixturenames:
         return
-    units: List[str] = []
-    for mark in metafunc.definition.iter_markers("padlock_units"):
-        units.extend(mark.args)
-    metafunc.parametrize("padlock_cpu", padlock_cpu_names(units))
+    units = [str(u) for u in _marker_args(metafunc, "padlock_units")]
+    bits_wanted = [int(b) for b in _marker_args(metafunc, "padlock_bits")]  # type: ignore[call-overload]
+    if "padlock_bits" in metafunc.fixturenames:
+        modes = bits_wanted or [32, 64]
+        combos = [(c, b) for b in modes for c in padlock_cpu_names(units, b)]
+        metafunc.parametrize(("padlock_cpu", "padlock_bits"), combos,
+                             ids=[f"{c}-{b}" for c, b in combos])
+    else:
+        bits = bits_wanted[0] if bits_wanted else 32
+        metafunc.parametrize("padlock_cpu", padlock_cpu_names(units, bits))
 
 
 @pytest.fixture
-def padlock_machine(padlock_cpu: str) -> Iterator[Model]:
-    """A fresh 32-bit :class:`Model` of the CPU model ``padlock_cpu``."""
+def padlock_machine(request: pytest.FixtureRequest, padlock_cpu: str) -> Iterator[object]:
+    """A fresh :class:`padlock_emu.Machine` of the CPU model ``padlock_cpu``."""
+    from .machine import Machine
+
+    bits = 32
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    if "padlock_bits" in params:
+        bits = int(params["padlock_bits"])
+    else:
+        marker = request.node.get_closest_marker("padlock_bits")
+        if marker is not None and marker.args:
+            bits = int(marker.args[0])
+    yield Machine(padlock_cpu, bits=bits)
+
+
+@pytest.fixture
+def padlock_model(padlock_cpu: str) -> Iterator[Model]:
+    """A fresh 32-bit :class:`Model` (direct model API) of the CPU model ``padlock_cpu``."""
     yield Model(padlock_cpu)

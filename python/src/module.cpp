@@ -9,4 +9,11 @@ PYBIND11_MODULE(_core, m) {
   padlock::python::bind_isa(m);
   padlock::python::bind_cpu(m);
   padlock::python::bind_model(m);
+#ifdef PADLOCK_PY_EMULATOR
+  padlock::python::bind_run(m);
+  padlock::python::bind_machine(m);
+  m.attr("HAS_EMULATOR") = true;
+#else
+  m.attr("HAS_EMULATOR") = false;
+#endif
 }

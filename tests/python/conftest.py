@@ -2,8 +2,8 @@
 
 The package comes from the build tree when PADLOCK_BUILD_DIR is set (its python/ folder
 holds padlock_emu/ with _core*.so), otherwise from the installed package. The
-padlock_emu.pytest_plugin hooks and fixtures (padlock_cpu, padlock_machine,
-@pytest.mark.padlock_units) are imported here.
+padlock_emu.pytest_plugin hooks and fixtures (padlock_cpu, padlock_machine, padlock_model,
+@pytest.mark.padlock_units, @pytest.mark.padlock_bits) are imported here.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ if _build:
 import padlock_emu  # noqa: E402
 from padlock_emu.pytest_plugin import (  # noqa: E402,F401
     padlock_machine,
+    padlock_model,
     pytest_configure,
     pytest_generate_tests,
 )

@@ -157,12 +157,12 @@ def test_ecb_cycles_match_the_guide_section_3_3(blocks, loaded, cached):
 
 
 @pytest.mark.padlock_units("ACE")
-def test_stale_key_when_eflags30_is_left_set_section_1_8(padlock_machine):
+def test_stale_key_when_eflags30_is_left_set_section_1_8(padlock_model):
     ecb = [r for r in VECTORS if mode_of(r) == "ecb" and len(r.hex("Key")) == 16]
     key1, key2 = ecb[0].hex("Key"), ecb[1].hex("Key")
     data, expected2 = ecb[1].hex("In"), ecb[1]["Out"]
-    with_key1 = pe.xcrypt("ecb", 0x00A, key1, None, data, cpu=padlock_machine.cpu).output
-    m = padlock_machine
+    with_key1 = pe.xcrypt("ecb", 0x00A, key1, None, data, cpu=padlock_model.cpu).output
+    m = padlock_model
     pe.xcrypt("ecb", 0x00A, key1, None, data, machine=m)
     stale = pe.xcrypt("ecb", 0x00A, key2, None, data, machine=m, eflags30=True)
     assert not stale.key_reloaded

@@ -15,8 +15,8 @@ FILL = 0xCC
 
 @pytest.mark.padlock_units("RNG")
 @pytest.mark.parametrize("rec", QUALITY, ids=lambda r: f"edx{r['Edx']}-avail{r['Available']}")
-def test_quality_factor_table_section_2_1(padlock_machine, rec):
-    m = padlock_machine
+def test_quality_factor_table_section_2_1(padlock_model, rec):
+    m = padlock_model
     r = pe.xstore(rec.num("Edx"), machine=m, wait_cycles=1_000_000 if rec.num("Available") else 0, fill=FILL)
     random, stored = rec.num("Random"), rec.num("Stored")
     assert r.eax & 0x1F == random  # EAX[4:0]: random bytes stored
@@ -39,8 +39,8 @@ def test_seed_makes_bits_reproducible():
 
 @pytest.mark.padlock_units("RNG")
 @pytest.mark.parametrize("edx,count", [(0, 100), (3, 10), (1, 33)])
-def test_rep_xstore_stores_ecx_bytes_section_2_1(padlock_machine, edx, count):
-    r = pe.xstore(edx, count=count, machine=padlock_machine)
+def test_rep_xstore_stores_ecx_bytes_section_2_1(padlock_model, edx, count):
+    r = pe.xstore(edx, count=count, machine=padlock_model)
     assert r.ecx == 0
     assert r.edi_advance == count
     assert len(r.data) == count

@@ -1,0 +1,285 @@
+// The function-level harness: emu::Machine as padlock_emu._core.Machine and
+// emu::ObjectLoader as _core.ObjectLoader. padlock_emu/machine.py wraps them (argument
+// marshalling, stubs by name, hook lists, exceptions).
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "emulator/machine.hpp"
+#include "emulator/machine_loader.hpp"
+#include "models/cpu_model.hpp"
+
+namespace py = pybind11;
+
+namespace padlock::python {
+
+namespace {
+
+const char* const kGpr32[8] = {"eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"};
+const char* const kGpr64[8] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi"};
+
+py::dict regs_dict(const ArchState& s, bool guest64) {
+  py::dict d;
+  for (int i = 0; i < 8; ++i) {
+    d[guest64 ? kGpr64[i] : kGpr32[i]] = guest64 ? s.gpr[i] : (s.gpr[i] & 0xFFFFFFFFu);
+  }
+  d["eflags"] = s.eflags & 0xFFFFFFFFu;
+  return d;
+}
+
+const CpuModel& cpu_from(const py::object& cpu) {
+  if (py::isinstance<CpuModel>(cpu)) return cpu.cast<const CpuModel&>();
+  const std::string name = cpu.cast<std::string>();
+  if (const CpuModel* c = find_cpu_model(name)) return *c;
+  std::string known;
+  for (const CpuModel* c : all_cpu_models())
+    known += (known.empty() ? "" : ", ") + std::string(c->name);
+  throw py::value_error("unknown CPU model '" + name + "'; known: " + known);
+}
+
+}  // namespace
+
+void bind_machine(py::module_& m) {
+  static PyObject* machine_error = PyErr_NewExceptionWithDoc(
+      "padlock_emu._core.MachineError",
+      "Bad use of the function harness (unmapped memory, unknown register or symbol, ...)",
+      m.attr("PadlockError").ptr(), nullptr);
+  m.attr("MachineError") = py::handle(machine_error);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const emu::MachineError& e) {
+      PyErr_SetString(machine_error, e.what());
+    }
+  });
+
+  using emu::Machine;
+  using emu::MachineFault;
+
+  py::enum_<MachineFault::Kind>(m, "StopKind", "Why a call did not return")
+      .value("Signal", MachineFault::Kind::Signal)
+      .value("Syscall", MachineFault::Kind::Syscall)
+      .value("Timeout", MachineFault::Kind::Timeout)
+      .value("InternalStop", MachineFault::Kind::InternalStop);
+
+  py::class_<MachineFault>(m, "MachineFault", "How a call ended other than by returning")
+      .def_readonly("kind", &MachineFault::kind)
+      .def_readonly("signo", &MachineFault::signo)
+      .def_readonly("code", &MachineFault::code)
+      .def_readonly("address", &MachineFault::address)
+      .def_readonly("trapno", &MachineFault::trapno)
+      .def_readonly("pc", &MachineFault::pc)
+      .def_readonly("disassembly", &MachineFault::disassembly)
+      .def_readonly("write", &MachineFault::write)
+      .def_readonly("is_padlock", &MachineFault::is_padlock)
+      .def_property_readonly("insn",
+                             [](const MachineFault& f) -> py::object {
+                               if (f.insn == isa::InsnId::Count) return py::none();
+                               return py::cast(f.insn);
+                             })
+      .def_readonly("padlock", &MachineFault::padlock)
+      .def_readonly("syscall_number", &MachineFault::syscall_number);
+
+  py::class_<emu::CallResult>(m, "CallResult", "What one Machine.call did")
+      .def_readonly("returned", &emu::CallResult::returned)
+      .def_readonly("value", &emu::CallResult::value)
+      .def_readonly("value_hi", &emu::CallResult::value_hi)
+      .def_readonly("fault", &emu::CallResult::fault)
+      .def_readonly("cycles", &emu::CallResult::cycles)
+      .def_readonly("instructions", &emu::CallResult::instructions)
+      .def_readonly("padlock_cycles", &emu::CallResult::padlock_cycles)
+      .def_readonly("padlock_count", &emu::CallResult::padlock_count)
+      .def_readonly("stub_calls", &emu::CallResult::stub_calls);
+
+  py::class_<emu::PadlockEvent>(m, "PadlockEventData", "One PadLock instruction seen by a hook")
+      .def_readonly("pc", &emu::PadlockEvent::pc)
+      .def_readonly("now", &emu::PadlockEvent::now)
+      .def_readonly("decoded", &emu::PadlockEvent::decoded)
+      .def_readonly("outcome", &emu::PadlockEvent::outcome)
+      .def_readonly("executed", &emu::PadlockEvent::executed)
+      .def_property_readonly("eflags30_before",
+                             [](const emu::PadlockEvent& e) { return e.before.eflags30(); })
+      .def_property_readonly("eflags30_after",
+                             [](const emu::PadlockEvent& e) { return e.after.eflags30(); })
+      .def("regs_before",
+           [](const emu::PadlockEvent& e, bool guest64) { return regs_dict(e.before, guest64); })
+      .def("regs_after",
+           [](const emu::PadlockEvent& e, bool guest64) { return regs_dict(e.after, guest64); });
+
+  py::class_<emu::StubSlot>(m, "StubSlot")
+      .def_readonly("name", &emu::StubSlot::name)
+      .def_readonly("address", &emu::StubSlot::address);
+
+  py::class_<Machine>(m, "Machine",
+                      "One CPU model's processor with an empty user-mode address space: load "
+                      "ELF files and call their functions (emulator/machine.hpp)")
+      .def(py::init([](py::object cpu, unsigned bits, uint64_t seed, bool host_entropy, bool errata,
+                       std::optional<double> mhz) {
+             const CpuModel& c = cpu_from(cpu);
+             PadlockConfig config;
+             config.seed = seed;
+             config.host_entropy = host_entropy;
+             config.errata = errata;
+             return new Machine(c, bits, config, mhz ? *mhz : 0.0);
+           }),
+           py::arg("cpu") = "esther", py::kw_only(), py::arg("bits") = 32, py::arg("seed") = 0,
+           py::arg("host_entropy") = false, py::arg("errata") = true, py::arg("mhz") = py::none())
+      .def_property_readonly("cpu", &Machine::cpu_model, py::return_value_policy::reference)
+      .def_property_readonly("bits", &Machine::bits)
+      .def_property_readonly("mhz", &Machine::mhz)
+      .def_readonly_static("TLS_BASE", &Machine::kTlsBase)
+      .def_readonly_static("STUB_BASE", &Machine::kStubBase)
+      .def_readonly_static("ARENA_BASE", &Machine::kArenaBase)
+      .def_readonly_static("STACK_TOP", &Machine::kStackTop)
+      .def_readonly_static("STACK_SIZE", &Machine::kStackSize)
+      // Memory.
+      .def("map", &Machine::map, py::arg("va"), py::arg("length"), py::arg("prot"))
+      .def("unmap", &Machine::unmap, py::arg("va"), py::arg("length"))
+      .def("protect", &Machine::protect, py::arg("va"), py::arg("length"), py::arg("prot"))
+      .def("reserve", &Machine::reserve, py::arg("length"), py::arg("align") = 4096)
+      .def("page_flags", &Machine::page_flags, py::arg("va"))
+      .def(
+          "read",
+          [](const Machine& mm, uint64_t va, uint64_t n) {
+            std::string s(n, '\0');
+            mm.read(va, s.data(), n);
+            return py::bytes(s);
+          },
+          py::arg("va"), py::arg("length"))
+      .def(
+          "write",
+          [](Machine& mm, uint64_t va, const py::bytes& b) {
+            const std::string s = b;
+            mm.write(va, s.data(), s.size());
+          },
+          py::arg("va"), py::arg("data"))
+      // Registers.
+      .def("reg", &Machine::reg, py::arg("name"))
+      .def("set_reg", &Machine::set_reg, py::arg("name"), py::arg("value"))
+      .def_static("is_register", &Machine::is_register)
+      .def_property("eflags30", &Machine::eflags30, &Machine::set_eflags30)
+      // Time.
+      .def_property_readonly("now", &Machine::now)
+      .def("advance", &Machine::advance, py::arg("cycles"))
+      .def_property(
+          "interrupt_at",
+          [](const Machine& mm) -> py::object {
+            if (mm.interrupt_at == UINT64_MAX) return py::none();
+            return py::int_(mm.interrupt_at);
+          },
+          [](Machine& mm, std::optional<uint64_t> c) { mm.interrupt_at = c ? *c : UINT64_MAX; })
+      .def_readonly("interrupts_taken", &Machine::interrupts_taken)
+      // Stubs, calls, hooks.
+      .def("stub_address", &Machine::stub_address, py::arg("name"))
+      .def("has_stub", &Machine::has_stub, py::arg("name"))
+      .def("stubs", &Machine::stubs)
+      .def(
+          "stub_at",
+          [](const Machine& mm, uint64_t a) -> py::object {
+            const emu::StubSlot* s = mm.stub_at(a);
+            if (s == nullptr) return py::none();
+            return py::cast(*s);
+          },
+          py::arg("address"))
+      .def(
+          "set_stub_handler",
+          [](Machine& mm, py::function f) {
+            mm.set_stub_handler([f](Machine&, const emu::StubSlot& slot) -> uint64_t {
+              py::object r = f(slot.name, slot.address);
+              return r.cast<uint64_t>();
+            });
+          },
+          py::arg("handler"), "handler(name, address) -> int, called when guest code enters a stub")
+      .def("arg", &Machine::arg, py::arg("index"))
+      .def("return_address", &Machine::return_address)
+      .def_property_readonly("call_depth", &Machine::call_depth)
+      .def(
+          "call",
+          [](Machine& mm, uint64_t address, const std::vector<uint64_t>& args,
+             uint64_t timeout_us) { return mm.call(address, args, timeout_us); },
+          py::arg("address"), py::arg("args"), py::arg("timeout_us") = 0)
+      .def(
+          "set_padlock_hooks",
+          [](Machine& mm, std::optional<py::function> before, std::optional<py::function> after) {
+            Machine::PadlockHook b, a;
+            if (before) b = [f = *before](Machine&, const emu::PadlockEvent& e) { f(e); };
+            if (after) a = [f = *after](Machine&, const emu::PadlockEvent& e) { f(e); };
+            mm.set_padlock_hooks(std::move(b), std::move(a));
+          },
+          py::arg("before"), py::arg("after"))
+      .def("stats", [](const Machine& mm) { return stats_to_dict(mm.stats()); })
+      .def("take_diagnostics",
+           [](Machine& mm) {
+             py::list out;
+             for (const auto& d : mm.take_diagnostics()) {
+               out.append(py::make_tuple(py::str(diag_info(d.id).name), d.pc));
+             }
+             return out;
+           })
+      .def("disassemble", &Machine::disassemble, py::arg("pc"))
+      .def(
+          "rdmsr",
+          [](Machine& mm, uint32_t msr) -> py::object {
+            uint64_t v = 0;
+            ExecEnv env;
+            env.now = mm.now();
+            env.mhz = mm.mhz();
+            if (!mm.padlock().rdmsr(msr, v, env)) return py::none();
+            return py::int_(v);
+          },
+          py::arg("msr"))
+      .def(
+          "wrmsr",
+          [](Machine& mm, uint32_t msr, uint64_t v) {
+            ExecEnv env;
+            env.now = mm.now();
+            env.mhz = mm.mhz();
+            return mm.padlock().wrmsr(msr, v, env);
+          },
+          py::arg("msr"), py::arg("value"));
+
+  py::class_<emu::MachineSymbol>(m, "MachineSymbol")
+      .def_readonly("name", &emu::MachineSymbol::name)
+      .def_readonly("address", &emu::MachineSymbol::address)
+      .def_readonly("size", &emu::MachineSymbol::size)
+      .def_readonly("type", &emu::MachineSymbol::type)
+      .def_readonly("bind", &emu::MachineSymbol::bind);
+
+  py::class_<emu::LoadedObject>(m, "LoadedObjectData")
+      .def_readonly("path", &emu::LoadedObject::path)
+      .def_readonly("type", &emu::LoadedObject::type)
+      .def_readonly("bias", &emu::LoadedObject::bias)
+      .def_readonly("start", &emu::LoadedObject::start)
+      .def_readonly("end", &emu::LoadedObject::end)
+      .def_readonly("entry", &emu::LoadedObject::entry)
+      .def_readonly("symbols", &emu::LoadedObject::symbols)
+      .def_readonly("sections", &emu::LoadedObject::sections)
+      .def_readonly("imports", &emu::LoadedObject::imports)
+      .def_readonly("relocations", &emu::LoadedObject::relocations)
+      .def_readonly("skipped", &emu::LoadedObject::skipped);
+
+  py::class_<emu::ObjectLoader>(m, "ObjectLoader")
+      .def(py::init<Machine&>(), py::keep_alive<1, 2>())
+      .def(
+          "load",
+          [](emu::ObjectLoader& l, const std::string& path, uint64_t base) {
+            return l.load(path, base);  // a copy: Python may keep it
+          },
+          py::arg("path"), py::arg("base") = 0)
+      .def("define", &emu::ObjectLoader::define, py::arg("name"), py::arg("address"))
+      .def(
+          "find",
+          [](const emu::ObjectLoader& l, const std::string& name) -> py::object {
+            const emu::MachineSymbol* s = l.find(name);
+            if (s == nullptr) return py::none();
+            return py::cast(*s);
+          },
+          py::arg("name"));
+}
+
+}  // namespace padlock::python
