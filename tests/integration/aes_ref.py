@@ -71,6 +71,17 @@ def expand_key(key: bytes) -> list[bytes]:
     return [bytes(sum(w[4 * r : 4 * r + 4], [])) for r in range(nr + 1)]
 
 
+def ace_key_ram(key: bytes, decrypt: bool) -> bytes:
+    """The 256 bytes a program stores at ES:[EBX] for KEYGN = 1 (§3.2): the key and w[]
+    (FIPS-197 Fig. 11) to encrypt; to decrypt, the equivalent-inverse-cipher schedule dw[]
+    (Fig. 15) in the order it is used, last round key first and the real key last."""
+    rk = expand_key(key)
+    if decrypt:
+        nr = len(rk) - 1
+        rk = [rk[nr]] + [bytes(_mix(list(rk[nr - i]), inverse=True)) for i in range(1, nr)] + [rk[0]]
+    return b"".join(rk).ljust(256, b"\0")
+
+
 def _add(s: list[int], k: bytes) -> list[int]:
     return [a ^ b for a, b in zip(s, k)]
 

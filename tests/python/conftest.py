@@ -22,6 +22,9 @@ if _build:
         )
     sys.path.insert(0, str(_pkg))
 
+# The test-side AES reference is shared with the integration tests (tests/integration/aes_ref.py).
+sys.path.append(str(Path(__file__).resolve().parents[1] / "integration"))
+
 import padlock_emu  # noqa: E402
 from padlock_emu.pytest_plugin import (  # noqa: E402,F401
     padlock_machine,

@@ -2,13 +2,13 @@
 
 Known answers come from tests/vectors/aes/fips197.vec (FIPS-197 Appendix C) and
 tests/vectors/aes/sp800_38a.vec (SP 800-38A Appendix F). KEYGN = 1 key layouts come from
-_aes_ref.py, checked here against the FIPS-197 Appendix A expansions.
+tests/integration/aes_ref.py, checked here against the FIPS-197 Appendix A expansions.
 """
 
 import pytest
 
 import padlock_emu as pe
-from _aes_ref import ace_key_ram, expand_key
+from aes_ref import ace_key_ram, expand_key  # tests/integration/aes_ref.py
 from _vectors import ROOT, read_vectors
 
 VECTORS = read_vectors(ROOT / "tests/vectors/aes/fips197.vec") + read_vectors(ROOT / "tests/vectors/aes/sp800_38a.vec")
