@@ -1,6 +1,7 @@
 #include "emulator/address_space.hpp"
 
 #include <sys/mman.h>
+#include <unicorn/unicorn.h>
 
 #include <cerrno>
 #include <cstring>
@@ -175,6 +176,22 @@ uint8_t* AddressSpace::translate(uint64_t va, uint64_t len, Access access) {
 
 uint64_t AddressSpace::accessible(uint64_t va, uint64_t len, Access access) {
   return accessible_with(va, len, static_cast<uint8_t>(access) | kPageMapped);
+}
+
+int tlb_permissions(uint8_t flags, int type) {
+  uint8_t need = kPageRead;
+  int give = UC_PROT_READ;
+  if (type == UC_MEM_WRITE) {
+    need = kPageWrite;
+    give = UC_PROT_READ | UC_PROT_WRITE;
+  } else if (type == UC_MEM_FETCH) {
+    need = kPageExec;
+    give = UC_PROT_READ | UC_PROT_EXEC;
+  } else if (flags & kPageWrite) {
+    give = UC_PROT_READ | UC_PROT_WRITE;
+  }
+  if (!(flags & kPageMapped) || (flags & need) != need) return 0;
+  return give;
 }
 
 }  // namespace padlock::emu

@@ -20,6 +20,13 @@ enum PageFlag : uint8_t {
   kPageShared = 16,  // MAP_SHARED file mapping: host protections follow the guest's
 };
 
+// The permissions a Unicorn TLB entry gets for an access of `type` (UC_MEM_READ, WRITE,
+// FETCH) to a page with our `flags`, or 0 when the access faults. A data access never gets
+// EXEC and a fetch never gets WRITE: a TLB entry with EXEC makes QEMU check every store to
+// the page for self-modifying code. A read of a writable page also gets WRITE, since a
+// read is often followed by a write.
+int tlb_permissions(uint8_t flags, int type);
+
 class AddressSpace final : public GuestMemory {
  public:
   static constexpr uint64_t kPageSize = 4096;

@@ -90,26 +90,13 @@ bool Process::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
     *perms = UC_PROT_ALL;
     return true;
   }
-  const uint8_t f = mem_->flags(va);
-  uint8_t need = kPageRead;
-  int give = UC_PROT_READ;
-  if (type == UC_MEM_WRITE) {
-    need = kPageWrite;
-    give = UC_PROT_READ | UC_PROT_WRITE;
-  } else if (type == UC_MEM_FETCH) {
-    need = kPageExec;
-    give = UC_PROT_READ | UC_PROT_EXEC;
-  } else if (f & kPageWrite) {
-    give = UC_PROT_READ | UC_PROT_WRITE;  // a read is often followed by a write
-  }
-  if (!(f & kPageMapped) || (f & need) != need) {
+  const int give = tlb_permissions(mem_->flags(va), type);
+  if (give == 0) {
     tlb_fault_ = true;
     tlb_fault_page_ = va;
     tlb_fault_type_ = type;
     return false;
   }
-  // Never grant EXEC to a data access (nor WRITE to a fetch): a TLB entry with EXEC makes
-  // QEMU check every store to the page for self-modifying code.
   *paddr = va;
   *perms = give;
   return true;
