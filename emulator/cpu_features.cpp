@@ -14,16 +14,19 @@ int unicorn_cpu_model(const Padlock& padlock) {
   return UC_CPU_X86_QEMU64;                               // SSE, SSE2, SSE3
 }
 
-int Process::on_cpuid() {
-  const uint32_t leaf = static_cast<uint32_t>(cpu_->reg(UC_X86_REG_EAX));
-  const uint32_t subleaf = static_cast<uint32_t>(cpu_->reg(UC_X86_REG_ECX));
-  const CpuidResult r = padlock_->cpuid(leaf, subleaf);
-  // 32-bit results zero-extend into RAX..RDX in long mode, as on hardware.
+int answer_cpuid(Cpu& cpu, const Padlock& padlock, bool guest64) {
+  const uint32_t leaf = static_cast<uint32_t>(cpu.reg(UC_X86_REG_EAX));
+  const uint32_t subleaf = static_cast<uint32_t>(cpu.reg(UC_X86_REG_ECX));
+  const CpuidResult r = padlock.cpuid(leaf, subleaf);
   const int ids64[4] = {UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX};
   const int ids32[4] = {UC_X86_REG_EAX, UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX};
   const uint64_t vals[4] = {r.eax, r.ebx, r.ecx, r.edx};
-  for (int i = 0; i < 4; ++i) cpu_->set_reg(guest64_ ? ids64[i] : ids32[i], vals[i]);
-  return 1;  // skip Unicorn's own CPUID
+  for (int i = 0; i < 4; ++i) cpu.set_reg(guest64 ? ids64[i] : ids32[i], vals[i]);
+  return 1;
+}
+
+int Process::on_cpuid() {
+  return answer_cpuid(*cpu_, *padlock_, guest64_);
 }
 
 int Process::on_rdtsc() {

@@ -3,6 +3,7 @@
 // the virtual cycle counter, and the Unicorn CPU whose instruction set covers the model's.
 #pragma once
 
+#include "emulator/cpu.hpp"
 #include "models/padlock.hpp"
 
 namespace padlock::emu {
@@ -10,5 +11,9 @@ namespace padlock::emu {
 // A uc_cpu_x86 value whose translator accepts every instruction-set extension the
 // model's CPUID leaf 1 advertises (SSE3, SSSE3, SSE4.x).
 int unicorn_cpu_model(const Padlock& padlock);
+
+// Answers the guest's CPUID from the model (EAX = leaf, ECX = subleaf in, EAX..EDX out;
+// 32-bit results zero-extend into RAX..RDX in long mode). Returns 1: skip Unicorn's own.
+int answer_cpuid(Cpu& cpu, const Padlock& padlock, bool guest64);
 
 }  // namespace padlock::emu

@@ -4,18 +4,11 @@
 #include <capstone/capstone.h>
 #include <signal.h>
 
+#include "emulator/exception_signals.hpp"
 #include "emulator/process.hpp"
 #include "emulator/syscalls.hpp"
 
 namespace padlock::emu {
-
-namespace {
-
-struct VectorSignal {
-  int signo;
-  int code;
-  bool addr_is_pc;
-};
 
 // Linux's user-mode handling of each exception vector.
 VectorSignal vector_signal(uint32_t vector) {
@@ -45,8 +38,6 @@ VectorSignal vector_signal(uint32_t vector) {
       return {SIGSEGV, kSiKernel, false};  // #GP, #TS, and INT n without a gate
   }
 }
-
-}  // namespace
 
 void Process::on_interrupt(uint32_t intno) {
   if (intno == 0x80) {

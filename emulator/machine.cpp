@@ -9,72 +9,15 @@
 #include <cstring>
 
 #include "emulator/cpu_features.hpp"
+#include "emulator/exception_signals.hpp"
 #include "emulator/signals.hpp"
+#include "emulator/uc_hooks.hpp"
 
 namespace padlock::emu {
 
 namespace {
 
 constexpr uint64_t kPage = AddressSpace::kPageSize;
-
-void hook_syscall(uc_engine*, void* m) {
-  static_cast<Machine*>(m)->on_syscall_insn();
-}
-void hook_sysenter(uc_engine*, void* m) {
-  static_cast<Machine*>(m)->on_sysenter();
-}
-void hook_intr(uc_engine*, uint32_t intno, void* m) {
-  static_cast<Machine*>(m)->on_interrupt(intno);
-}
-bool hook_invalid(uc_engine*, void* m) {
-  return static_cast<Machine*>(m)->on_invalid_insn();
-}
-int hook_cpuid(uc_engine*, void* m) {
-  return static_cast<Machine*>(m)->on_cpuid();
-}
-int hook_rdtsc(uc_engine*, void* m) {
-  return static_cast<Machine*>(m)->on_rdtsc();
-}
-void hook_block(uc_engine*, uint64_t address, uint32_t size, void* m) {
-  static_cast<Machine*>(m)->on_block(address, size);
-}
-bool hook_tlb(uc_engine*, uint64_t va, uc_mem_type type, uc_tlb_entry* e, void* m) {
-  uint64_t paddr = 0;
-  int perms = 0;
-  if (!static_cast<Machine*>(m)->on_tlb_fill(va, type, &paddr, &perms)) return false;
-  e->paddr = paddr;
-  e->perms = static_cast<uc_prot>(perms);
-  return true;
-}
-
-// Linux's signal for each exception vector a user-mode instruction can raise
-// (arch/x86/kernel/traps.c): {signo, si_code, si_addr is the PC}.
-struct VectorSignal {
-  int signo, code;
-  bool addr_is_pc;
-};
-VectorSignal vector_signal(uint32_t vector) {
-  switch (vector) {
-    case 0:
-      return {SIGFPE, kFpeIntdiv, true};
-    case 1:
-      return {SIGTRAP, kTrapTrace, true};
-    case 3:
-      return {SIGTRAP, kSiKernel, false};
-    case 6:
-      return {SIGILL, kIllIllopn, true};
-    case 11:
-    case 12:
-      return {SIGBUS, kSiKernel, false};
-    case 16:
-    case 19:
-      return {SIGFPE, kFpeFltinv, true};
-    case 17:
-      return {SIGBUS, kBusAdraln, true};
-    default:
-      return {SIGSEGV, kSiKernel, false};  // #GP, #OF, #BR, INT n without a gate
-  }
-}
 
 std::string hex(uint64_t v) {
   char b[24];
@@ -170,16 +113,16 @@ void Machine::install_hooks() {
                               : uc_hook_add(uc, &h, type, cb, this, 1, 0, insn);
     if (e != UC_ERR_OK) throw MachineError(std::string("unicorn: hook: ") + uc_strerror(e));
   };
-  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(hook_tlb));
-  add(UC_HOOK_INTR, reinterpret_cast<void*>(hook_intr));
-  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(hook_invalid));
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_syscall), UC_X86_INS_SYSCALL);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_sysenter), UC_X86_INS_SYSENTER);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_cpuid), UC_X86_INS_CPUID);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_rdtsc), UC_X86_INS_RDTSC);
+  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Machine>::tlb));
+  add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Machine>::intr));
+  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Machine>::invalid));
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::syscall), UC_X86_INS_SYSCALL);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::sysenter), UC_X86_INS_SYSENTER);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::cpuid), UC_X86_INS_CPUID);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::rdtsc), UC_X86_INS_RDTSC);
   // Instructions are counted for the virtual clock from the start (a call is short), and
   // PUSHF/POPF clear EFLAGS[30] (§1.8).
-  add(UC_HOOK_BLOCK, reinterpret_cast<void*>(hook_block));
+  add(UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks<Machine>::block));
   block_hook_ = h;
 }
 
@@ -664,14 +607,7 @@ bool Machine::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
 }
 
 int Machine::on_cpuid() {
-  const uint32_t leaf = static_cast<uint32_t>(cpu_->reg(UC_X86_REG_EAX));
-  const uint32_t subleaf = static_cast<uint32_t>(cpu_->reg(UC_X86_REG_ECX));
-  const CpuidResult r = padlock_->cpuid(leaf, subleaf);
-  const int ids64[4] = {UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX};
-  const int ids32[4] = {UC_X86_REG_EAX, UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX};
-  const uint64_t vals[4] = {r.eax, r.ebx, r.ecx, r.edx};
-  for (int i = 0; i < 4; ++i) cpu_->set_reg(guest64_ ? ids64[i] : ids32[i], vals[i]);
-  return 1;
+  return answer_cpuid(*cpu_, *padlock_, guest64_);
 }
 
 int Machine::on_rdtsc() {

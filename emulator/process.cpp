@@ -16,6 +16,7 @@
 #include "emulator/host_signals.hpp"
 #include "emulator/initial_stack.hpp"
 #include "emulator/trace/run_observers.hpp"
+#include "emulator/uc_hooks.hpp"
 
 namespace padlock::emu {
 
@@ -35,38 +36,8 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// Trampolines from Unicorn's C callbacks to the process.
-void hook_syscall(uc_engine*, void* p) {
-  static_cast<Process*>(p)->on_syscall_insn();
-}
-void hook_sysenter(uc_engine*, void* p) {
-  static_cast<Process*>(p)->on_sysenter();
-}
-void hook_intr(uc_engine*, uint32_t intno, void* p) {
-  static_cast<Process*>(p)->on_interrupt(intno);
-}
-bool hook_invalid(uc_engine*, void* p) {
-  return static_cast<Process*>(p)->on_invalid_insn();
-}
-int hook_cpuid(uc_engine*, void* p) {
-  return static_cast<Process*>(p)->on_cpuid();
-}
-int hook_rdtsc(uc_engine*, void* p) {
-  return static_cast<Process*>(p)->on_rdtsc();
-}
-void hook_block(uc_engine*, uint64_t address, uint32_t size, void* p) {
-  static_cast<Process*>(p)->on_block(address, size);
-}
 void hook_mem(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
   static_cast<Process*>(p)->on_mem_access(address, size, type == UC_MEM_WRITE);
-}
-bool hook_tlb(uc_engine*, uint64_t va, uc_mem_type type, uc_tlb_entry* e, void* p) {
-  uint64_t paddr = 0;
-  int perms = 0;
-  if (!static_cast<Process*>(p)->on_tlb_fill(va, type, &paddr, &perms)) return false;
-  e->paddr = paddr;
-  e->perms = static_cast<uc_prot>(perms);
-  return true;
 }
 
 }  // namespace
@@ -255,13 +226,13 @@ void Process::install_hooks() {
                               : uc_hook_add(uc, &h, type, cb, this, 1, 0, insn);
     if (e != UC_ERR_OK) throw LoadError(std::string("unicorn: hook: ") + uc_strerror(e));
   };
-  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(hook_tlb));
-  add(UC_HOOK_INTR, reinterpret_cast<void*>(hook_intr));
-  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(hook_invalid));
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_syscall), UC_X86_INS_SYSCALL);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_sysenter), UC_X86_INS_SYSENTER);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_cpuid), UC_X86_INS_CPUID);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(hook_rdtsc), UC_X86_INS_RDTSC);
+  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Process>::tlb));
+  add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Process>::intr));
+  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Process>::invalid));
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::syscall), UC_X86_INS_SYSCALL);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::rdtsc), UC_X86_INS_RDTSC);
   if (opts_.timing || opts_.icount || (obs_ && obs_->wants_blocks())) enable_block_hook();
   if (opts_.timing && opts_.cache_x86) {
     if (uc_hook_add(uc, &mem_hook_, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
@@ -274,8 +245,8 @@ void Process::install_hooks() {
 void Process::enable_block_hook() {
   if (block_hook_on_) return;
   uc_engine* uc = cpu_->uc();
-  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, reinterpret_cast<void*>(hook_block), this, 1,
-                  0) != UC_ERR_OK) {
+  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks<Process>::block),
+                  this, 1, 0) != UC_ERR_OK) {
     return;
   }
   // Blocks translated before the hook existed have no call to it.
@@ -464,8 +435,7 @@ RunResult Process::run() {
   if (opts_.stats) {
     stats_.print(opts_.log, mhz_);
     if (opts_.timing) {
-      stats_.print_timing(opts_.log, mhz_, vt_->now(), vt_->idle_cycles(),
-                          vt_->irq_cycles_total());
+      stats_.print_timing(opts_.log, mhz_, vt_->now(), vt_->idle_cycles(), vt_->irq_cycles_total());
     }
   }
   g_current = nullptr;
