@@ -2,8 +2,8 @@
 # Cost of --profile (issue 6: at most 2x the run time with profiling off), and of --trace
 # for comparison, on a compute-bound static i386 program without PadLock instructions
 # (bench/guest/compute.c): every translated block pays the profiler, the worst case.
-# Measured with the timing model on (the default: the block hook runs anyway) and with
-# --timing off (there --profile also adds Unicorn's block hook itself).
+# Measured with the timing model on (the default) and with --timing off; in both, --profile
+# adds Unicorn's block log (docs/emulator.md, "Unicorn") and its replay.
 # Prints, in one run, the best of REPEAT times for each configuration: wall-clock time
 # and CPU time (user + system; steadier on a loaded machine), and the ratios to "off".
 #

@@ -1,5 +1,6 @@
-# Dependencies. Unicorn 2.1.x and Capstone 5 come from their PyPI wheels, which ship
-# headers and libraries; GMP, OpenSSL and GoogleTest come from Debian.
+# Dependencies. Capstone 5 comes from its PyPI wheel, which ships headers and the library;
+# Unicorn 2.1.4 is built from its PyPI sdist with our patch (PadlockUnicorn.cmake); GMP,
+# OpenSSL and GoogleTest come from Debian.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(GMP REQUIRED IMPORTED_TARGET gmp)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
@@ -18,15 +19,8 @@ function(padlock_find_wheel module out_dir)
 endfunction()
 
 if(PADLOCK_BUILD_EMULATOR)
-  padlock_find_wheel(unicorn UNICORN_WHEEL_DIR)
+  include(${CMAKE_CURRENT_LIST_DIR}/PadlockUnicorn.cmake)
   padlock_find_wheel(capstone CAPSTONE_WHEEL_DIR)
-  # Link Unicorn statically (the wheel ships libunicorn.a) so the CLI does not depend on
-  # the Python site-packages at run time.
-  add_library(padlock_unicorn STATIC IMPORTED GLOBAL)
-  set_target_properties(padlock_unicorn PROPERTIES
-    IMPORTED_LOCATION "${UNICORN_WHEEL_DIR}/lib/libunicorn.a"
-    INTERFACE_INCLUDE_DIRECTORIES "${UNICORN_WHEEL_DIR}/include"
-    INTERFACE_LINK_LIBRARIES "pthread;m;dl")
   file(GLOB CAPSTONE_SO "${CAPSTONE_WHEEL_DIR}/lib/libcapstone.so*")
   list(GET CAPSTONE_SO 0 CAPSTONE_SO)
   add_library(padlock_capstone SHARED IMPORTED GLOBAL)

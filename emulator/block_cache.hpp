@@ -28,6 +28,10 @@ struct BlockInfo {
   // it has an SSE instruction, which waits for ACE (§3.3 overlap).
   uint32_t cost = 0;
   bool uses_sse = false;
+  // The profiler's record of this block and the object-map generation it was found in
+  // (profile/profiler.hpp): saves a hash lookup per executed block.
+  mutable uint32_t profile_record = 0;
+  mutable uint64_t profile_generation = 0;
 };
 
 class BlockCache {

@@ -40,6 +40,7 @@ VectorSignal vector_signal(uint32_t vector) {
 }
 
 void Process::on_interrupt(uint32_t intno) {
+  drain_block_log();
   if (intno == 0x80) {
     dispatch_syscall(kAbiI386, 2);  // also from 64-bit code: the compat entry
     return;

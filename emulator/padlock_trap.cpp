@@ -54,6 +54,7 @@ void Process::charge_padlock(const isa::Decoded& d, const uint64_t before[8], Ou
 }
 
 bool Process::on_invalid_insn() {
+  drain_block_log();
   const uint64_t pc = cpu_->pc();
   const uint64_t avail = mem_->accessible_with(pc, 15, kPageMapped | kPageExec);
   const isa::Decoded d = isa::decode(mem_->host(pc), avail,

@@ -245,8 +245,32 @@ void Process::install_hooks() {
 void Process::enable_block_hook() {
   if (block_hook_on_) return;
   uc_engine* uc = cpu_->uc();
-  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks<Process>::block),
-                  this, 1, 0) != UC_ERR_OK) {
+  // Unless instructions are counted (--icount, --stats), block costs are added by
+  // generated code (our Unicorn patch, UC_CTL_BLOCK_COST) and the hook runs only for the
+  // blocks that need it (block_cost) or once an event is due. With --timing off nothing
+  // is added and no event is due: the hook runs only for blocks that clear EFLAGS[30].
+  // The profiler gets every block from the block log (UC_CTL_BLOCK_LOG), replayed in
+  // batches (replay_block_log).
+  const bool inline_costs = !opts_.icount && !opts_.stats;
+  if (inline_costs) {
+    inline_costs_ = uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr,
+                                      vt_->next_event_cell(), &UcHooks<Process>::block_cost,
+                                      this) == UC_ERR_OK;
+    if (inline_costs_ && obs_ && obs_->wants_blocks()) {
+      block_log_.assign(kBlockLogEntries, 0);
+      log_cursor_ = block_log_.data();
+      log_end_ = log_cursor_ + block_log_.size();
+      if (uc_ctl_block_log(uc, &log_cursor_, &log_end_) != UC_ERR_OK) {
+        uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
+        inline_costs_ = false;
+      }
+    }
+  }
+  void* cb = inline_costs_ ? reinterpret_cast<void*>(UcHooks<Process>::costed_block)
+                           : reinterpret_cast<void*>(UcHooks<Process>::block);
+  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, cb, this, 1, 0) != UC_ERR_OK) {
+    if (inline_costs_) uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
+    inline_costs_ = false;
     return;
   }
   // Blocks translated before the hook existed have no call to it.
@@ -275,7 +299,63 @@ void Process::on_block(uint64_t address, uint32_t size) {
   if (b.flags & BlockCache::kSlotClears30) clear_eflags30();
 }
 
+// What a block adds to the clock per execution: its cycles, or with --timing off its
+// instruction count (as on_block does; with inline costs only the block log's replay
+// adds it, since generated code adds nothing then).
+static uint32_t inline_cost(const BlockInfo& b, bool timing) {
+  const uint32_t c = timing ? b.cost : b.insns;
+  return c < UC_BLOCK_COST_ALWAYS_HOOK ? c : UC_BLOCK_COST_ALWAYS_HOOK - 1;
+}
+
+uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
+  const BlockCache::Slot& b = blocks_->slot(address, size);
+  if (log_cursor_ != nullptr) {
+    // The block log's entry (replay_block_log): the cost in the high half, so that the
+    // replay can sum a batch without touching the blocks, and an index in the low half.
+    *tag = static_cast<uint64_t>(inline_cost(*b.info, opts_.timing)) << 32 | log_blocks_.size();
+    log_blocks_.push_back(b.info);
+  }
+  // SSE waits and EFLAGS[30] clears need the hook on every execution (on_costed_block).
+  const uint8_t hooked = opts_.timing ? b.flags : (b.flags & BlockCache::kSlotClears30);
+  return inline_cost(*b.info, opts_.timing) | (hooked != 0 ? UC_BLOCK_COST_ALWAYS_HOOK : 0);
+}
+
+// Every block since the last replay, in order. No clock change happens between them
+// except their own costs (every other change is made by a hook that replays first), so
+// with timing their start times follow back from now (the last one's cost was added
+// last); with --timing off the replay adds their instruction counts itself. Each block is
+// given to the observers with the clock before its cost, as on_block does.
+void Process::replay_block_log() {
+  const uint64_t* const begin = block_log_.data();
+  const uint64_t* const end = log_cursor_;
+  uint64_t total = 0;
+  for (const uint64_t* p = begin; p != end; ++p) total += *p >> 32;
+  if (opts_.timing) {
+    obs_->on_block_log(begin, end, log_blocks_.data(), vt_->now() - total);
+  } else {
+    obs_->on_block_log(begin, end, log_blocks_.data(), vt_->now());
+    vt_->advance(total);
+  }
+  log_cursor_ = block_log_.data();
+}
+
+// The same rules as on_block, with the block's cost already added by generated code.
+void Process::on_costed_block(uint64_t address, uint32_t size) {
+  drain_block_log();
+  const BlockCache::Slot& b = blocks_->slot(address, size);
+  if (opts_.timing) {
+    if (b.flags & BlockCache::kSlotSse) {
+      // §3.3: the block could not issue before ACE was free.
+      const uint64_t issued = vt_->now() - b.cost;
+      if (vt_->sse_ready() > issued) vt_->advance_to(vt_->sse_ready() + b.cost);
+    }
+    if (vt_->now() >= vt_->next_event()) time_events();
+  }
+  if (b.flags & BlockCache::kSlotClears30) clear_eflags30();
+}
+
 void Process::on_mem_access(uint64_t address, int size, bool write) {
+  drain_block_log();  // the stall belongs after the blocks logged so far
   const double c = cache_->access(address, static_cast<uint64_t>(size), write);
   if (c > 0) {
     const uint64_t n = static_cast<uint64_t>(c + 0.5);
@@ -421,6 +501,7 @@ RunResult Process::run() {
     host_signals_running(true);
     const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, 0, 0);
     host_signals_running(false);
+    drain_block_log();
     if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
     handle_stop(err);
     last_syscall_eintr_ = false;

@@ -147,6 +147,17 @@ class Process {
   void on_interrupt(uint32_t intno);
   bool on_invalid_insn();
   void on_block(uint64_t address, uint32_t size);
+  // With inline cost accounting: the block's cost is already on the clock; called only
+  // for blocks that need it (block_cost) or once an event is due.
+  void on_costed_block(uint64_t address, uint32_t size);
+  uint32_t block_cost(uint64_t address, uint32_t size, uint64_t* tag);  // at translation
+  // The profiler sees every block through Unicorn's block log (UC_CTL_BLOCK_LOG): the
+  // BlockInfo of each executed block, replayed here in order with its virtual time. Every
+  // hook that can move the clock or reach the observers calls this first.
+  void drain_block_log() {
+    if (log_cursor_ != block_log_.data()) replay_block_log();
+  }
+  void replay_block_log();
   void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
   void charge_padlock(const isa::Decoded& d, const uint64_t before[8], Outcome& o);
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
@@ -196,6 +207,12 @@ class Process {
   bool eflags30_ = false;
   bool block_hook_on_ = false;
   bool want_block_hook_ = false;
+  bool inline_costs_ = false;  // UC_CTL_BLOCK_COST in use (enable_block_hook)
+  static constexpr size_t kBlockLogEntries = 1 << 14;
+  std::vector<uint64_t> block_log_;      // UC_CTL_BLOCK_LOG entries: cost << 32 | index
+  std::vector<const BlockInfo*> log_blocks_;  // the index of a log entry: its block
+  uint64_t* log_cursor_ = nullptr;
+  uint64_t* log_end_ = nullptr;
   uc_hook block_hook_ = 0;
 
   // Why Unicorn stopped.

@@ -21,6 +21,7 @@ constexpr int kArgsX86_64[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
 }  // namespace
 
 void Process::on_syscall_insn() {
+  drain_block_log();
   if (!guest64_) {
     // SYSCALL is not an i386 instruction on these chips: #UD. Unicorn calls us before
     // moving the PC past it.
@@ -39,6 +40,7 @@ void Process::on_syscall_insn() {
 }
 
 void Process::on_sysenter() {
+  drain_block_log();
   // Linux enters the i386 ABI; the sixth argument is at [EBP] (the vDSO pushes it).
   // We return to the instruction after SYSENTER (there is no vDSO to return through).
   dispatch_syscall(kAbiI386, -2);

@@ -72,6 +72,11 @@ class VirtualTime {
   // --- events (interrupts, timers) ----------------------------------------------------
   // The earliest cycle at which something is due (kNever if nothing is).
   uint64_t next_event() const { return next_event_; }
+  // The clock and the next-event cycle as memory cells, for Unicorn's inline block cost
+  // accounting (UC_CTL_BLOCK_COST): generated code adds each block's cost to the first
+  // and calls the block hook once it reaches the second.
+  uint64_t* clock_cell() { return &now_; }
+  uint64_t* next_event_cell() { return &next_event_; }
   // The cycle of the next periodic interrupt (ExecEnv.interrupt_at for REP instructions).
   uint64_t next_irq() const { return next_irq_; }
   // Takes the interrupt due at or before now: charges its cost and schedules the next.

@@ -9,6 +9,7 @@ DEBIAN_PACKAGES=(
   libgtest-dev libgmock-dev libgmp-dev libssl-dev
   gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
   qemu-user                          # the speed baseline for plain x86 code
+  patch                              # applies cmake/unicorn/*.patch to Unicorn's sdist
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
 )
@@ -25,7 +26,7 @@ if [ "$need_apt" = 1 ]; then
 fi
 
 PY=${PYTHON:-python3}
-if ! "$PY" -c "import unicorn, capstone, pybind11, pytest" 2>/dev/null; then
+if ! "$PY" -c "import capstone, pybind11, pytest, matplotlib" 2>/dev/null; then
   "$PY" -m pip install -q -r requirements.txt 2>/dev/null ||
     "$PY" -m pip install -q --break-system-packages -r requirements.txt
 fi

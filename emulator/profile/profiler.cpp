@@ -69,6 +69,34 @@ void Profiler::control_flow(uint64_t target) {
   }
 }
 
+void Profiler::on_block_log(const uint64_t* p, const uint64_t* end,
+                            const BlockInfo* const* blocks, uint64_t now) {
+  while (p != end) {
+    const uint64_t e = *p;
+    const uint64_t* q = p + 1;
+    while (q != end && *q == e) ++q;
+    const uint64_t n = static_cast<uint64_t>(q - p), cycles = e >> 32;
+    const BlockInfo& b = *blocks[static_cast<uint32_t>(e)];
+    if (b.exit != BlockExit::Other || pending_ != BlockExit::Other) {
+      // Calls and returns: one entry at a time.
+      on_block(b, now);
+      for (uint64_t k = 1; k < n; ++k) on_block(b, now + k * cycles);
+    } else {
+      // on_block(b, now), then each further entry books this block its `cycles`.
+      cur_->costs[kCyc] += now - last_now_ - excluded_;
+      excluded_ = 0;
+      BlockCost* rec = record(b);
+      rec->costs[kCyc] += (n - 1) * cycles;
+      rec->costs[kIr] += n * b.insns;
+      total_ir_ += n * b.insns;
+      last_now_ = now + (n - 1) * cycles;
+      cur_ = rec;
+    }
+    now += n * cycles;
+    p = q;
+  }
+}
+
 void Profiler::pop_to(size_t depth) {
   const Costs now = totals();
   while (stack_.size() > depth) {

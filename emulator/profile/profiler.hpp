@@ -54,7 +54,7 @@ class Profiler {
     last_now_ = now;
     excluded_ = 0;
     if (pending_ != BlockExit::Other) control_flow(b.address);
-    BlockCost* rec = find(b.address);
+    BlockCost* rec = record(b);
     rec->costs[kIr] += b.insns;
     total_ir_ += b.insns;
     cur_ = rec;
@@ -66,6 +66,11 @@ class Profiler {
     }
   }
 
+  // A batch of Unicorn's block log (Process::replay_block_log): entries `cycles << 32 |
+  // index` into `blocks`, the first starting at virtual time `now`, each the next. The
+  // same as on_block for each, with runs of one block (a loop) booked in one step.
+  void on_block_log(const uint64_t* begin, const uint64_t* end, const BlockInfo* const* blocks,
+                    uint64_t now);
   // A PadLock instruction at `pc` charged `cycles` (Outcome.cycles) and held the clock
   // from virtual time t0 to t1 (t1 - t0 is less than `cycles` when integer code may
   // overlap the unit's work, §3.3).
@@ -116,6 +121,16 @@ class Profiler {
     const uint32_t index = slow_find(addr);
     s = {addr, index};
     return &blocks_[index];
+  }
+  // find(), remembered in the BlockInfo for the current object-map generation.
+  BlockCost* record(const BlockInfo& b) {
+    if (b.profile_record != 0 && b.profile_generation == objects_.generation()) {
+      return &blocks_[b.profile_record];
+    }
+    BlockCost* rec = find(b.address);
+    b.profile_record = static_cast<uint32_t>(rec - blocks_.data());
+    b.profile_generation = objects_.generation();
+    return rec;
   }
   uint32_t slow_find(uint64_t addr);
   void control_flow(uint64_t target);

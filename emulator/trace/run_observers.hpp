@@ -44,6 +44,11 @@ class RunObservers {
   void on_block(const BlockInfo& b, uint64_t now) {
     if (profiler_) profiler_->on_block(b, now);
   }
+  // A batch of Unicorn's block log (profile::Profiler::on_block_log).
+  void on_block_log(const uint64_t* begin, const uint64_t* end, const BlockInfo* const* blocks,
+                    uint64_t now) {
+    if (profiler_) profiler_->on_block_log(begin, end, blocks, now);
+  }
 
   // Around Padlock::execute(): `s` before, then after; `now` before, then after the
   // instruction's cycles were added to the clock.

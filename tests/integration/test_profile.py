@@ -183,3 +183,19 @@ def test_shared_objects_get_their_symbols(emulator_path, tmp_path):
     out, err = annotate(profile, "--threshold=100")
     assert err == ""
     assert re.search(r"\?\?\?:main \[.*/dyn\]", out), out
+
+
+@pytest.mark.parametrize("timing", ["on", "off"])
+def test_block_log_profile_equals_hooked_profile(runner, target, tmp_path, timing):
+    """A plain --profile run sees blocks through Unicorn's block log, replayed in batches
+    (docs/emulator.md, "Unicorn"); --icount makes the hook run on every block instead.
+    Both must give the same profile, event for event: same blocks, same cycles (the
+    batches are replayed with the times the hook would have seen) and same call edges."""
+    def profile(*extra: str) -> list[str]:
+        out = tmp_path / f"p{len(extra)}.out"
+        run_with(runner, "demo", target, [], ["--timing", timing, *extra, "--profile", out])
+        return [line for line in out.read_text().splitlines()
+                if not line.startswith(("cmd:", "creator:", "#"))]
+    logged, hooked = profile(), profile("--icount")
+    assert any(line.startswith("calls=") for line in logged)
+    assert logged == hooked

@@ -150,3 +150,19 @@ def test_baes_throughput_emerges_and_scales_with_clock_Sec3_3_Sec6_2(runner):
     g2 = gbps(runner, "--cpu", "esther", "--mhz", 800, b, "-mode", "cbc", "-buffer", 512,
               "-rep", 4000)
     assert abs(g2 / g - 0.5) < 0.01
+
+
+@pytest.mark.parametrize("observe", [["--stats"], ["--icount"]])
+def test_inline_block_costs_equal_hooked_block_costs(runner, observe):
+    """A plain timed run adds block costs in generated code (UC_CTL_BLOCK_COST, docs/
+    emulator.md "Unicorn"); --stats and --icount call the block hook on every block. Both
+    must give the guest the same virtual time, to the cycle: SIGALRM-bounded counts,
+    interrupt points inside REP XCRYPTCTR (§3.1) and the BAES loop's clock() (§6.2)."""
+    alarm = guest(runner, "alarm_count")
+    assert emu(runner, alarm, 5).stdout == emu(runner, *observe, alarm, 5).stdout
+    errata = ["--cpu", "esther-c5j", "--irq-hz", "20000", "--seed", "3",
+              guest(runner, "ctr_errata"), 512, 20]
+    assert emu(runner, *errata).stdout == emu(runner, *observe, *errata).stdout
+    b = [baes(runner), "-mode", "ctr", "-buffer", 64, "-rep", 3000]
+    assert emu(runner, "--cpu", "esther", *b).stdout == \
+        emu(runner, "--cpu", "esther", *observe, *b).stdout
