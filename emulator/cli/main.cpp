@@ -63,8 +63,10 @@ int main(int argc, char** argv) {
       int cs_major = 0, cs_minor = 0;
       uc_version(&uc_major, &uc_minor);
       cs_version(&cs_major, &cs_minor);
-      std::printf("padlock-emu %s (Unicorn %u.%u, Capstone %d.%d)\n", PADLOCK_EMU_VERSION, uc_major,
-                  uc_minor, cs_major, cs_minor);
+      // The patch level is the header's: the library is built from the same patched
+      // sources (cmake/PadlockUnicorn.cmake).
+      std::printf("padlock-emu %s (Unicorn %u.%u.%d with padlock-emu's patch, Capstone %d.%d)\n",
+                  PADLOCK_EMU_VERSION, uc_major, uc_minor, UC_API_PATCH, cs_major, cs_minor);
       return 0;
     }
     case cli::Command::Cpus:
