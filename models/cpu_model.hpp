@@ -50,9 +50,9 @@ struct RngParams {
   std::array<Param, 8>
       raw_rate_scale;  // raw-rate factor per BIAS setting (§2.2 "may affect the speed")
   std::array<Param, 8> raw_one_bias;   // probability of a raw 1 bit per BIAS setting
-  Param clocks_no_data;                // §2.3 table: ~30
-  std::array<Param, 4> clocks_stored;  // §2.3 table by EDX: ~55, ~310, ~200, ~120
-  Param rep_single_extra;              // §2.3: +7 when one internal XSTORE suffices
+  Param clocks_no_data{};              // §2.3 table: ~30 (all three: with_xstore_clocks)
+  std::array<Param, 4> clocks_stored{};  // §2.3 table by EDX: ~55, ~310, ~200, ~120
+  Param rep_single_extra{};            // §2.3: +7 when one internal XSTORE suffices
 };
 
 // ACE timing (§3.3). The ECB rows are the guide's table; the chaining-mode costs are

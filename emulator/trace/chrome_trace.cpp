@@ -12,7 +12,7 @@ constexpr isa::Unit kUnits[4] = {isa::Unit::Rng, isa::Unit::Ace, isa::Unit::Phe,
 ChromeTrace::ChromeTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
   ev_.reserve(512);
   std::fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":", out_);
-  ev_ = "{";
+  ev_.assign(1, '{');  // not = "{": GCC 12 warns falsely (-Wrestrict, PR 105329)
   json_key(ev_, "program");
   json_string(ev_, run.program);
   json_key(ev_, "cpu");
@@ -46,7 +46,7 @@ void ChromeTrace::emit() {
 }
 
 void ChromeTrace::event_begin(const char* name, const char* cat, const char* ph, uint64_t ts) {
-  ev_ = "{";
+  ev_.assign(1, '{');  // (see above)
   json_key(ev_, "name");
   json_string(ev_, name);
   if (cat != nullptr) {

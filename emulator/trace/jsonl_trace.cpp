@@ -106,7 +106,7 @@ const char* xcrypt_mode(isa::InsnId id) {
 
 JsonlTrace::JsonlTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
   line_.reserve(1024);
-  line_ = "{";
+  line_.assign(1, '{');  // not = "{": GCC 12 warns falsely (-Wrestrict, PR 105329)
   json_key(line_, "type");
   json_string(line_, "run");
   json_key(line_, "schema");
@@ -133,7 +133,7 @@ void JsonlTrace::record(const PadlockEvent& ev, const std::string& fn) {
   const isa::InsnInfo& info = ev.d.info();
   const Outcome& o = ev.outcome;
   std::string& l = line_;
-  l = "{";
+  l.assign(1, '{');  // (see above)
   json_key(l, "type");
   json_string(l, "insn");
   json_key(l, "seq");
@@ -221,7 +221,7 @@ void JsonlTrace::record(const PadlockEvent& ev, const std::string& fn) {
 
 void JsonlTrace::end(const RunEnd& e, uint64_t instructions, uint64_t padlock_cycles) {
   std::string& l = line_;
-  l = "{";
+  l.assign(1, '{');  // (see above)
   json_key(l, "type");
   json_string(l, "end");
   json_key(l, "cycle");

@@ -37,8 +37,10 @@ const CpuModel& cpu_from(const py::object& cpu) {
   const std::string name = cpu.cast<std::string>();
   if (const CpuModel* c = find_cpu_model(name)) return *c;
   std::string known;
-  for (const CpuModel* c : all_cpu_models())
-    known += (known.empty() ? "" : ", ") + std::string(c->name);
+  for (const CpuModel* c : all_cpu_models()) {
+    if (!known.empty()) known += ", ";
+    known += c->name;
+  }
   throw py::value_error("unknown CPU model '" + name + "'; known: " + known);
 }
 
