@@ -10,6 +10,7 @@
 
 #include "emulator/cpu_features.hpp"
 #include "emulator/exception_signals.hpp"
+#include "emulator/padlock_call.hpp"
 #include "emulator/signals.hpp"
 #include "emulator/uc_hooks.hpp"
 
@@ -403,44 +404,36 @@ std::vector<Machine::DiagRecord> Machine::take_diagnostics() {
 
 // --- hooks -----------------------------------------------------------------------------------
 
-// The PadLock trap, as in Process::on_invalid_insn (same decode, register and EFLAGS[30]
-// rules), with the before/after hooks around the model.
+// The PadLock trap: the same decode, registers and fault signals as Process::on_invalid_insn
+// (emulator/padlock_call.hpp) and the same EFLAGS[30] rules, with the before/after hooks
+// around the model.
 bool Machine::on_invalid_insn() {
   try {
-    const uint64_t pc = cpu_->pc();
-    const uint64_t avail = mem_->accessible_with(pc, 15, kPageMapped | kPageExec);
-    const isa::Decoded d = isa::decode(mem_->host(pc), avail,
-                                       guest64_ ? isa::CpuMode::Long64 : isa::CpuMode::Protected32);
-    if (d.status == isa::DecodeStatus::NotPadlock) {
+    PadlockCall c;
+    if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c)) {
       MachineFault f;
       f.signo = SIGILL;
       f.code = kIllIllopn;
-      f.address = pc;
+      f.address = c.pc;
       f.trapno = 6;
-      f.pc = pc;
-      f.disassembly = disassemble(pc);
+      f.pc = c.pc;
+      f.disassembly = disassemble(c.pc);
       stop_with(f);
       return true;
     }
+    const isa::Decoded& d = c.decoded;
+    const uint64_t pc = c.pc;
     PadlockEvent ev;
     ev.pc = pc;
     ev.decoded = d;
-    auto read_state = [&](ArchState& s) {
-      uint64_t g[8];
-      cpu_->read_gpr8(g);
-      std::memcpy(s.gpr, g, sizeof g);
-      s.eflags =
-          (cpu_->reg(guest64_ ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS) & ~ArchState::kEflags30) |
-          (eflags30_ ? ArchState::kEflags30 : 0);
-      s.cr4_osfxsr = true;  // §1.2: Linux sets CR4[9]
-    };
-    read_state(ev.before);
+    ev.before = c.state;
     ev.now = now();
     if (before_) {
       before_(*this, ev);
-      read_state(ev.before);  // the hook may have changed registers or EFLAGS[30]
+      read_padlock_state(*cpu_, guest64_, eflags30_, c);  // the hook may have changed them
+      ev.before = c.state;
     }
-    ArchState s = ev.before;
+    ArchState& s = c.state;
     ExecEnv env;
     env.now = now();
     env.interrupt_at = interrupt_at;
@@ -451,12 +444,7 @@ bool Machine::on_invalid_insn() {
     if (d.id != isa::InsnId::Count) stats_.record(d.id, o);
     cycles_ += o.cycles;
     ++padlock_count_;
-
-    uint8_t changed = 0;
-    for (int i = 0; i < 8; ++i) {
-      if (s.gpr[i] != ev.before.gpr[i]) changed |= static_cast<uint8_t>(1u << i);
-    }
-    cpu_->write_gpr8(s.gpr, changed);
+    finish_padlock_call(*cpu_, c);
     // §1.8: REP XCRYPT sets EFLAGS[30] after loading the key, REP XSHA clears it.
     eflags30_ = s.eflags30();
 
@@ -473,35 +461,18 @@ bool Machine::on_invalid_insn() {
         break;
       case Status::Faulted: {
         eflags30_ = false;  // the exception stores EFLAGS (§1.8)
+        const FaultSignal sig = padlock_fault_signal(o.fault, *mem_, pc);
         MachineFault f;
         f.pc = pc;
         f.is_padlock = true;
         f.insn = d.id;
         f.padlock = o.fault;
         f.disassembly = disassemble(pc);
-        switch (o.fault.kind) {
-          case FaultKind::PageFault: {
-            const bool mapped = (mem_->flags(o.fault.address) & kPageMapped) != 0;
-            f.signo = SIGSEGV;
-            f.code = mapped ? kSegvAccerr : kSegvMaperr;
-            f.address = o.fault.address;
-            f.trapno = 14;
-            f.write = o.fault.write;
-            break;
-          }
-          case FaultKind::GeneralProtection:
-            f.signo = SIGSEGV;
-            f.code = kSiKernel;  // Linux reports #GP with si_addr 0
-            f.trapno = 13;
-            break;
-          case FaultKind::InvalidOpcode:
-          case FaultKind::None:
-            f.signo = SIGILL;
-            f.code = kIllIllopn;
-            f.address = pc;
-            f.trapno = 6;
-            break;
-        }
+        f.signo = sig.signo;
+        f.code = sig.code;
+        f.address = sig.addr;
+        f.trapno = sig.trapno;
+        f.write = o.fault.kind == FaultKind::PageFault && o.fault.write;
         fault_ = f;
         stop_fault_ = true;
         break;

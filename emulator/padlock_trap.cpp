@@ -4,19 +4,12 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <cstring>
 
+#include "emulator/padlock_call.hpp"
 #include "emulator/process.hpp"
 #include "emulator/trace/run_observers.hpp"
 
 namespace padlock::emu {
-
-namespace {
-
-// Linux page-fault error code bits (arch/x86/include/asm/trap_pf.h).
-constexpr uint64_t kPfProt = 1, kPfWrite = 2, kPfUser = 4;
-
-}  // namespace
 
 // Timing of one PadLock instruction (issue #4, docs/timing.md). The model's clocks assume
 // everything in L1 and no store-buffer stalls (§3.3); the data stream's cost from the cache
@@ -55,29 +48,20 @@ void Process::charge_padlock(const isa::Decoded& d, const uint64_t before[8], Ou
 
 bool Process::on_invalid_insn() {
   drain_block_log();
-  const uint64_t pc = cpu_->pc();
-  const uint64_t avail = mem_->accessible_with(pc, 15, kPageMapped | kPageExec);
-  const isa::Decoded d = isa::decode(mem_->host(pc), avail,
-                                     guest64_ ? isa::CpuMode::Long64 : isa::CpuMode::Protected32);
-  if (d.status == isa::DecodeStatus::NotPadlock) {
+  PadlockCall c;
+  if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c)) {
     fault_ = GuestSiginfo{};
     fault_.signo = SIGILL;
     fault_.code = kIllIllopn;
-    fault_.addr = pc;
+    fault_.addr = c.pc;
     fault_.trapno = 6;
     fault_pending_ = true;
     request_stop();
     return true;  // handled by us: the run loop delivers SIGILL with the PC unchanged
   }
-
-  ArchState s;
-  uint64_t before[8];
-  cpu_->read_gpr8(before);
-  std::memcpy(s.gpr, before, sizeof before);
-  // EFLAGS[30] lives in our shadow bit (§1.8, §3.2); QEMU never holds it.
-  s.eflags = (cpu_->reg(guest64_ ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS) & ~ArchState::kEflags30) |
-             (eflags30_ ? ArchState::kEflags30 : 0);
-  s.cr4_osfxsr = true;  // §1.2: Linux always sets CR4[9]
+  const isa::Decoded& d = c.decoded;
+  const uint64_t pc = c.pc;
+  ArchState& s = c.state;
   ExecEnv env;
   // §3.3 overlap: a PadLock instruction waits until ACE (and the SSE unit) is free.
   if (opts_.timing) vt_->wait_for_sse();
@@ -91,19 +75,14 @@ bool Process::on_invalid_insn() {
   if (obs_) obs_->before_padlock(d, s, *mem_, pc, env.now);
   Outcome o = padlock_->execute(d, s, *mem_, env);
   if (opts_.timing) {
-    charge_padlock(d, before, o);
+    charge_padlock(d, c.before, o);
   } else {
     vt_->advance(o.cycles);
   }
   if (d.id != isa::InsnId::Count) stats_.record(d.id, o);
   if (obs_) obs_->after_padlock(s, o, *mem_, now());
   if (opts_.timing && vt_->now() >= vt_->next_event()) time_events();
-
-  uint8_t changed = 0;
-  for (int i = 0; i < 8; ++i) {
-    if (s.gpr[i] != before[i]) changed |= static_cast<uint8_t>(1u << i);
-  }
-  cpu_->write_gpr8(s.gpr, changed);
+  finish_padlock_call(*cpu_, c);
 
   // §1.8: REP XCRYPT sets EFLAGS[30] (after loading the key), REP XSHA clears it; the
   // models report the new value in s.eflags.
@@ -129,30 +108,13 @@ bool Process::on_invalid_insn() {
       break;
     case Status::Faulted: {
       clear_eflags30();  // the exception stores EFLAGS (§1.8)
+      const FaultSignal f = padlock_fault_signal(o.fault, *mem_, pc);
       fault_ = GuestSiginfo{};
-      switch (o.fault.kind) {
-        case FaultKind::PageFault: {
-          fault_.signo = SIGSEGV;
-          const bool mapped = (mem_->flags(o.fault.address) & kPageMapped) != 0;
-          fault_.code = mapped ? kSegvAccerr : kSegvMaperr;
-          fault_.addr = o.fault.address;
-          fault_.trapno = 14;
-          fault_.error_code = kPfUser | (o.fault.write ? kPfWrite : 0) | (mapped ? kPfProt : 0);
-          break;
-        }
-        case FaultKind::GeneralProtection:
-          fault_.signo = SIGSEGV;
-          fault_.code = kSiKernel;  // Linux reports #GP with si_addr 0
-          fault_.trapno = 13;
-          break;
-        case FaultKind::InvalidOpcode:
-        case FaultKind::None:
-          fault_.signo = SIGILL;
-          fault_.code = kIllIllopn;
-          fault_.addr = pc;
-          fault_.trapno = 6;
-          break;
-      }
+      fault_.signo = f.signo;
+      fault_.code = f.code;
+      fault_.addr = f.addr;
+      fault_.trapno = f.trapno;
+      fault_.error_code = f.error_code;
       fault_pending_ = true;
       request_stop();
       break;

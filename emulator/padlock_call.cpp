@@ -1,0 +1,74 @@
+#include "emulator/padlock_call.hpp"
+
+#include <signal.h>
+
+#include <cstring>
+
+#include "emulator/signals.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+// Linux page-fault error code bits (arch/x86/include/asm/trap_pf.h).
+constexpr uint64_t kPfProt = 1, kPfWrite = 2, kPfUser = 4;
+
+}  // namespace
+
+void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall& c) {
+  cpu.read_gpr8(c.before);
+  std::memcpy(c.state.gpr, c.before, sizeof c.before);
+  c.state.eflags =
+      (cpu.reg(guest64 ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS) & ~ArchState::kEflags30) |
+      (eflags30 ? ArchState::kEflags30 : 0);
+  c.state.cr4_osfxsr = true;  // §1.2: Linux always sets CR4[9]
+}
+
+bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, bool eflags30,
+                        PadlockCall& c) {
+  c.pc = cpu.pc();
+  const uint64_t avail = mem.accessible_with(c.pc, 15, kPageMapped | kPageExec);
+  c.decoded = isa::decode(mem.host(c.pc), avail,
+                          guest64 ? isa::CpuMode::Long64 : isa::CpuMode::Protected32);
+  if (c.decoded.status == isa::DecodeStatus::NotPadlock) return false;
+  read_padlock_state(cpu, guest64, eflags30, c);
+  return true;
+}
+
+void finish_padlock_call(Cpu& cpu, const PadlockCall& c) {
+  uint8_t changed = 0;
+  for (int i = 0; i < 8; ++i) {
+    if (c.state.gpr[i] != c.before[i]) changed |= static_cast<uint8_t>(1u << i);
+  }
+  cpu.write_gpr8(c.state.gpr, changed);
+}
+
+FaultSignal padlock_fault_signal(const Fault& f, const AddressSpace& mem, uint64_t pc) {
+  FaultSignal s;
+  switch (f.kind) {
+    case FaultKind::PageFault: {
+      const bool mapped = (mem.flags(f.address) & kPageMapped) != 0;
+      s.signo = SIGSEGV;
+      s.code = mapped ? kSegvAccerr : kSegvMaperr;
+      s.addr = f.address;
+      s.trapno = 14;
+      s.error_code = kPfUser | (f.write ? kPfWrite : 0) | (mapped ? kPfProt : 0);
+      break;
+    }
+    case FaultKind::GeneralProtection:
+      s.signo = SIGSEGV;
+      s.code = kSiKernel;  // Linux reports #GP with si_addr 0
+      s.trapno = 13;
+      break;
+    case FaultKind::InvalidOpcode:
+    case FaultKind::None:
+      s.signo = SIGILL;
+      s.code = kIllIllopn;
+      s.addr = pc;
+      s.trapno = 6;
+      break;
+  }
+  return s;
+}
+
+}  // namespace padlock::emu
