@@ -178,6 +178,19 @@ uint64_t AddressSpace::accessible(uint64_t va, uint64_t len, Access access) {
   return accessible_with(va, len, static_cast<uint8_t>(access) | kPageMapped);
 }
 
+bool TlbGate::fill(const AddressSpace& mem, uint64_t va, int type, uint64_t* paddr, int* perms) {
+  const int give = grant_all ? UC_PROT_ALL : tlb_permissions(mem.flags(va), type);
+  if (give == 0) {
+    faulted = true;
+    fault_page = va;
+    fault_type = type;
+    return false;
+  }
+  *paddr = va;
+  *perms = give;
+  return true;
+}
+
 int tlb_permissions(uint8_t flags, int type) {
   uint8_t need = kPageRead;
   int give = UC_PROT_READ;

@@ -85,4 +85,15 @@ class AddressSpace final : public GuestMemory {
   std::unique_ptr<std::unique_ptr<uint8_t[]>[]> leaves_;
 };
 
+// Our answer to Unicorn's TLB-fill hook (UC_TLB_VIRTUAL) for Process and Machine: the
+// page's flags decide (tlb_permissions), paddr = va, and a refused access is remembered
+// for the exception that follows it.
+struct TlbGate {
+  bool grant_all = false;  // while Unicorn walks code pages itself (invalidating TBs)
+  bool faulted = false;
+  uint64_t fault_page = 0;
+  int fault_type = 0;  // UC_MEM_READ, WRITE or FETCH
+  bool fill(const AddressSpace& mem, uint64_t va, int type, uint64_t* paddr, int* perms);
+};
+
 }  // namespace padlock::emu

@@ -77,21 +77,7 @@ void Process::on_interrupt(uint32_t intno) {
 }
 
 bool Process::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
-  if (tlb_grant_all_) {
-    *paddr = va;
-    *perms = UC_PROT_ALL;
-    return true;
-  }
-  const int give = tlb_permissions(mem_->flags(va), type);
-  if (give == 0) {
-    tlb_fault_ = true;
-    tlb_fault_page_ = va;
-    tlb_fault_type_ = type;
-    return false;
-  }
-  *paddr = va;
-  *perms = give;
-  return true;
+  return tlb_.fill(*mem_, va, type, paddr, perms);
 }
 
 uint64_t Process::fault_address(uint64_t page, int type) {

@@ -200,9 +200,9 @@ void Machine::write(uint64_t va, const void* src, uint64_t len) {
 // Host-side stores bypass QEMU's self-modifying-code tracking: drop the translations.
 void Machine::invalidate_code(uint64_t va, uint64_t len) {
   if (len == 0 || !mem_->range_any(va, len, kPageExec)) return;
-  tlb_grant_all_ = true;  // the removal walks the code TLB, which must not fault
+  tlb_.grant_all = true;  // the removal walks the code TLB, which must not fault
   uc_ctl_remove_cache(cpu_->uc(), va, va + len);
-  tlb_grant_all_ = false;
+  tlb_.grant_all = false;
   uc_ctl_flush_tlb(cpu_->uc());
   blocks_->invalidate(va, len);
 }
@@ -302,7 +302,7 @@ CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, ui
   try {
     for (;;) {
       stop_fault_ = false;
-      tlb_fault_ = false;
+      tlb_.faulted = false;
       hook_error_ = nullptr;
       uint64_t slice_us = 0;
       if (timeout_us != 0) {
@@ -317,15 +317,15 @@ CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, ui
         r.fault = fault_;
         break;
       }
-      if (err == UC_ERR_EXCEPTION && tlb_fault_) {
+      if (err == UC_ERR_EXCEPTION && tlb_.faulted) {
         MachineFault f;
-        const bool mapped = (mem_->flags(tlb_fault_page_) & kPageMapped) != 0;
+        const bool mapped = (mem_->flags(tlb_.fault_page) & kPageMapped) != 0;
         f.signo = SIGSEGV;
         f.code = mapped ? kSegvAccerr : kSegvMaperr;
         f.trapno = 14;
         f.pc = cpu_->pc();
-        f.address = fault_address(tlb_fault_page_, tlb_fault_type_);
-        f.write = tlb_fault_type_ == UC_MEM_WRITE;
+        f.address = fault_address(tlb_.fault_page, tlb_.fault_type);
+        f.write = tlb_.fault_type == UC_MEM_WRITE;
         f.disassembly = disassemble(f.pc);
         eflags30_ = false;  // the exception stores EFLAGS (§1.8)
         r.fault = f;
@@ -560,21 +560,7 @@ void Machine::on_block(uint64_t address, uint32_t size) {
 }
 
 bool Machine::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
-  if (tlb_grant_all_) {
-    *paddr = va;
-    *perms = UC_PROT_ALL;
-    return true;
-  }
-  const int give = tlb_permissions(mem_->flags(va), type);
-  if (give == 0) {
-    tlb_fault_ = true;
-    tlb_fault_page_ = va;
-    tlb_fault_type_ = type;
-    return false;
-  }
-  *paddr = va;
-  *perms = give;
-  return true;
+  return tlb_.fill(*mem_, va, type, paddr, perms);
 }
 
 int Machine::on_cpuid() {

@@ -232,10 +232,7 @@ class Machine {
   // Why Unicorn stopped (reset before each uc_emu_start).
   bool stop_fault_ = false;
   MachineFault fault_;
-  bool tlb_fault_ = false;
-  bool tlb_grant_all_ = false;
-  uint64_t tlb_fault_page_ = 0;
-  int tlb_fault_type_ = 0;
+  TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
   std::exception_ptr hook_error_;
   int depth_ = 0;
   uint64_t padlock_count_ = 0;

@@ -494,7 +494,7 @@ RunResult Process::run() {
       die(SIGKILL, si);
       break;
     }
-    tlb_fault_ = false;
+    tlb_.faulted = false;
     fault_pending_ = false;
     stop_requested_ = false;
     sigreturn_ = SigreturnKind::None;

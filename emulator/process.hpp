@@ -224,10 +224,7 @@ class Process {
   bool fault_ip_valid_ = false;  // the fault's instruction is not at the current PC
   uint64_t fault_ip_ = 0;
   SigreturnKind sigreturn_ = SigreturnKind::None;
-  bool tlb_fault_ = false;
-  bool tlb_grant_all_ = false;  // during invalidate_code: Unicorn translates any page
-  uint64_t tlb_fault_page_ = 0;
-  int tlb_fault_type_ = 0;
+  TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
   bool fatal_ = false;
   RunResult result_;
   // The last system call, for SA_RESTART after -EINTR.

@@ -27,21 +27,21 @@ void Process::handle_stop(uc_err err) {
   if (fault_pending_) {
     fault_pending_ = false;
     deliver(fault_.signo, fault_, true);
-  } else if (err == UC_ERR_EXCEPTION && tlb_fault_) {
+  } else if (err == UC_ERR_EXCEPTION && tlb_.faulted) {
     // A page fault from our TLB fill (precise: Unicorn restored the state of the
     // faulting instruction).
     GuestSiginfo si;
     si.signo = SIGSEGV;
-    const bool mapped = (mem_->flags(tlb_fault_page_) & kPageMapped) != 0;
-    const bool noncanonical = guest64_ && tlb_fault_page_ >= (uint64_t{1} << 47);
+    const bool mapped = (mem_->flags(tlb_.fault_page) & kPageMapped) != 0;
+    const bool noncanonical = guest64_ && tlb_.fault_page >= (uint64_t{1} << 47);
     si.trapno = noncanonical ? 13 : 14;
     if (noncanonical) {
       si.code = kSiKernel;  // #GP on hardware: si_addr 0
     } else {
       si.code = mapped ? kSegvAccerr : kSegvMaperr;
-      si.addr = fault_address(tlb_fault_page_, tlb_fault_type_);
-      si.error_code = 4 | (tlb_fault_type_ == UC_MEM_WRITE ? 2 : 0) | (mapped ? 1 : 0) |
-                      (tlb_fault_type_ == UC_MEM_FETCH ? 0x10 : 0);
+      si.addr = fault_address(tlb_.fault_page, tlb_.fault_type);
+      si.error_code = 4 | (tlb_.fault_type == UC_MEM_WRITE ? 2 : 0) | (mapped ? 1 : 0) |
+                      (tlb_.fault_type == UC_MEM_FETCH ? 0x10 : 0);
     }
     deliver(SIGSEGV, si, true);
   } else if (err != UC_ERR_OK) {

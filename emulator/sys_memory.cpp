@@ -42,9 +42,9 @@ void Process::invalidate_code(uint64_t va, uint64_t len) {
   if (!mem_->range_any(va, len, kPageExec)) return;
   // Unicorn finds the start of the range through a code TLB fill, which must not fault
   // (it would stop the emulation); the TLB is flushed right after.
-  tlb_grant_all_ = true;
+  tlb_.grant_all = true;
   uc_ctl_remove_cache(cpu_->uc(), va, va + len);
-  tlb_grant_all_ = false;
+  tlb_.grant_all = false;
   uc_ctl_flush_tlb(cpu_->uc());
   blocks_->invalidate(va, len);
 }
