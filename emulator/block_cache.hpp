@@ -32,6 +32,9 @@ struct BlockInfo {
   // (profile/profiler.hpp): saves a hash lookup per executed block.
   mutable uint32_t profile_record = 0;
   mutable uint64_t profile_generation = 0;
+  // Its index in the Process's block-log table (0: none yet), so that retranslating the
+  // block does not grow the table.
+  mutable uint32_t log_index = 0;
 };
 
 class BlockCache {

@@ -258,6 +258,7 @@ void Process::enable_block_hook() {
                                       this) == UC_ERR_OK;
     if (inline_costs_ && obs_ && obs_->wants_blocks()) {
       block_log_.assign(kBlockLogEntries, 0);
+      log_blocks_.assign(1, nullptr);  // index 0: no block (BlockInfo::log_index)
       log_cursor_ = block_log_.data();
       log_end_ = log_cursor_ + block_log_.size();
       if (uc_ctl_block_log(uc, &log_cursor_, &log_end_) != UC_ERR_OK) {
@@ -312,8 +313,11 @@ uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
   if (log_cursor_ != nullptr) {
     // The block log's entry (replay_block_log): the cost in the high half, so that the
     // replay can sum a batch without touching the blocks, and an index in the low half.
-    *tag = static_cast<uint64_t>(inline_cost(*b.info, opts_.timing)) << 32 | log_blocks_.size();
-    log_blocks_.push_back(b.info);
+    if (b.info->log_index == 0) {
+      b.info->log_index = static_cast<uint32_t>(log_blocks_.size());
+      log_blocks_.push_back(b.info);
+    }
+    *tag = static_cast<uint64_t>(inline_cost(*b.info, opts_.timing)) << 32 | b.info->log_index;
   }
   // SSE waits and EFLAGS[30] clears need the hook on every execution (on_costed_block).
   const uint8_t hooked = opts_.timing ? b.flags : (b.flags & BlockCache::kSlotClears30);
