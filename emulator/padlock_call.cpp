@@ -8,13 +8,6 @@
 
 namespace padlock::emu {
 
-namespace {
-
-// Linux page-fault error code bits (arch/x86/include/asm/trap_pf.h).
-constexpr uint64_t kPfProt = 1, kPfWrite = 2, kPfUser = 4;
-
-}  // namespace
-
 void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall& c) {
   cpu.read_gpr8(c.before);
   std::memcpy(c.state.gpr, c.before, sizeof c.before);
@@ -52,7 +45,7 @@ FaultSignal padlock_fault_signal(const Fault& f, const AddressSpace& mem, uint64
       s.code = mapped ? kSegvAccerr : kSegvMaperr;
       s.addr = f.address;
       s.trapno = 14;
-      s.error_code = kPfUser | (f.write ? kPfWrite : 0) | (mapped ? kPfProt : 0);
+      s.error_code = page_fault_error_code(f.write, mapped, false);
       break;
     }
     case FaultKind::GeneralProtection:

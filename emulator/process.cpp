@@ -251,27 +251,26 @@ void Process::enable_block_hook() {
   // is added and no event is due: the hook runs only for blocks that clear EFLAGS[30].
   // The profiler gets every block from the block log (UC_CTL_BLOCK_LOG), replayed in
   // batches (replay_block_log).
-  const bool inline_costs = !opts_.icount && !opts_.stats;
+  bool inline_costs = !opts_.icount && !opts_.stats;
   if (inline_costs) {
-    inline_costs_ = uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr,
-                                      vt_->next_event_cell(), &UcHooks<Process>::block_cost,
-                                      this) == UC_ERR_OK;
-    if (inline_costs_ && obs_ && obs_->wants_blocks()) {
+    inline_costs = uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr,
+                                     vt_->next_event_cell(), &UcHooks<Process>::block_cost,
+                                     this) == UC_ERR_OK;
+    if (inline_costs && obs_ && obs_->wants_blocks()) {
       block_log_.assign(kBlockLogEntries, 0);
       log_blocks_.assign(1, nullptr);  // index 0: no block (BlockInfo::log_index)
       log_cursor_ = block_log_.data();
       log_end_ = log_cursor_ + block_log_.size();
       if (uc_ctl_block_log(uc, &log_cursor_, &log_end_) != UC_ERR_OK) {
         uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
-        inline_costs_ = false;
+        inline_costs = false;
       }
     }
   }
-  void* cb = inline_costs_ ? reinterpret_cast<void*>(UcHooks<Process>::costed_block)
-                           : reinterpret_cast<void*>(UcHooks<Process>::block);
+  void* cb = inline_costs ? reinterpret_cast<void*>(UcHooks<Process>::costed_block)
+                          : reinterpret_cast<void*>(UcHooks<Process>::block);
   if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, cb, this, 1, 0) != UC_ERR_OK) {
-    if (inline_costs_) uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
-    inline_costs_ = false;
+    if (inline_costs) uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
     return;
   }
   // Blocks translated before the hook existed have no call to it.

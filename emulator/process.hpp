@@ -207,7 +207,6 @@ class Process {
   bool eflags30_ = false;
   bool block_hook_on_ = false;
   bool want_block_hook_ = false;
-  bool inline_costs_ = false;  // UC_CTL_BLOCK_COST in use (enable_block_hook)
   static constexpr size_t kBlockLogEntries = 1 << 14;
   std::vector<uint64_t> block_log_;      // UC_CTL_BLOCK_LOG entries: cost << 32 | index
   std::vector<const BlockInfo*> log_blocks_;  // the index of a log entry: its block

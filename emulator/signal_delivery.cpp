@@ -40,8 +40,8 @@ void Process::handle_stop(uc_err err) {
     } else {
       si.code = mapped ? kSegvAccerr : kSegvMaperr;
       si.addr = fault_address(tlb_.fault_page, tlb_.fault_type);
-      si.error_code = 4 | (tlb_.fault_type == UC_MEM_WRITE ? 2 : 0) | (mapped ? 1 : 0) |
-                      (tlb_.fault_type == UC_MEM_FETCH ? 0x10 : 0);
+      si.error_code = page_fault_error_code(tlb_.fault_type == UC_MEM_WRITE, mapped,
+                                            tlb_.fault_type == UC_MEM_FETCH);
     }
     deliver(SIGSEGV, si, true);
   } else if (err != UC_ERR_OK) {

@@ -21,6 +21,12 @@ enum : uint64_t {
 };
 enum : int { kSsOnstack = 1, kSsDisable = 2 };
 
+// The page-fault error code Linux puts in the signal frame (arch/x86/include/asm/trap_pf.h):
+// user mode always; write access; the page was present (a protection fault); a fetch.
+inline uint64_t page_fault_error_code(bool write, bool present, bool fetch) {
+  return 4u | (write ? 2u : 0u) | (present ? 1u : 0u) | (fetch ? 0x10u : 0u);
+}
+
 // si_code values used here.
 enum : int {
   kSiUser = 0,
