@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unicorn/unicorn.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -11,13 +12,9 @@ namespace padlock::emu {
 
 namespace {
 constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-
-uint8_t host_prot_for_shared(uint8_t prot) {
-  int p = 0;
-  if (prot & (kPageRead | kPageExec)) p |= PROT_READ;
-  if (prot & kPageWrite) p |= PROT_READ | PROT_WRITE;
-  return static_cast<uint8_t>(p);
-}
+// Past a 32-bit window: an access at 0xFFFFFFFF addressed directly spills up to 15
+// bytes beyond it, which must fault rather than touch a host mapping.
+constexpr uint64_t kGuard32 = 64 * 1024;
 }  // namespace
 
 AddressSpace::AddressSpace(bool guest64) {
@@ -25,11 +22,13 @@ AddressSpace::AddressSpace(bool guest64) {
   const uint64_t sizes32[] = {1ull << 32};
   const uint64_t* sizes = guest64 ? sizes64 : sizes32;
   const size_t n = guest64 ? 3 : 1;
+  const uint64_t guard = guest64 ? 0 : kGuard32;
   for (size_t i = 0; i < n; ++i) {
-    void* p = mmap(nullptr, sizes[i], PROT_NONE, kReserveFlags, -1, 0);
+    void* p = mmap(nullptr, sizes[i] + guard, PROT_NONE, kReserveFlags, -1, 0);
     if (p != MAP_FAILED) {
       base_ = static_cast<uint8_t*>(p);
       size_ = sizes[i];
+      reserved_ = sizes[i] + guard;
       break;
     }
   }
@@ -43,7 +42,103 @@ AddressSpace::AddressSpace(bool guest64) {
 }
 
 AddressSpace::~AddressSpace() {
-  if (base_ != nullptr) munmap(base_, size_);
+  if (base_ != nullptr) munmap(base_, reserved_);
+}
+
+void AddressSpace::track_code(void (*on_code_write)(uint64_t, void*), void* data) {
+  on_code_write_ = on_code_write;
+  on_code_write_data_ = data;
+}
+
+// Private anonymous pages stay read-write on the host unless protections are mirrored;
+// MAP_SHARED pages always carry the guest's (another process may see them).
+int AddressSpace::host_prot(uint8_t f) const {
+  if (!(f & kPageMapped)) return PROT_NONE;
+  if (!mirror_ && !(f & kPageShared)) return PROT_READ | PROT_WRITE;
+  int p = 0;
+  if (f & (kPageRead | kPageExec)) p |= PROT_READ;
+  if (f & kPageWrite) p |= PROT_READ | PROT_WRITE;
+  if (mirror_ && (f & kPageCode)) p &= ~PROT_WRITE;
+  return p;
+}
+
+int AddressSpace::apply_host(uint64_t va, uint64_t len) {
+  // One mprotect per run of pages with equal host protections: glibc reserves and
+  // mprotects ranges of many MiB at once.
+  uint64_t run = va;
+  int run_prot = -1;
+  auto flush = [&](uint64_t end) -> int {
+    if (run_prot >= 0 && end > run &&
+        mprotect(base_ + run, end - run, run_prot) != 0) {
+      return -errno;
+    }
+    return 0;
+  };
+  for (uint64_t a = va; a < va + len; a += kPageSize) {
+    const uint8_t f = flags(a);
+    const int p = (mirror_ || (f & kPageShared)) ? host_prot(f) : -1;
+    if (p != run_prot) {
+      if (const int r = flush(a); r != 0) return r;
+      run = a;
+      run_prot = p;
+    }
+  }
+  return flush(va + len);
+}
+
+void AddressSpace::protect_code(uint64_t va) {
+  if (on_code_write_ == nullptr || va >= size_) return;
+  va &= ~kPageMask;
+  const uint8_t f = flags(va);
+  if (!(f & kPageMapped) || !(f & kPageWrite) || (f & kPageCode)) return;
+  leaf(va / kPageSize)[(va / kPageSize) & ((uint64_t{1} << kLeafBits) - 1)] =
+      static_cast<uint8_t>(f | kPageCode);
+  if (mirror_) mprotect(base_ + va, kPageSize, host_prot(static_cast<uint8_t>(f | kPageCode)));
+}
+
+void AddressSpace::unprotect_code(uint64_t va, uint64_t len) {
+  const uint64_t start = va & ~kPageMask;
+  const uint64_t end = std::min(size_, (va + len + kPageMask) & ~kPageMask);
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  for (uint64_t a = start; a < end; a += kPageSize) {
+    uint8_t* l = leaf(a / kPageSize);
+    if (l == nullptr || !(l[(a / kPageSize) & mask] & kPageCode)) continue;
+    l[(a / kPageSize) & mask] &= static_cast<uint8_t>(~kPageCode);
+    if (mirror_) mprotect(base_ + a, kPageSize, host_prot(l[(a / kPageSize) & mask]));
+  }
+}
+
+void AddressSpace::code_writes(uint64_t va, uint64_t len) {
+  for (uint64_t a = va & ~kPageMask; a < va + len && a < size_; a += kPageSize) {
+    if (flags(a) & kPageCode) {
+      unprotect_code(a, kPageSize);
+      on_code_write_(a, on_code_write_data_);
+    }
+  }
+}
+
+void AddressSpace::poke(uint64_t va, const void* src, uint64_t len) {
+  if (len == 0) return;
+  const uint64_t start = va & ~kPageMask, end = (va + len + kPageMask) & ~kPageMask;
+  if (mirror_) mprotect(base_ + start, end - start, PROT_READ | PROT_WRITE);
+  std::memcpy(base_ + va, src, len);
+  if (mirror_) apply_host(start, end - start);
+}
+
+void AddressSpace::copy(uint64_t dst, uint64_t src, uint64_t len) {
+  if (len == 0) return;
+  const uint64_t mask = kPageMask;
+  const uint64_t s0 = src & ~mask, s1 = (src + len + mask) & ~mask;
+  const uint64_t d0 = dst & ~mask, d1 = (dst + len + mask) & ~mask;
+  if (mirror_) {
+    mprotect(base_ + s0, s1 - s0, PROT_READ);
+    mprotect(base_ + d0, d1 - d0, PROT_READ | PROT_WRITE);
+  }
+  std::memmove(base_ + dst, base_ + src, len);
+  if (mirror_) {
+    apply_host(s0, s1 - s0);
+    apply_host(d0, d1 - d0);
+  }
 }
 
 uint8_t* AddressSpace::leaf_alloc(uint64_t page) {
@@ -75,14 +170,17 @@ bool AddressSpace::map_anonymous(uint64_t va, uint64_t len, uint8_t prot) {
   if (len == 0) return true;
   void* p = mmap(base_ + va, len, PROT_READ | PROT_WRITE, MAP_FIXED | kReserveFlags, -1, 0);
   if (p == MAP_FAILED) return false;
-  set_flags(va, len, static_cast<uint8_t>((prot & 7) | kPageMapped));
+  const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped);
+  set_flags(va, len, f);
+  if (host_prot(f) != (PROT_READ | PROT_WRITE)) mprotect(p, len, host_prot(f));
   return true;
 }
 
 int AddressSpace::map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int fd,
                                   uint64_t offset) {
   if (!in_window(va, len)) return -ENOMEM;
-  void* p = mmap(base_ + va, len, host_prot_for_shared(prot), MAP_FIXED | MAP_SHARED, fd,
+  const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped | kPageShared);
+  void* p = mmap(base_ + va, len, host_prot(f), MAP_FIXED | MAP_SHARED, fd,
                  static_cast<off_t>(offset));
   if (p == MAP_FAILED) {
     const int err = errno;
@@ -91,7 +189,7 @@ int AddressSpace::map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int f
     set_flags(va, len, 0);
     return -err;
   }
-  set_flags(va, len, static_cast<uint8_t>((prot & 7) | kPageMapped | kPageShared));
+  set_flags(va, len, f);
   return 0;
 }
 
@@ -106,14 +204,10 @@ int AddressSpace::protect(uint64_t va, uint64_t len, uint8_t prot) {
   const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
   for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end; ++page) {
     uint8_t& f = leaf(page)[page & mask];
-    if (f & kPageShared) {
-      if (mprotect(base_ + page * kPageSize, kPageSize, host_prot_for_shared(prot)) != 0) {
-        return -errno;
-      }
-    }
     f = static_cast<uint8_t>((f & ~7) | (prot & 7));
+    if (!(prot & kPageWrite)) f &= static_cast<uint8_t>(~kPageCode);
   }
-  return 0;
+  return apply_host(va, len);
 }
 
 bool AddressSpace::range_free(uint64_t va, uint64_t len) const {
@@ -171,7 +265,9 @@ uint64_t AddressSpace::accessible_with(uint64_t va, uint64_t len, uint8_t need) 
 uint8_t* AddressSpace::translate(uint64_t va, uint64_t len, Access access) {
   const uint8_t need = static_cast<uint8_t>(access) | kPageMapped;
   if (len == 0) return va <= size_ ? base_ + va : nullptr;
-  return accessible_with(va, len, need) == len ? base_ + va : nullptr;
+  if (accessible_with(va, len, need) != len) return nullptr;
+  if (need & kPageWrite) will_write(va, len);
+  return base_ + va;
 }
 
 uint64_t AddressSpace::accessible(uint64_t va, uint64_t len, Access access) {

@@ -3,6 +3,11 @@
 // Unicorn sees the whole window as one RAM region and asks us for permissions on every
 // TLB fill (UC_TLB_VIRTUAL), so mmap/munmap/mprotect are ours alone, and the models read
 // guest memory through translate() at host speed.
+//
+// With host protections mirrored (set_mirror; 32-bit guests whose generated code
+// addresses the window directly, emulator/direct_memory.hpp), each host page carries
+// its guest page's protections, minus write while the page holds translated code
+// (kPageCode: a store there must invalidate that code first).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +23,7 @@ enum PageFlag : uint8_t {
   kPageExec = 4,
   kPageMapped = 8,   // mapped, possibly with no access (PROT_NONE)
   kPageShared = 16,  // MAP_SHARED file mapping: host protections follow the guest's
+  kPageCode = 32,    // writable and holds translated code (host write-protected if mirrored)
 };
 
 // The permissions a Unicorn TLB entry gets for an access of `type` (UC_MEM_READ, WRITE,
@@ -38,6 +44,35 @@ class AddressSpace final : public GuestMemory {
   ~AddressSpace() override;
   AddressSpace(const AddressSpace&) = delete;
   AddressSpace& operator=(const AddressSpace&) = delete;
+
+  // Pages with translated code (Unicorn's code page hook, emulator/code_pages.hpp) are
+  // marked kPageCode while the guest may write them. `on_code_write(page, data)` runs
+  // before the emulator itself writes such a page (will_write), once the page has lost
+  // kPageCode; it drops the page's translated code.
+  void track_code(void (*on_code_write)(uint64_t page, void* data), void* data);
+  // Host protections follow the guest's from now on, kPageCode pages write-protected
+  // (call before mapping anything).
+  void set_mirror() { mirror_ = true; }
+  bool mirror() const { return mirror_; }
+  // A page got translated code.
+  void protect_code(uint64_t va);
+  // Pages of [va, va+len) that had kPageCode lose it (and get their protections back).
+  void unprotect_code(uint64_t va, uint64_t len);
+  // The emulator is about to write [va, va+len) itself or through a host system call
+  // (where a write-protected page would give EFAULT rather than a fault we could catch).
+  // translate() with Access::Write calls it.
+  void will_write(uint64_t va, uint64_t len) {
+    if (on_code_write_ != nullptr && range_any(va, len, kPageCode)) code_writes(va, len);
+  }
+  // The host range the window reserves, guard pages included.
+  bool host_in_reservation(const void* p) const {
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    return b >= base_ && b < base_ + reserved_;
+  }
+
+  // Copies that ignore guest protections (the loader, the GDT, mremap's move).
+  void poke(uint64_t va, const void* src, uint64_t len);
+  void copy(uint64_t dst, uint64_t src, uint64_t len);
 
   uint64_t size() const { return size_; }
   uint8_t* host_base() const { return base_; }
@@ -78,9 +113,17 @@ class AddressSpace final : public GuestMemory {
   }
   uint8_t* leaf_alloc(uint64_t page);
   void set_flags(uint64_t va, uint64_t len, uint8_t f);
+  int host_prot(uint8_t flags) const;
+  // mprotect [va, va+len) page runs to host_prot of their flags (mirror mode).
+  int apply_host(uint64_t va, uint64_t len);
+  void code_writes(uint64_t va, uint64_t len);
 
   uint8_t* base_ = nullptr;
   uint64_t size_ = 0;
+  uint64_t reserved_ = 0;
+  bool mirror_ = false;
+  void (*on_code_write_)(uint64_t, void*) = nullptr;
+  void* on_code_write_data_ = nullptr;
   uint64_t nleaves_ = 0;
   std::unique_ptr<std::unique_ptr<uint8_t[]>[]> leaves_;
 };

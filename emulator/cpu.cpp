@@ -124,7 +124,7 @@ uint64_t Cpu::gdt_entry(unsigned index) const {
 }
 
 void Cpu::set_gdt_entry(unsigned index, uint64_t desc) {
-  std::memcpy(mem_.host(gdt_base_ + index * 8), &desc, 8);
+  mem_.poke(gdt_base_ + index * 8, &desc, 8);  // the GDT page is read-only to the guest
 }
 
 void Cpu::reload_segments_using(unsigned index) {
@@ -139,10 +139,10 @@ void Cpu::boot(uint64_t system_page) {
   // Page 1: the boot stub, "iret; cli", read-exec.
   gdt_base_ = system_page;
   const uint64_t stub = system_page + AddressSpace::kPageSize;
-  if (!mem_.map_anonymous(system_page, 2 * AddressSpace::kPageSize, kPageRead)) {
+  // Written while read-write; the protections below come before anything runs.
+  if (!mem_.map_anonymous(system_page, 2 * AddressSpace::kPageSize, kPageRead | kPageWrite)) {
     throw std::runtime_error("cannot map the system page");
   }
-  mem_.protect(stub, AddressSpace::kPageSize, kPageRead | kPageExec);
 
   set_gdt_entry(kGdtKernelCs,
                 make_descriptor(0, 0xFFFFF, true, false, guest64_, !guest64_, true, true, false));
@@ -178,6 +178,8 @@ void Cpu::boot(uint64_t system_page) {
       std::memcpy(mem_.host(frame + 4 * i), &v, 4);
     }
   }
+  mem_.protect(system_page, AddressSpace::kPageSize, kPageRead);
+  mem_.protect(stub, AddressSpace::kPageSize, kPageRead | kPageExec);
   uint16_t ss = kKernelDs;
   check(uc_reg_write(uc_, UC_X86_REG_SS, &ss), "SS");
   set_reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP, frame);

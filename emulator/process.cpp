@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "emulator/code_pages.hpp"
 #include "emulator/cpu_features.hpp"
+#include "emulator/direct_memory.hpp"
 #include "emulator/host_signals.hpp"
 #include "emulator/initial_stack.hpp"
 #include "emulator/trace/run_observers.hpp"
@@ -66,6 +68,9 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
   mem_ = std::make_unique<AddressSpace>(guest64_);
   cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
+  // Before anything is mapped: the host's protections mirror the guest's from the start.
+  if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
+  if (!guest64_ && opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
   // Timing (issue #4): the guest's clock at --mhz, the periodic interrupt model and the
   // caches; per-block x86 costs come from the chip's table (models/timing/x86_costs.hpp).
   VirtualTimeConfig vtc;
@@ -94,6 +99,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
 
 Process::~Process() {
   if (g_current == this) g_current = nullptr;
+  if (direct_memory_) direct_memory_disable();
   if (cs_ != 0) {
     csh h = cs_;
     cs_close(&h);

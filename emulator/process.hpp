@@ -206,6 +206,7 @@ class Process {
   uc_hook mem_hook_ = 0;                        // --cache-x86
   bool eflags30_ = false;
   bool block_hook_on_ = false;
+  bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct, i386)
   bool want_block_hook_ = false;
   static constexpr size_t kBlockLogEntries = 1 << 14;
   std::vector<uint64_t> block_log_;      // UC_CTL_BLOCK_LOG entries: cost << 32 | index

@@ -26,6 +26,9 @@ struct RunOptions {
   bool timing = true;
   double irq_hz = -1;             // --irq-hz: periodic interrupts per second; < 0: default 250
   bool cache_x86 = false;         // --cache-x86: apply the cache model to x86 memory operands
+  // --memory direct|tlb: 32-bit guests' loads and stores address guest memory directly
+  // (emulator/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.
+  bool direct_memory = true;
   // --trace, --chrome-trace, --profile: output files (empty: off). docs/profiling.md.
   std::string trace_file, chrome_trace_file, profile_file;
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's

@@ -52,6 +52,7 @@ int64_t buffer_len(Process& p, uint64_t va, uint64_t len, bool write) {
   const uint8_t need = kPageMapped | (write ? kPageWrite : kPageRead);
   const uint64_t ok = p.mem().accessible_with(va, len, need);
   if (len > 0 && ok == 0) return -EFAULT;
+  if (write) p.mem().will_write(va, ok);
   return static_cast<int64_t>(ok);
 }
 

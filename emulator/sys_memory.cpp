@@ -45,6 +45,7 @@ void Process::invalidate_code(uint64_t va, uint64_t len) {
   tlb_.grant_all = true;
   uc_ctl_remove_cache(cpu_->uc(), va, va + len);
   tlb_.grant_all = false;
+  mem_->unprotect_code(va, len);  // (its code is gone)
   uc_ctl_flush_tlb(cpu_->uc());
   blocks_->invalidate(va, len);
 }
@@ -175,7 +176,7 @@ int64_t Process::do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len
   const uint8_t prot = mem_->flags(old_addr) & 7;
   auto move_to = [&](uint64_t dst) -> int64_t {
     if (!mem_->map_anonymous(dst, new_len, kPageRead | kPageWrite)) return -ENOMEM;
-    std::memcpy(mem_->host(dst), mem_->host(old_addr), std::min(old_len, new_len));
+    mem_->copy(dst, old_addr, std::min(old_len, new_len));  // whatever the protections
     mem_->protect(dst, new_len, prot);
     invalidate_code(old_addr, old_len);
     mem_->unmap(old_addr, old_len);

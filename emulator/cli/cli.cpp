@@ -44,6 +44,13 @@ double parse_mhz(const std::string& s, const char* where) {
   return v;
 }
 
+// --memory: true for direct, false for tlb.
+bool parse_memory(const std::string& s, const char* where) {
+  if (s == "direct") return true;
+  if (s == "tlb") return false;
+  throw UsageError("--memory expects direct or tlb, got '" + s + "'" + where);
+}
+
 uint64_t parse_seed(const std::string& s, const char* where) {
   char* end = nullptr;
   errno = 0;
@@ -144,6 +151,9 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       o.irq_hz = hz;
     } else if (a == "--cache-x86") {
       o.cache_x86 = true;
+    } else if (name == "--memory") {
+      value(name, i, v);
+      o.direct_memory = parse_memory(v, "");
     } else if (a == "-E") {
       value(a, i, v);
       set_env(o.envp, v);
@@ -237,6 +247,9 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   }
   o.strace = truthy(std::getenv("PADLOCK_EMU_STRACE"));
   if (const char* v = std::getenv("PADLOCK_EMU_SYSROOT"); v != nullptr) o.sysroot = v;
+  if (const char* v = std::getenv("PADLOCK_EMU_MEMORY"); v != nullptr && *v) {
+    o.direct_memory = parse_memory(v, " (from PADLOCK_EMU_MEMORY)");
+  }
   const size_t prog = parse_run(args, 1, inv);
   if (inv.help_for_run || inv.command == Command::Version) {
     if (inv.help_for_run) inv.command = Command::Help;
@@ -287,6 +300,10 @@ void print_run_usage(FILE* out) {
                "                   each clears EFLAGS[30]; default 250, 0 = none\n"
                "  --cache-x86      also run ordinary loads/stores through the cache model\n"
                "                   (slow; PadLock data streams always use it)\n"
+               "  --memory direct|tlb\n"
+               "                   how translated code reaches guest memory: direct (default;\n"
+               "                   i386 programs, as qemu-user) or Unicorn's softmmu TLB\n"
+               "                   (slower; always for x86-64 programs) [PADLOCK_EMU_MEMORY]\n"
                "  -L DIR, --sysroot DIR\n"
                "                   look absolute guest paths up in DIR first, as qemu-user's\n"
                "                   -L (for dynamically linked programs: the i386 sysroot of\n"

@@ -93,7 +93,8 @@ def test_run_help_lists_every_option(emulator_path):
     assert r.returncode == 0
     for opt in ("--cpu", "--mhz", "--seed", "-E VAR=VALUE", "-U VAR", "--strace", "--stats",
                 "--errata", "PADLOCK_EMU_CPU", "PADLOCK_EMU_SEED", "PADLOCK_EMU_MHZ",
-                "PADLOCK_EMU_STRACE", "nehemiah-c5xl", "esther-c5j", "nano"):
+                "PADLOCK_EMU_STRACE", "--memory direct|tlb", "PADLOCK_EMU_MEMORY",
+                "nehemiah-c5xl", "esther-c5j", "nano"):
         assert opt in r.stdout, opt
 
 
@@ -140,6 +141,7 @@ def test_cpus_verbose_shows_params_with_units_and_sources(emulator_path):
     (["run", "--mhz", "-5", "x"], "invalid clock '-5'"),
     (["run", "--seed", "-1", "x"], "invalid seed '-1'"),
     (["run", "--errata", "maybe", "x"], "--errata expects on or off"),
+    (["run", "--memory", "fast", "x"], "--memory expects direct or tlb, got 'fast'"),
     (["run", "-E", "NOEQUALS", "x"], "-E expects VAR=VALUE"),
     (["cpus", "--bogus"], "unknown argument"),
 ])
@@ -154,6 +156,11 @@ def test_bad_environment_variable(emulator_path, hello32):
     assert r.returncode == 2
     line = one_line_error(r)
     assert "unknown CPU model 'z80'" in line and "PADLOCK_EMU_CPU" in line
+    r = run(emulator_path, "run", str(hello32), env={"PADLOCK_EMU_MEMORY": "softmmu"})
+    assert r.returncode == 2
+    line = one_line_error(r)
+    assert "--memory expects direct or tlb, got 'softmmu'" in line
+    assert "PADLOCK_EMU_MEMORY" in line
 
 
 # --- programs that cannot run -----------------------------------------------------------

@@ -1,0 +1,143 @@
+/* guest_self_modifying: code that writes code, and faults at the edges of the address
+ * space. No PadLock. padlock-emu's direct memory (docs/emulator.md, "Direct memory")
+ * write-protects pages holding translated code on the host; these cases check that every
+ * way of writing such a page is seen, as on a real x86 (which snoops stores against its
+ * instruction stream), and that guest faults stay guest faults.
+ *
+ * usage: self_modifying [ROUNDS]    (default 200)
+ * Prints key=value lines:
+ *   other_block  sum of ROUNDS calls of `mov eax, imm32; ret`, the immediate rewritten by C
+ *                before each call (i + 1 in round i)
+ *   same_block   what one block returns after a `mov dword [imm field], 0x600DC0DE` inside
+ *                that block rewrote the `mov eax, imm32` that follows it: on its first
+ *                run, and after C wrote the old immediate back
+ *   read_into    the value after read() from a pipe replaced the code (a system call
+ *                writing a code page)
+ *   protected    the signal, and si_addr minus the written address, of a store to the
+ *                code page after mprotect(PROT_READ | PROT_EXEC); then "after" the value
+ *                once the page is writable again and rewritten
+ *   wrap         (i386) the signal of a 4-byte load at 0xFFFFFFFE, which crosses 4 GiB */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "guest_util.h"
+
+enum { PAGE = 4096 };
+
+typedef uint32_t (*fn_t)(void);
+
+static sigjmp_buf fault_jmp;
+static volatile sig_atomic_t fault_sig;
+static volatile uintptr_t fault_addr;
+
+static void on_fault(int sig, siginfo_t *si, void *ctx) {
+  (void)ctx;
+  fault_sig = sig;
+  fault_addr = (uintptr_t)si->si_addr;
+  siglongjmp(fault_jmp, 1);
+}
+
+/* `mov eax, imm32; ret` at p; returns the address of the immediate. */
+static uint8_t *emit_mov_ret(uint8_t *p, uint32_t imm) {
+  p[0] = 0xB8;
+  memcpy(p + 1, &imm, 4);
+  p[5] = 0xC3;
+  return p + 1;
+}
+
+static uint32_t other_block(uint8_t *code, unsigned rounds) {
+  uint8_t *imm = emit_mov_ret(code, 0);
+  uint32_t sum = 0;
+  for (unsigned i = 0; i < rounds; ++i) {
+    const uint32_t v = i + 1;
+    memcpy(imm, &v, 4);
+    sum += ((fn_t)code)();
+  }
+  return sum;
+}
+
+/* One block: mov dword [X], 0x600DC0DE; mov eax, 0x0BADC0DE; ret — where X is the
+ * immediate of the second instruction. */
+static int same_block(uint8_t *code) {
+  uint8_t *p = code;
+  const uint32_t fresh = 0x600DC0DE, stale = 0x0BADC0DE;
+  p[0] = 0xC7;  /* mov r/m32, imm32 */
+  p[1] = 0x05;  /* ModRM: [disp32] on i386, [rip + disp32] on x86-64 */
+  uint8_t *disp = p + 2;
+  memcpy(p + 6, &fresh, 4);
+  uint8_t *imm = emit_mov_ret(p + 10, stale);
+#if defined(__x86_64__)
+  const int32_t rel = (int32_t)(imm - (p + 10));
+  memcpy(disp, &rel, 4);
+#else
+  const uint32_t abs = (uint32_t)(uintptr_t)imm;
+  memcpy(disp, &abs, 4);
+#endif
+  const uint32_t first = ((fn_t)code)();  /* a new block rewriting itself */
+  memcpy(imm, &stale, 4);                  /* C rewrites it back; then again */
+  const uint32_t second = ((fn_t)code)();
+  printf("same_block=%#x %#x\n", first, second);
+  return 0;
+}
+
+static uint32_t read_into(uint8_t *code) {
+  emit_mov_ret(code, 1);
+  if (((fn_t)code)() != 1) die("read_into: first call");
+  uint8_t next[6];
+  emit_mov_ret(next, 0x12345678);
+  int fds[2];
+  if (pipe(fds) != 0) die("pipe");
+  if (write(fds[1], next, sizeof next) != (ssize_t)sizeof next) die("pipe write");
+  if (read(fds[0], code, sizeof next) != (ssize_t)sizeof next) die("read into code");
+  close(fds[0]);
+  close(fds[1]);
+  return ((fn_t)code)();
+}
+
+static void protected_store(uint8_t *code) {
+  uint8_t *imm = emit_mov_ret(code, 7);
+  if (((fn_t)code)() != 7) die("protected: first call");
+  if (mprotect(code, PAGE, PROT_READ | PROT_EXEC) != 0) die("mprotect rx");
+  fault_sig = 0;
+  if (sigsetjmp(fault_jmp, 1) == 0) {
+    *(volatile uint32_t *)imm = 8;
+  }
+  printf("protected=%d %ld\n", (int)fault_sig, (long)(fault_addr - (uintptr_t)imm));
+  if (mprotect(code, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) die("mprotect rwx");
+  const uint32_t nine = 9;
+  memcpy(imm, &nine, 4);
+  printf("after=%u\n", ((fn_t)code)());
+}
+
+int main(int argc, char **argv) {
+  const unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 200;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, NULL);
+
+  uint8_t *code = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED) die("mmap");
+  printf("other_block=%u\n", other_block(code, rounds));
+  same_block(code + PAGE);
+  printf("read_into=%#x\n", read_into(code + 2 * PAGE));
+  protected_store(code + 3 * PAGE);
+#if !defined(__x86_64__)
+  fault_sig = 0;
+  if (sigsetjmp(fault_jmp, 1) == 0) {
+    (void)*(volatile uint32_t *)(uintptr_t)0xFFFFFFFEu;
+  }
+  printf("wrap=%d\n", (int)fault_sig);
+#endif
+  return 0;
+}
