@@ -37,6 +37,32 @@ struct BlockInfo {
   mutable uint32_t log_index = 0;
 };
 
+// An entry of Unicorn's block log (UC_CTL_BLOCK_LOG; Process::block_cost sets it, the
+// profiler reads it): the block's cost in the high half, so that a batch sums without
+// touching the blocks; in the low half the block's log index and, for a block that
+// neither calls nor returns, its instruction count, so that the profiler can count it
+// without touching it either (profile::Profiler::on_block_log).
+namespace block_log {
+constexpr uint64_t kWhole = uint64_t{1} << 31;  // set: bits 0-30 are the index
+constexpr unsigned kInsnsShift = 21;            // clear: bits 21-30 instructions,
+constexpr uint64_t kInsnsMask = 0x3FF;          //        bits 0-20 the index
+constexpr uint64_t kPackedIndexMask = (uint64_t{1} << kInsnsShift) - 1;
+
+inline uint64_t entry(uint32_t cost, const BlockInfo& b) {
+  const uint64_t high = static_cast<uint64_t>(cost) << 32;
+  if (b.exit == BlockExit::Other && b.log_index <= kPackedIndexMask && b.insns <= kInsnsMask) {
+    return high | static_cast<uint64_t>(b.insns) << kInsnsShift | b.log_index;
+  }
+  return high | kWhole | b.log_index;
+}
+inline bool packed(uint64_t e) { return (e & kWhole) == 0; }
+inline uint32_t index(uint64_t e) {
+  return static_cast<uint32_t>(e & (packed(e) ? kPackedIndexMask : kWhole - 1));
+}
+inline uint32_t insns(uint64_t e) { return static_cast<uint32_t>((e >> kInsnsShift) & kInsnsMask); }
+inline uint32_t cost(uint64_t e) { return static_cast<uint32_t>(e >> 32); }
+}  // namespace block_log
+
 class BlockCache {
  public:
   // `costs`: the x86 cost table of the chip (nullptr: no costs, cost = insns).

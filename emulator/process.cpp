@@ -316,13 +316,12 @@ static uint32_t inline_cost(const BlockInfo& b, bool timing) {
 uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
   const BlockCache::Slot& b = blocks_->slot(address, size);
   if (log_cursor_ != nullptr) {
-    // The block log's entry (replay_block_log): the cost in the high half, so that the
-    // replay can sum a batch without touching the blocks, and an index in the low half.
+    // The block log's entry (replay_block_log; block_log::entry).
     if (b.info->log_index == 0) {
       b.info->log_index = static_cast<uint32_t>(log_blocks_.size());
       log_blocks_.push_back(b.info);
     }
-    *tag = static_cast<uint64_t>(inline_cost(*b.info, opts_.timing)) << 32 | b.info->log_index;
+    *tag = block_log::entry(inline_cost(*b.info, opts_.timing), *b.info);
   }
   // SSE waits and EFLAGS[30] clears need the hook on every execution (on_costed_block).
   const uint8_t hooked = opts_.timing ? b.flags : (b.flags & BlockCache::kSlotClears30);
@@ -340,9 +339,9 @@ void Process::replay_block_log() {
   uint64_t total = 0;
   for (const uint64_t* p = begin; p != end; ++p) total += *p >> 32;
   if (opts_.timing) {
-    obs_->on_block_log(begin, end, log_blocks_.data(), vt_->now() - total);
+    obs_->on_block_log(begin, end, log_blocks_.data(), log_blocks_.size(), vt_->now() - total);
   } else {
-    obs_->on_block_log(begin, end, log_blocks_.data(), vt_->now());
+    obs_->on_block_log(begin, end, log_blocks_.data(), log_blocks_.size(), vt_->now());
     vt_->advance(total);
   }
   log_cursor_ = block_log_.data();

@@ -70,31 +70,60 @@ void Profiler::control_flow(uint64_t target) {
 }
 
 void Profiler::on_block_log(const uint64_t* p, const uint64_t* end,
-                            const BlockInfo* const* blocks, uint64_t now) {
+                            const BlockInfo* const* blocks, size_t nblocks, uint64_t now) {
+  if (counts_.size() < nblocks) counts_.resize(nblocks);
   while (p != end) {
-    const uint64_t e = *p;
-    const uint64_t* q = p + 1;
-    while (q != end && *q == e) ++q;
-    const uint64_t n = static_cast<uint64_t>(q - p), cycles = e >> 32;
-    const BlockInfo& b = *blocks[static_cast<uint32_t>(e)];
-    if (b.exit != BlockExit::Other || pending_ != BlockExit::Other) {
-      // Calls and returns: one entry at a time.
-      on_block(b, now);
-      for (uint64_t k = 1; k < n; ++k) on_block(b, now + k * cycles);
-    } else {
-      // on_block(b, now), then each further entry books this block its `cycles`.
-      cur_->costs[kCyc] += now - last_now_ - excluded_;
-      excluded_ = 0;
-      BlockCost* rec = record(b);
-      rec->costs[kCyc] += (n - 1) * cycles;
-      rec->costs[kIr] += n * b.insns;
-      total_ir_ += n * b.insns;
-      last_now_ = now + (n - 1) * cycles;
-      cur_ = rec;
+    if (block_log::packed(*p) && pending_ == BlockExit::Other) {
+      // Neither this block nor the one before calls or returns: count it and the packed
+      // ones after it; their records get runs, cycles and instructions at the end of the
+      // batch. The block before them (unless counted too) is owed the time up to here.
+      if (!counting_) {
+        cur_->costs[kCyc] += now - last_now_ - excluded_;
+        excluded_ = 0;
+        counting_ = true;
+      }
+      Count* const counts = counts_.data();
+      uint64_t ir = 0;
+      uint32_t last = 0;
+      do {
+        const uint64_t e = *p;
+        if (!block_log::packed(e)) break;
+        const uint32_t index = block_log::index(e);
+        Count& c = counts[index];
+        if (c.runs == 0) counted_.push_back(index);
+        ++c.runs;
+        c.cycles += block_log::cost(e);
+        ir += block_log::insns(e);
+        now += block_log::cost(e);
+        last = index;
+      } while (++p != end);
+      total_ir_ += ir;
+      last_counted_ = last;
+      continue;
     }
-    now += n * cycles;
-    p = q;
+    const uint64_t e = *p++;
+    stop_counting(blocks, now);
+    on_block(*blocks[block_log::index(e)], now);
+    now += block_log::cost(e);
   }
+  stop_counting(blocks, now);
+  for (const uint32_t index : counted_) {
+    Count& c = counts_[index];
+    const BlockInfo& b = *blocks[index];
+    BlockCost* rec = record(b);
+    rec->costs[kCyc] += c.cycles;
+    rec->costs[kIr] += c.runs * b.insns;
+    c = Count{};
+  }
+  counted_.clear();
+}
+
+// The counted blocks end at `now`: time from then on is owed to the last of them.
+void Profiler::stop_counting(const BlockInfo* const* blocks, uint64_t now) {
+  if (!counting_) return;
+  counting_ = false;
+  cur_ = record(*blocks[last_counted_]);
+  last_now_ = now;
 }
 
 void Profiler::pop_to(size_t depth) {

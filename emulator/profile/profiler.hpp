@@ -66,11 +66,12 @@ class Profiler {
     }
   }
 
-  // A batch of Unicorn's block log (Process::replay_block_log): entries `cycles << 32 |
-  // index` into `blocks`, the first starting at virtual time `now`, each the next. The
-  // same as on_block for each, with runs of one block (a loop) booked in one step.
+  // A batch of Unicorn's block log (Process::replay_block_log): entries (block_log::entry)
+  // naming blocks by index into `blocks` (nblocks of them), the first starting at virtual time `now`, each
+  // the next. The same as on_block for each; blocks that neither call nor return (nor
+  // follow one that does) are only counted, and their records booked once per batch.
   void on_block_log(const uint64_t* begin, const uint64_t* end, const BlockInfo* const* blocks,
-                    uint64_t now);
+                    size_t nblocks, uint64_t now);
   // A PadLock instruction at `pc` charged `cycles` (Outcome.cycles) and held the clock
   // from virtual time t0 to t1 (t1 - t0 is less than `cycles` when integer code may
   // overlap the unit's work, §3.3).
@@ -144,8 +145,18 @@ class Profiler {
     uint32_t index = 0;  // 0: empty (blocks_[0] is the "before the first block" record)
   };
 
+  // on_block_log: blocks counted in this batch, by block-log index (block_log::entry).
+  struct Count {
+    uint64_t runs = 0, cycles = 0;
+  };
+  void stop_counting(const BlockInfo* const* blocks, uint64_t now);
+
   const ObjectMap& objects_;
   std::vector<BlockCost> blocks_;
+  std::vector<Count> counts_;
+  std::vector<uint32_t> counted_;  // indices with runs != 0
+  bool counting_ = false;
+  uint32_t last_counted_ = 0;
   std::unordered_map<uint64_t, uint32_t> block_index_;
   std::vector<Slot> fast_;
   BlockCost* cur_;

@@ -46,8 +46,8 @@ class RunObservers {
   }
   // A batch of Unicorn's block log (profile::Profiler::on_block_log).
   void on_block_log(const uint64_t* begin, const uint64_t* end, const BlockInfo* const* blocks,
-                    uint64_t now) {
-    if (profiler_) profiler_->on_block_log(begin, end, blocks, now);
+                    size_t nblocks, uint64_t now) {
+    if (profiler_) profiler_->on_block_log(begin, end, blocks, nblocks, now);
   }
 
   // Around Padlock::execute(): `s` before, then after; `now` before, then after the
