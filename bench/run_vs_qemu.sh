@@ -2,7 +2,9 @@
 # Speed of padlock-emu on ordinary x86 code, against qemu-i386 (Debian qemu-user):
 #   1. a compute-bound static i386 program without PadLock (bench/guest/compute.c):
 #      the best of N wall-clock times under each, and the ratios: with --timing off
-#      (issue 3's goal: <= 1.3x) and with the timing model on (issue 4's goal: <= 2.0x);
+#      (issue 3's goal: <= 1.3x) and with the timing model on (issue 4's goal: <= 2.0x),
+#      both with the default direct memory, and --timing off with --memory tlb (Unicorn's
+#      softmmu TLB) for comparison (docs/emulator.md, "Direct memory");
 #   2. the start-up time of a static hello-world (goal: < 50 ms).
 # Both programs are built here with gcc -m32 -static -O2 (gcc-multilib).
 #
@@ -57,24 +59,27 @@ if [[ "$out_q" != "$out_e" ]]; then
   exit 1
 fi
 
-# Interleaved rounds, so that a change in the machine's load or clock hits all four alike.
-t_native="" t_qemu="" t_off="" t_emu=""
+# Interleaved rounds, so that a change in the machine's load or clock hits all alike.
+t_native="" t_qemu="" t_off="" t_emu="" t_tlb=""
 for ((r = 0; r < repeat; r++)); do
   t_native=$(min "$t_native" "$(time_ns "$work/compute" "$rounds")")
   t_qemu=$(min "$t_qemu" "$(time_ns qemu-i386 "$work/compute" "$rounds")")
   t_off=$(min "$t_off" "$(time_ns "$emu" run --timing off "$work/compute" "$rounds")")
   t_emu=$(min "$t_emu" "$(time_ns "$emu" run "$work/compute" "$rounds")")
+  t_tlb=$(min "$t_tlb" "$(time_ns "$emu" run --timing off --memory tlb "$work/compute" "$rounds")")
 done
 s_qemu=$(best_of 20 qemu-i386 "$work/hello")
 s_emu=$(best_of 20 "$emu" run "$work/hello")
 
-awk -v n="$t_native" -v q="$t_qemu" -v o="$t_off" -v e="$t_emu" -v sq="$s_qemu" -v se="$s_emu" \
+awk -v n="$t_native" -v q="$t_qemu" -v o="$t_off" -v e="$t_emu" -v t="$t_tlb" \
+    -v sq="$s_qemu" -v se="$s_emu" \
     -v r="$rounds" -v k="$repeat" -v cs="$out_e" 'BEGIN {
   printf "compute (static i386, %s rounds, best of %d; %s)\n", r, k, cs
   printf "  native                    %8.3f s\n", n / 1e9
   printf "  qemu-i386                 %8.3f s\n", q / 1e9
   printf "  padlock-emu --timing off  %8.3f s   %.2fx qemu-i386 (goal <= 1.3x)\n", o / 1e9, o / q
   printf "  padlock-emu (timing on)   %8.3f s   %.2fx qemu-i386 (goal <= 2.0x)\n", e / 1e9, e / q
+  printf "  --timing off --memory tlb %8.3f s   %.2fx qemu-i386 (the softmmu TLB)\n", t / 1e9, t / q
   printf "start-up (static i386 hello world, best of 20)\n"
   printf "  qemu-i386    %8.1f ms\n", sq / 1e6
   printf "  padlock-emu  %8.1f ms (goal < 50 ms)\n", se / 1e6
