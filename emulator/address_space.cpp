@@ -91,20 +91,18 @@ void AddressSpace::protect_code(uint64_t va) {
   va &= ~kPageMask;
   const uint8_t f = flags(va);
   if (!(f & kPageMapped) || !(f & kPageWrite) || (f & kPageCode)) return;
-  leaf(va / kPageSize)[(va / kPageSize) & ((uint64_t{1} << kLeafBits) - 1)] =
-      static_cast<uint8_t>(f | kPageCode);
+  flags_of(va / kPageSize) = static_cast<uint8_t>(f | kPageCode);
   if (mirror_) mprotect(base_ + va, kPageSize, host_prot(static_cast<uint8_t>(f | kPageCode)));
 }
 
 void AddressSpace::unprotect_code(uint64_t va, uint64_t len) {
   const uint64_t start = va & ~kPageMask;
   const uint64_t end = std::min(size_, (va + len + kPageMask) & ~kPageMask);
-  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
   for (uint64_t a = start; a < end; a += kPageSize) {
-    uint8_t* l = leaf(a / kPageSize);
-    if (l == nullptr || !(l[(a / kPageSize) & mask] & kPageCode)) continue;
-    l[(a / kPageSize) & mask] &= static_cast<uint8_t>(~kPageCode);
-    if (mirror_) mprotect(base_ + a, kPageSize, host_prot(l[(a / kPageSize) & mask]));
+    if (!(flags(a) & kPageCode)) continue;
+    uint8_t& f = flags_of(a / kPageSize);
+    f &= static_cast<uint8_t>(~kPageCode);
+    if (mirror_) mprotect(base_ + a, kPageSize, host_prot(f));
   }
 }
 
@@ -201,9 +199,8 @@ void AddressSpace::unmap(uint64_t va, uint64_t len) {
 
 int AddressSpace::protect(uint64_t va, uint64_t len, uint8_t prot) {
   if (!in_window(va, len) || !range_mapped(va, len)) return -ENOMEM;
-  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
   for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end; ++page) {
-    uint8_t& f = leaf(page)[page & mask];
+    uint8_t& f = flags_of(page);
     f = static_cast<uint8_t>((f & ~7) | (prot & 7));
     if (!(prot & kPageWrite)) f &= static_cast<uint8_t>(~kPageCode);
   }
@@ -251,22 +248,30 @@ uint64_t AddressSpace::find_free_below(uint64_t len, uint64_t limit, uint64_t fl
   return 0;
 }
 
-uint64_t AddressSpace::accessible_with(uint64_t va, uint64_t len, uint8_t need) const {
+uint64_t AddressSpace::accessible_with(uint64_t va, uint64_t len, uint8_t need,
+                                       uint8_t* seen) const {
   if (va >= size_) return 0;
   uint64_t done = 0;
+  uint8_t all = 0;
   while (done < len) {
     const uint64_t addr = va + done;
-    if (addr >= size_ || (flags(addr) & need) != need) return done;
+    const uint8_t f = addr < size_ ? flags(addr) : 0;
+    if ((f & need) != need) break;
+    all |= f;
     done += kPageSize - (addr & kPageMask);
   }
-  return len;
+  if (seen != nullptr) *seen = all;
+  return std::min(done, len);
 }
 
 uint8_t* AddressSpace::translate(uint64_t va, uint64_t len, Access access) {
   const uint8_t need = static_cast<uint8_t>(access) | kPageMapped;
   if (len == 0) return va <= size_ ? base_ + va : nullptr;
-  if (accessible_with(va, len, need) != len) return nullptr;
-  if (need & kPageWrite) will_write(va, len);
+  uint8_t seen = 0;
+  if (accessible_with(va, len, need, &seen) != len) return nullptr;
+  if ((need & kPageWrite) && (seen & kPageCode) && on_code_write_ != nullptr) {
+    code_writes(va, len);  // the caller writes, or hands the pointer to the host kernel
+  }
   return base_ + va;
 }
 

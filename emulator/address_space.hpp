@@ -53,7 +53,6 @@ class AddressSpace final : public GuestMemory {
   // Host protections follow the guest's from now on, kPageCode pages write-protected
   // (call before mapping anything).
   void set_mirror() { mirror_ = true; }
-  bool mirror() const { return mirror_; }
   // A page got translated code.
   void protect_code(uint64_t va);
   // Pages of [va, va+len) that had kPageCode lose it (and get their protections back).
@@ -97,8 +96,10 @@ class AddressSpace final : public GuestMemory {
   // starts at or above `floor`; 0 if none.
   uint64_t find_free_below(uint64_t len, uint64_t limit, uint64_t floor) const;
 
-  // Bytes from va (at most len) whose pages all have every bit of `need`.
-  uint64_t accessible_with(uint64_t va, uint64_t len, uint8_t need) const;
+  // Bytes from va (at most len) whose pages all have every bit of `need`; `seen` (if
+  // given) gets the union of the flags of the pages walked.
+  uint64_t accessible_with(uint64_t va, uint64_t len, uint8_t need,
+                           uint8_t* seen = nullptr) const;
 
   // GuestMemory: the window is contiguous in host memory, so any accessible range
   // translates.
@@ -112,6 +113,8 @@ class AddressSpace final : public GuestMemory {
     return i < nleaves_ ? leaves_[i].get() : nullptr;
   }
   uint8_t* leaf_alloc(uint64_t page);
+  // The flags byte of a mapped page (its leaf exists).
+  uint8_t& flags_of(uint64_t page) { return leaf(page)[page & ((uint64_t{1} << kLeafBits) - 1)]; }
   void set_flags(uint64_t va, uint64_t len, uint8_t f);
   int host_prot(uint8_t flags) const;
   // mprotect [va, va+len) page runs to host_prot of their flags (mirror mode).

@@ -10,6 +10,7 @@
 
 #include "emulator/cpu_features.hpp"
 #include "emulator/exception_signals.hpp"
+#include "emulator/fault_address.hpp"
 #include "emulator/padlock_call.hpp"
 #include "emulator/signals.hpp"
 #include "emulator/uc_hooks.hpp"
@@ -324,7 +325,7 @@ CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, ui
         f.code = mapped ? kSegvAccerr : kSegvMaperr;
         f.trapno = 14;
         f.pc = cpu_->pc();
-        f.address = fault_address(tlb_.fault_page, tlb_.fault_type);
+        f.address = first_faulting_byte(cs_, *cpu_, *mem_, tlb_.fault_page, tlb_.fault_type);
         f.write = tlb_.fault_type == UC_MEM_WRITE;
         f.disassembly = disassemble(f.pc);
         eflags30_ = false;  // the exception stores EFLAGS (§1.8)
@@ -594,82 +595,6 @@ std::string Machine::disassemble(uint64_t pc) const {
   if (insn[0].op_str[0] != '\0') s += std::string(" ") + insn[0].op_str;
   cs_free(insn, n);
   return s;
-}
-
-// Our TLB fill sees only the page: recover the first faulting byte from the instruction's
-// memory operands (Capstone names registers as the register table does).
-uint64_t Machine::fault_address(uint64_t page, int type) const {
-  const uint64_t pc = cpu_->pc();
-  const uint64_t page_mask = ~(kPage - 1);
-  if (type == UC_MEM_FETCH) return (pc & page_mask) == page ? pc : page;
-  const uint64_t avail = mem_->accessible_with(pc, 15, kPageMapped | kPageRead);
-  cs_insn* insn = nullptr;
-  const size_t n = avail > 0 ? cs_disasm(cs_, mem_->host(pc), avail, pc, 1, &insn) : 0;
-  if (n == 0) return page;
-  const cs_x86& x = insn[0].detail->x86;
-  auto value = [&](x86_reg r) -> uint64_t {
-    if (r == X86_REG_INVALID) return 0;
-    if (r == X86_REG_RIP || r == X86_REG_EIP) return pc + insn[0].size;
-    const char* name = cs_reg_name(cs_, r);
-    if (name == nullptr || !is_register(name)) return 0;
-    try {
-      return reg(name);
-    } catch (const MachineError&) {
-      return 0;
-    }
-  };
-  auto seg_base = [&](x86_reg seg) -> uint64_t {
-    if (seg == X86_REG_FS) return guest64_ ? cpu_->reg(UC_X86_REG_FS_BASE) : 0;
-    if (seg == X86_REG_GS) return guest64_ ? cpu_->reg(UC_X86_REG_GS_BASE) : kTlsBase;
-    return 0;
-  };
-  const unsigned bits = guest64_ ? (x.addr_size == 4 ? 32 : 64) : (x.addr_size == 2 ? 16 : 32);
-  uint64_t best = page;
-  bool found = false;
-  auto consider = [&](uint64_t ea, uint64_t size) {
-    if (found) return;
-    if ((ea & page_mask) == page) {
-      best = ea;
-      found = true;
-    } else if (ea < page && ea + size > page) {
-      best = page;
-      found = true;
-    }
-  };
-  for (uint8_t i = 0; i < x.op_count; ++i) {
-    const cs_x86_op& op = x.operands[i];
-    if (op.type != X86_OP_MEM) continue;
-    uint64_t ea = static_cast<uint64_t>(op.mem.disp) + value(op.mem.base) +
-                  value(op.mem.index) * static_cast<uint64_t>(op.mem.scale);
-    if (bits == 32) ea &= 0xFFFFFFFFu;
-    if (bits == 16) ea &= 0xFFFFu;
-    ea += seg_base(op.mem.segment);
-    if (!guest64_) ea &= 0xFFFFFFFFu;
-    consider(ea, op.size ? op.size : 1);
-  }
-  // Stack accesses that Capstone does not list as operands.
-  const uint64_t sp = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
-  const uint64_t w = guest64_ ? 8 : 4;
-  switch (insn[0].id) {
-    case X86_INS_PUSH:
-    case X86_INS_CALL:
-    case X86_INS_PUSHF:
-    case X86_INS_PUSHFD:
-    case X86_INS_PUSHFQ:
-      consider(sp - w, w);
-      break;
-    case X86_INS_POP:
-    case X86_INS_RET:
-    case X86_INS_POPF:
-    case X86_INS_POPFD:
-    case X86_INS_POPFQ:
-      consider(sp, w);
-      break;
-    default:
-      break;
-  }
-  cs_free(insn, n);
-  return best;
 }
 
 }  // namespace padlock::emu

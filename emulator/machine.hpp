@@ -204,7 +204,6 @@ class Machine {
   void setup_tls();
   void invalidate_code(uint64_t va, uint64_t len);
   void stop_with(const MachineFault& f);
-  uint64_t fault_address(uint64_t page, int type) const;
   void set_exits();
   void reg_checked(const std::string& name, int& id, unsigned& width) const;
 

@@ -1,6 +1,5 @@
 // Registers of the function harness by their x86 names: one table from name to Unicorn
-// register and width, so Python, the stub argument reader and the fault-address
-// reconstruction (Capstone names its registers the same way) share it.
+// register and width, so Python and the stub argument reader share it.
 #include <unicorn/unicorn.h>
 
 #include <algorithm>

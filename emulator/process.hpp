@@ -178,7 +178,6 @@ class Process {
   bool deliver(int sig, const GuestSiginfo& si, bool forced);
   void do_sigreturn(SigreturnKind k);
   void die(int sig, const GuestSiginfo& si);
-  uint64_t fault_address(uint64_t page, int access);
   void print_fatal(int sig, const GuestSiginfo& si);
 
   RunOptions opts_;
@@ -209,7 +208,7 @@ class Process {
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct, i386)
   bool want_block_hook_ = false;
   static constexpr size_t kBlockLogEntries = 1 << 14;
-  std::vector<uint64_t> block_log_;      // UC_CTL_BLOCK_LOG entries: cost << 32 | index
+  std::vector<uint64_t> block_log_;      // UC_CTL_BLOCK_LOG entries (block_log::entry)
   std::vector<const BlockInfo*> log_blocks_;  // the index of a log entry: its block
   uint64_t* log_cursor_ = nullptr;
   uint64_t* log_end_ = nullptr;

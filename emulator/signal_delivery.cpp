@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "emulator/fault_address.hpp"
 #include "emulator/host_signals.hpp"
 #include "emulator/process.hpp"
 #include "emulator/signal_frame.hpp"
@@ -39,7 +40,7 @@ void Process::handle_stop(uc_err err) {
       si.code = kSiKernel;  // #GP on hardware: si_addr 0
     } else {
       si.code = mapped ? kSegvAccerr : kSegvMaperr;
-      si.addr = fault_address(tlb_.fault_page, tlb_.fault_type);
+      si.addr = first_faulting_byte(cs_, *cpu_, *mem_, tlb_.fault_page, tlb_.fault_type);
       si.error_code = page_fault_error_code(tlb_.fault_type == UC_MEM_WRITE, mapped,
                                             tlb_.fault_type == UC_MEM_FETCH);
     }
