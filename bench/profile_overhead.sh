@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cost of --profile (issue 6: at most 2x the run time with profiling off), and of --trace
+# Cost of --profile (docs/profiling.md: at most 2x the run time with profiling off), and of --trace
 # for comparison, on a compute-bound static i386 program without PadLock instructions
 # (bench/guest/compute.c): every translated block pays the profiler, the worst case.
 # Measured with the timing model on (the default) and with --timing off; in both, --profile

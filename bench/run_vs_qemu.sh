@@ -2,7 +2,7 @@
 # Speed of padlock-emu on ordinary x86 code, against qemu-i386 (Debian qemu-user):
 #   1. a compute-bound static i386 program without PadLock (bench/guest/compute.c):
 #      the best of N wall-clock times under each, and the ratios: with --timing off
-#      (issue 3's goal: <= 1.3x) and with the timing model on (issue 4's goal: <= 2.0x),
+#      (goal: <= 1.3x) and with the timing model on (goal: <= 2.0x),
 #      both with the default direct memory, and --timing off with --memory tlb (Unicorn's
 #      softmmu TLB) for comparison (docs/emulator.md, "Direct memory");
 #   2. the start-up time of a static hello-world (goal: < 50 ms).

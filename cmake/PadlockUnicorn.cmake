@@ -8,7 +8,7 @@
 #   3. UC_CTL_BLOCK_COST: the timing model's per-block cycle cost is added in generated
 #      code, and the block hook runs only when a deadline is reached or the block needs it.
 # The wheel's prebuilt library has none of these; with it, plain x86 code ran 3.6x slower
-# than qemu-i386 (issue 3's goal is 1.3x).
+# than qemu-i386 (the goal is 1.3x, docs/emulator.md).
 #
 # The sdist comes from PyPI (pip download, or PADLOCK_UNICORN_SDIST), is checked against a
 # pinned SHA-256, patched and built for x86 only as a static library.

@@ -22,12 +22,12 @@ struct RunOptions {
   bool strace = false;            // log every system call (--strace)
   bool stats = false;             // summary on exit (--stats)
   bool icount = false;            // count guest instructions from the start (--icount)
-  // Timing (issue #4, docs/timing.md). --timing off: host clocks, no per-block costs.
+  // Timing (docs/timing.md). --timing off: host clocks, no per-block costs.
   bool timing = true;
   double irq_hz = -1;             // --irq-hz: periodic interrupts per second; < 0: default 250
   bool cache_x86 = false;         // --cache-x86: apply the cache model to x86 memory operands
   // --memory direct|tlb: 32-bit guests' loads and stores address guest memory directly
-  // (emulator/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.
+  // (emulator/memory/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.
   bool direct_memory = true;
   // --trace, --chrome-trace, --profile: output files (empty: off). docs/profiling.md.
   std::string trace_file, chrome_trace_file, profile_file;

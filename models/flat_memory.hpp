@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock {
 

@@ -1,4 +1,4 @@
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock {
 

@@ -1,6 +1,7 @@
 #include "models/padlock.hpp"
 
 #include <cstring>
+#include <type_traits>
 
 #include "isa/msr.hpp"
 
@@ -51,17 +52,23 @@ Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   // units raise #UD.
   const isa::Unit unit = d.info().unit;
   if (!s.cr4_osfxsr || !unit_enabled(unit)) return Outcome::fault_ud();
+  // CTR is an ACE2 mode (§0 note, §7.1, §7.2): absent on Nehemiah.
+  if (d.id == isa::InsnId::XcryptCtr && !cpu_.units.ace2) {
+    env.report(Diag::CtrOnNehemiah);
+    return Outcome::fault_ud();
+  }
+  // Each unit executes, then reports what it read and wrote (Outcome's spans).
+  const ArchState before = s;
+  auto run = [&](auto& u) {
+    Outcome o = u.execute(d, s, mem, env);
+    std::remove_reference_t<decltype(u)>::report_spans(d, before, s, mem, o);
+    return o;
+  };
   switch (unit) {
-    case isa::Unit::Rng: return rng_.execute(d, s, mem, env);
-    case isa::Unit::Ace:
-      // CTR is an ACE2 mode (§0 note, §7.1, §7.2): absent on Nehemiah.
-      if (d.id == isa::InsnId::XcryptCtr && !cpu_.units.ace2) {
-        env.report(Diag::CtrOnNehemiah);
-        return Outcome::fault_ud();
-      }
-      return ace_.execute(d, s, mem, env);
-    case isa::Unit::Phe: return phe_.execute(d, s, mem, env);
-    case isa::Unit::Pmm: return pmm_.execute(d, s, mem, env);
+    case isa::Unit::Rng: return run(rng_);
+    case isa::Unit::Ace: return run(ace_);
+    case isa::Unit::Phe: return run(phe_);
+    case isa::Unit::Pmm: return run(pmm_);
   }
   return Outcome::fault_ud();
 }

@@ -8,7 +8,7 @@
 #include "isa/decoder.hpp"
 #include "models/ace/ace_unit.hpp"
 #include "models/cpu_model.hpp"
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 #include "models/phe/phe_unit.hpp"
 #include "models/pmm/pmm_unit.hpp"
 #include "models/rng/rng_unit.hpp"

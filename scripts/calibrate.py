@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Calibration report of the timing model (issue #4 §5): runs the BAES-shaped guest
+"""Calibration report of the timing model: runs the BAES-shaped guest
 (bench/guest/baes.c) under padlock-emu for every cell of the three measured throughput
 tables of guide §3.3, prints the emulated figures beside the published ones with the
 error of each cell, adds the documented clock tables (ECB, XSTORE), the PHE asymptote and

@@ -21,9 +21,9 @@ status=0
 ctest --test-dir "$BUILD_DIR" -j "$(nproc)" --output-on-failure || status=1
 
 PY=${PYTHON:-python3}
-if ls tests/integration/test_*.py tests/python/test_*.py >/dev/null 2>&1; then
+if ls tests/integration/test_*.py tests/python/test_*.py tests/repo/test_*.py >/dev/null 2>&1; then
   set +e
-  "$PY" -m pytest -q tests/integration tests/python
+  "$PY" -m pytest -q tests/repo tests/integration tests/python
   rc=$?
   set -e
   # pytest exit 5 means no tests were collected: that is a failure of the suite.

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "models/ace/aes_core.hpp"
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock::ace {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock::ace {
 

@@ -142,7 +142,7 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   const bool ace2 = cpu.units.ace2;
   const Mode mode = mode_of(d.id);
   const unsigned asz = d.addr_size;
-  if (mode == Mode::Ctr && !ace2) return Outcome::fault_ud();  // Padlock reports it
+  // CTR on a chip without ACE2 never gets here: Padlock::execute raises #UD (§0 note).
 
   Outcome out;
   // An exception stores EFLAGS, which clears EFLAGS[30] (§1.8); so does the interrupt
@@ -178,6 +178,8 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
       return pf(edx, ok, false);
     ace::read_wrap(mem, edx, bytes, 16, asz);
     cw = ControlWord::from_bytes(bytes);
+    out.has_cw = true;  // read, even if it is refused below
+    out.cw = cw;
     if (cw.ksize() == isa::KeySize::Reserved) {
       env.report(Diag::KsizeReserved);
       return gp(edx);
@@ -187,6 +189,9 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
       return gp(edx);
     }
   }
+  out.has_cw = true;
+  out.cw = cw;
+  out.cw_cached = cached;
   if (cw.ciphr()) env.report(Diag::CiphrSet);
   if (cw.reserved_nonzero) env.report(Diag::ControlWordReserved);
   if (cw.inter()) env.report(Diag::InterMode);
@@ -260,6 +265,7 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     u.loaded = true;
     s.set_eflags30(true);  // §1.8: set after loading
     out.key_reloaded = true;
+    out.key_addr = ebx;
     ks = cw.keygn() ? KeyState::Memory : KeyState::Hardware;
   }
   // The inverse cipher serves ECB and CBC decryption only: CFB, OFB and CTR run the
@@ -371,6 +377,20 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     out.int_cycles = clk.int_total();
   }
   return out;
+}
+
+// §3.1: ESI and EDI advance by 16 per block stored (EDI stays put in digest mode, where the
+// 16-byte MAC at EDI is the result); the chaining modes leave the next IV or counter at EAX.
+void AceUnit::report_spans(const isa::Decoded& d, const ArchState& before, const ArchState& after,
+                           GuestMemory&, Outcome& o) {
+  const unsigned asz = d.addr_size;
+  const uint64_t edi = reg_get(before, Gpr::DI, asz);
+  o.input = {reg_get(before, Gpr::SI, asz), o.bytes};
+  uint64_t out_len = reg_get(after, Gpr::DI, asz) - edi;
+  out_len = asz == 64 ? out_len : out_len & ((uint64_t{1} << asz) - 1);
+  if (out_len == 0 && o.bytes != 0) out_len = 16;  // DGEST
+  o.output = {edi, out_len};
+  if (mode_of(d.id) != Mode::Ecb) o.chain = {reg_get(after, Gpr::AX, asz), 16};
 }
 
 }  // namespace padlock

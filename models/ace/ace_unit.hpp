@@ -6,7 +6,7 @@
 
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock {
 
@@ -20,6 +20,10 @@ class AceUnit {
   // One REP XCRYPT (d.id is an XCRYPT row). The caller has checked that ACE exists and
   // is enabled, and that the prefixes are legal.
   Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env);
+  // Fills o.input, o.output and o.chain: what the execution from `before` to `after` read
+  // and wrote (called by Padlock::execute after execute()).
+  static void report_spans(const isa::Decoded& d, const ArchState& before, const ArchState& after,
+                           GuestMemory& mem, Outcome& o);
 
   // The Esther stepping-8 CTR erratum (§3.1, §6.6); defaults to the CPU model's flag.
   void set_ctr_errata(bool on);

@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "models/cpu_model.hpp"
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock {
 

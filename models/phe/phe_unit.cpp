@@ -232,4 +232,12 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   return run.finish(Status::Completed);
 }
 
+// §4.1: the message is read from ESI on; the hash words at EDI are the result.
+void PheUnit::report_spans(const isa::Decoded& d, const ArchState& before, const ArchState&,
+                           GuestMemory&, Outcome& o) {
+  const unsigned as = d.addr_size;
+  o.input = {reg_get(before, Gpr::SI, as), o.bytes};
+  o.output = {reg_get(before, Gpr::DI, as), d.id == isa::InsnId::Xsha256 ? 32u : 20u};
+}
+
 }  // namespace padlock

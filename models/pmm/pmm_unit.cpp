@@ -192,4 +192,13 @@ Outcome PmmUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   return out;
 }
 
+// §5.1: the result is T (context word 3, a 32-bit pointer) with its 128 spare bits.
+void PmmUnit::report_spans(const isa::Decoded& d, const ArchState& before, const ArchState&,
+                           GuestMemory& mem, Outcome& o) {
+  const uint64_t ctx = reg_get(before, Gpr::SI, d.addr_size);
+  uint32_t t = 0;
+  if (mem.accessible(ctx + 12, 4, Access::Read) < 4 || !mem.read(ctx + 12, &t, 4)) return;
+  o.output = {t, (before[Gpr::CX] & 0xFFFFFFFFull) / 8 + 4 * kMontmulExtraWords};
+}
+
 }  // namespace padlock

@@ -5,7 +5,7 @@
 
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock {
 
@@ -16,6 +16,10 @@ class PmmUnit {
   // One REP MONTMUL. The caller has checked that PMM exists and is enabled.
   // Neither reads nor writes EFLAGS[30] (§1.8).
   Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env);
+  // Fills o.input, o.output and o.chain: what the execution from `before` to `after` read
+  // and wrote (called by Padlock::execute after execute()).
+  static void report_spans(const isa::Decoded& d, const ArchState& before, const ArchState& after,
+                           GuestMemory& mem, Outcome& o);
 
  private:
   const CpuModel& cpu_;

@@ -260,4 +260,13 @@ bool RngUnit::enabled() const {
   return (impl_->msr & RngMsr::kEnblBit) != 0;
 }
 
+// §2.1: the bytes stored are [EDI before, EDI after).
+void RngUnit::report_spans(const isa::Decoded& d, const ArchState& before, const ArchState& after,
+                           GuestMemory&, Outcome& o) {
+  const unsigned as = d.addr_size;
+  const uint64_t edi = reg_get(before, Gpr::DI, as);
+  const uint64_t moved = reg_get(after, Gpr::DI, as) - edi;
+  o.output = {edi, as == 64 ? moved : moved & ((uint64_t{1} << as) - 1)};
+}
+
 }  // namespace padlock

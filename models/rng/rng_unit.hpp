@@ -6,7 +6,7 @@
 
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock {
 
@@ -21,6 +21,10 @@ class RngUnit {
   // XSTORE or REP XSTORE (d.id is Xstore or RepXstore). The caller has checked that
   // the RNG exists and is enabled.
   Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env);
+  // Fills o.input, o.output and o.chain: what the execution from `before` to `after` read
+  // and wrote (called by Padlock::execute after execute()).
+  static void report_spans(const isa::Decoded& d, const ArchState& before, const ArchState& after,
+                           GuestMemory& mem, Outcome& o);
 
   // MSR 0x110B (§2.2). A write causes a load reset of the RNG hardware.
   uint64_t read_msr(const ExecEnv& env);

@@ -1,4 +1,4 @@
-// Cost model of ordinary x86 instructions on the VIA in-order cores (issue #4 §1
+// Cost model of ordinary x86 instructions on the VIA in-order cores (docs/timing.md,
 // "Ordinary x86 instructions"). Each instruction falls into one class; a class costs a
 // fixed number of issue clocks on a given core, with an L1 hit assumed for memory operands
 // (the cache model adds misses where it is enabled). A translated block is costed once, as

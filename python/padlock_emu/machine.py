@@ -6,7 +6,7 @@ with integer and pointer arguments (i386 cdecl or x86-64 SysV), and look at memo
 registers, EFLAGS[30] and every PadLock instruction on the way. Imported functions land on
 stubs: Python callables that receive the machine and the arguments.
 
-Everything architectural happens in C++ (``emulator/machine.hpp``): Unicorn runs the code,
+Everything architectural happens in C++ (``emulator/harness/machine.hpp``): Unicorn runs the code,
 the PadLock models run PadLock instructions with the same rules as ``padlock-emu run``.
 
 Example::
@@ -220,6 +220,9 @@ class Machine:
         host_entropy: take RNG bits from the host instead.
         errata: apply the model's errata (the Esther stepping-8 CTR erratum, §6.6).
         mhz: core clock (converts the RNG's bit rates into cycles); default the model's.
+        timing: True (the default) charges PadLock instructions as the CLI does with
+            ``--timing on``: the cache model's memory stalls and the §3.3 overlap
+            (docs/timing.md); False charges the units' clocks alone.
 
     Memory: :meth:`map`, :meth:`alloc`, :meth:`read`, :meth:`write` and the typed
     helpers. Registers: ``m["eax"]``. Loading: :meth:`load`, :meth:`symbol`,
@@ -242,11 +245,12 @@ class Machine:
         host_entropy: bool = False,
         errata: bool = True,
         mhz: Optional[float] = None,
+        timing: bool = True,
     ) -> None:
         if not getattr(_core, "HAS_EMULATOR", False):
             raise MachineError("this padlock_emu was built without the emulator (PADLOCK_BUILD_EMULATOR=OFF)")
         self._m = _core.Machine(cpu, bits=bits, seed=seed, host_entropy=host_entropy,
-                                errata=errata, mhz=mhz)
+                                errata=errata, mhz=mhz, timing=timing)
         self._loader = _core.ObjectLoader(self._m)
         self._objects: List[LoadedObject] = []
         self._stubs: Dict[str, Stub] = {}
@@ -717,7 +721,7 @@ class Machine:
         return iter(self._objects)
 
 
-# The address-space layout every Machine uses (emulator/machine.hpp): thread pointer, stub
+# The address-space layout every Machine uses (emulator/harness/machine.hpp): thread pointer, stub
 # area (return sentinel and stubs), allocation arena, stack.
 if getattr(_core, "HAS_EMULATOR", False):
     for _name in ("TLS_BASE", "STUB_BASE", "ARENA_BASE", "STACK_TOP", "STACK_SIZE"):

@@ -52,6 +52,10 @@ class Model(_core.Model):
         errata: apply the model's errata (the Esther stepping-8 CTR erratum, §6.6).
         mhz: core clock; defaults to the model's ``default_mhz``.
         arena: first address :meth:`alloc` hands out.
+        timing: False (the default) charges the units' clocks alone, as the guide's tables
+            give them (everything in L1, one instruction after the other). True charges as
+            the CLI does with ``--timing on`` and :class:`Machine` by default: the cache
+            model's memory stalls and the §3.3 overlap (docs/timing.md).
 
     Registers are read and written by name: ``m["esi"] = addr``; ``m["eax"]``.
     ``eflags30`` is EFLAGS[30] (§1.8), ``cr4_osfxsr`` is CR4[9] (§1.2), ``now`` the virtual
@@ -68,8 +72,10 @@ class Model(_core.Model):
         errata: bool = True,
         mhz: Optional[float] = None,
         arena: int = 0x0010_0000,
+        timing: bool = False,
     ) -> None:
-        super().__init__(cpu, bits=bits, seed=seed, host_entropy=host_entropy, errata=errata, mhz=mhz)
+        super().__init__(cpu, bits=bits, seed=seed, host_entropy=host_entropy, errata=errata, mhz=mhz,
+                         timing=timing)
         self._next = arena
 
     # --- registers -------------------------------------------------------------------

@@ -16,6 +16,9 @@ Markers:
     named units (RNG, ACE, ACE2, PHE, PMM).
     ``@pytest.mark.padlock_bits(64)``: generate only these modes (and so only models with
     long mode for 64).
+    ``@pytest.mark.padlock_timing(False)``: the ``padlock_machine`` and ``padlock_model``
+    fixtures charge the units' clocks alone, as the guide's tables give them (a Machine
+    charges as the CLI does by default, a Model the units' clocks; docs/timing.md).
 
 Environment:
     ``PADLOCK_CPUS=esther,nano``: restrict the models (names or aliases).
@@ -66,6 +69,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "padlock_bits(*bits): run only in these modes (32, 64) of the harness"
     )
+    config.addinivalue_line(
+        "markers",
+        "padlock_timing(on): True charges PadLock time as the CLI does with --timing on (cache "
+        "stalls, the §3.3 overlap); False the units' clocks alone",
+    )
+
+
+def _timing(request: pytest.FixtureRequest, default: bool) -> bool:
+    marker = request.node.get_closest_marker("padlock_timing")
+    return bool(marker.args[0]) if marker is not None and marker.args else default
 
 
 def _marker_args(metafunc: pytest.Metafunc, name: str) -> List[object]:
@@ -103,10 +116,10 @@ def padlock_machine(request: pytest.FixtureRequest, padlock_cpu: str) -> Iterato
         marker = request.node.get_closest_marker("padlock_bits")
         if marker is not None and marker.args:
             bits = int(marker.args[0])
-    yield Machine(padlock_cpu, bits=bits)
+    yield Machine(padlock_cpu, bits=bits, timing=_timing(request, True))
 
 
 @pytest.fixture
-def padlock_model(padlock_cpu: str) -> Iterator[Model]:
+def padlock_model(request: pytest.FixtureRequest, padlock_cpu: str) -> Iterator[Model]:
     """A fresh 32-bit :class:`Model` (direct model API) of the CPU model ``padlock_cpu``."""
-    yield Model(padlock_cpu)
+    yield Model(padlock_cpu, timing=_timing(request, False))

@@ -1,6 +1,6 @@
 """Run whole guest programs: :func:`run` and the reusable :class:`Emulator` behind it.
 
-The program runs in this process under the C++ emulator (``emulator/process.hpp``), the
+The program runs in this process under the C++ emulator (``emulator/linux/process.hpp``), the
 same code as ``padlock-emu run``: Linux system calls, signals, the chosen VIA chip's CPUID
 and PadLock units. Its stdin, stdout and stderr are memory files for the duration of the
 run; :class:`Result` returns what it wrote, how it ended and what the PadLock units did.

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "emulator/machine.hpp"
-#include "emulator/machine_loader.hpp"
+#include "emulator/harness/machine.hpp"
+#include "emulator/harness/object_loader.hpp"
 #include "models/cpu_model.hpp"
 
 namespace py = pybind11;
@@ -119,18 +119,23 @@ void bind_machine(py::module_& m) {
 
   py::class_<Machine>(m, "Machine",
                       "One CPU model's processor with an empty user-mode address space: load "
-                      "ELF files and call their functions (emulator/machine.hpp)")
+                      "ELF files and call their functions (emulator/harness/machine.hpp)")
       .def(py::init([](py::object cpu, unsigned bits, uint64_t seed, bool host_entropy, bool errata,
-                       std::optional<double> mhz) {
+                       std::optional<double> mhz, bool timing) {
              const CpuModel& c = cpu_from(cpu);
              PadlockConfig config;
              config.seed = seed;
              config.host_entropy = host_entropy;
              config.errata = errata;
-             return new Machine(c, bits, config, mhz ? *mhz : 0.0);
+             return new Machine(c, bits, config, mhz ? *mhz : 0.0,
+                                emu::PadlockTiming{timing, timing});
            }),
            py::arg("cpu") = "esther", py::kw_only(), py::arg("bits") = 32, py::arg("seed") = 0,
-           py::arg("host_entropy") = false, py::arg("errata") = true, py::arg("mhz") = py::none())
+           py::arg("host_entropy") = false, py::arg("errata") = true, py::arg("mhz") = py::none(),
+           py::arg("timing") = true,
+           "timing=True (default) charges PadLock time as the CLI does with --timing on: the "
+           "cache model's memory stalls and the §3.3 overlap (docs/timing.md); False: the "
+           "units' clocks alone")
       .def_property_readonly("cpu", &Machine::cpu_model, py::return_value_policy::reference)
       .def_property_readonly("bits", &Machine::bits)
       .def_property_readonly("mhz", &Machine::mhz)

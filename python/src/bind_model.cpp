@@ -120,7 +120,7 @@ void bind_model(py::module_& m) {
       });
 
   py::class_<Outcome>(m, "Outcome",
-                      "What one PadLock instruction did and cost (models/machine.hpp)")
+                      "What one PadLock instruction did and cost (models/unit_interface.hpp)")
       .def_readonly("status", &Outcome::status)
       .def_readonly("fault", &Outcome::fault)
       .def_readonly("cycles", &Outcome::cycles)
@@ -175,7 +175,7 @@ void bind_model(py::module_& m) {
                           "One CPU's PadLock units with flat memory and registers: run single "
                           "PadLock instructions on buffers (no ELF, no Unicorn)")
       .def(py::init([](py::object cpu, unsigned bits, uint64_t seed, bool host_entropy, bool errata,
-                       std::optional<double> mhz) {
+                       std::optional<double> mhz, bool timing) {
              const CpuModel& c = py::isinstance<CpuModel>(cpu)
                                      ? cpu.cast<const CpuModel&>()
                                      : lookup_cpu(cpu.cast<std::string>());
@@ -183,10 +183,15 @@ void bind_model(py::module_& m) {
              config.seed = seed;
              config.host_entropy = host_entropy;
              config.errata = errata;
-             return new DirectModel(c, bits, config, mhz ? *mhz : c.default_mhz.value);
+             return new DirectModel(c, bits, config, mhz ? *mhz : c.default_mhz.value,
+                                    emu::PadlockTiming{timing, timing});
            }),
            py::arg("cpu") = "esther", py::kw_only(), py::arg("bits") = 32, py::arg("seed") = 0,
-           py::arg("host_entropy") = false, py::arg("errata") = true, py::arg("mhz") = py::none())
+           py::arg("host_entropy") = false, py::arg("errata") = true, py::arg("mhz") = py::none(),
+           py::arg("timing") = false,
+           "timing=True charges PadLock time as the CLI does with --timing on: the cache "
+           "model's memory stalls and the §3.3 overlap (docs/timing.md); False: the units' "
+           "clocks alone, as the guide's tables give them")
       .def_property_readonly("cpu", &DirectModel::cpu, py::return_value_policy::reference)
       .def_property_readonly("bits", &DirectModel::bits)
       .def_property_readonly("mode", &DirectModel::mode)
@@ -259,7 +264,7 @@ void bind_model(py::module_& m) {
             d.interrupt_at = c ? *c : std::numeric_limits<uint64_t>::max();
           },
           "Cycle at which an external interrupt becomes pending (§1.7), or None")
-      .def_readwrite("mhz", &DirectModel::mhz)
+      .def_property_readonly("mhz", &DirectModel::mhz)
       .def_readwrite("pc", &DirectModel::pc, "Guest PC reported with diagnostics")
       // MSRs and CPUID as the model's chip answers them.
       .def(

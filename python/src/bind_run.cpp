@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "emulator/elf_loader.hpp"
+#include "emulator/loader/elf_loader.hpp"
 #include "emulator/run_options.hpp"
 #include "guest_run.hpp"
 #include "isa/instruction_table.hpp"

@@ -5,7 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #ifdef PADLOCK_PY_EMULATOR
-#include "emulator/stats.hpp"
+#include "emulator/observe/stats.hpp"
 #endif
 
 namespace padlock::python {

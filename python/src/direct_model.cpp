@@ -33,9 +33,21 @@ void for_each_page(FlatMemory& mem, uint64_t va, uint64_t len, Fn&& fn) {
 }
 }  // namespace
 
+namespace {
+emu::VirtualTimeConfig clock_at(double mhz) {
+  emu::VirtualTimeConfig c;
+  c.mhz = mhz;
+  c.irq_hz = 0;  // interrupts come from interrupt_at
+  return c;
+}
+}  // namespace
+
 DirectModel::DirectModel(const CpuModel& cpu, unsigned bits, const PadlockConfig& config,
-                         double mhz_)
-    : mhz(mhz_), bits_(bits), padlock_(cpu, config) {
+                         double mhz, const emu::PadlockTiming& timing)
+    : bits_(bits),
+      padlock_(cpu, config),
+      vt_(clock_at(mhz)),
+      core_(padlock_, vt_, stats_, this, timing) {
   if (bits != 32 && bits != 64) throw std::invalid_argument("bits must be 32 or 64");
   if (bits == 64 && !cpu.long_mode) {
     throw std::invalid_argument(std::string("CPU model ") + cpu.name + " cannot run 64-bit code");
@@ -78,9 +90,9 @@ std::string DirectModel::encode(isa::InsnId id, unsigned addr_size) const {
 
 ExecEnv DirectModel::env() {
   ExecEnv e;
-  e.now = now_;
+  e.now = vt_.now();
   e.interrupt_at = interrupt_at;
-  e.mhz = mhz;
+  e.mhz = vt_.mhz();
   e.pc = pc;
   e.diag = this;
   return e;
@@ -93,9 +105,9 @@ Execution DirectModel::execute_bytes(const std::string& bytes) {
     throw std::invalid_argument("not a PadLock instruction");
   }
   pending_.clear();
-  x.start = now_;
-  x.outcome = padlock_.execute(x.decoded, state_, mem_, env());
-  now_ += x.outcome.cycles;
+  const emu::PadlockRecord& r = core_.execute(x.decoded, state_, mem_, pc, interrupt_at);
+  x.start = r.start;
+  x.outcome = r.outcome;
   x.diagnostics.swap(pending_);
   return x;
 }

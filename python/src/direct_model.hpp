@@ -1,7 +1,8 @@
 // The direct model API behind padlock_emu.Model: one CPU's PadLock units with a FlatMemory
 // and an ArchState, so Python can run single PadLock instructions on buffers without an
-// ELF or Unicorn. It adds no semantics: decoding is isa::decode, execution is
-// Padlock::execute, and the only state of its own is the virtual clock.
+// ELF or Unicorn. It adds no semantics: decoding is isa::decode, execution is the same core
+// as the CLI's and the harness's (emulator/padlock/core.hpp), and its clock is a
+// VirtualTime of its own.
 #pragma once
 
 #include <cstdint>
@@ -9,10 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "emulator/padlock/core.hpp"
+#include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
 #include "models/flat_memory.hpp"
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 #include "models/padlock.hpp"
 
 namespace padlock::python {
@@ -38,8 +41,11 @@ struct Execution {
 
 class DirectModel final : private DiagnosticSink {
  public:
-  // bits: 32 (protected mode) or 64 (long mode; the CPU model must support it).
-  DirectModel(const CpuModel& cpu, unsigned bits, const PadlockConfig& config, double mhz);
+  // bits: 32 (protected mode) or 64 (long mode; the CPU model must support it). timing: by
+  // default the units' clocks alone, as the guide's tables give them (everything in L1, one
+  // instruction after another); {true, true} charges as the CLI does with --timing on.
+  DirectModel(const CpuModel& cpu, unsigned bits, const PadlockConfig& config, double mhz,
+              const emu::PadlockTiming& timing = {false, false});
 
   const CpuModel& cpu() const { return padlock_.model(); }
   unsigned bits() const { return bits_; }
@@ -70,13 +76,14 @@ class DirectModel final : private DiagnosticSink {
     return execute_bytes(encode(id, addr_size));
   }
 
-  // Virtual clock (cycles). execute() starts at now() and advances it by Outcome.cycles.
-  uint64_t now() const { return now_; }
-  void set_now(uint64_t c) { now_ = c; }
-  void advance(uint64_t c) { now_ += c; }
+  // Virtual clock (cycles). execute() starts at now() and advances it by Outcome.cycles
+  // (with the §3.3 overlap: by int_cycles, and the next PadLock instruction waits for ACE).
+  uint64_t now() const { return vt_.now(); }
+  void set_now(uint64_t c) { vt_.set_now(c); }
+  void advance(uint64_t c) { vt_.advance(c); }
   // Cycle at which an external interrupt becomes pending (§1.7); UINT64_MAX = never.
   uint64_t interrupt_at = UINT64_MAX;
-  double mhz;
+  double mhz() const { return vt_.mhz(); }
   uint64_t pc = 0x1000;  // reported with diagnostics
 
   Padlock& padlock() { return padlock_; }
@@ -89,7 +96,9 @@ class DirectModel final : private DiagnosticSink {
   FlatMemory mem_;
   ArchState state_;
   Padlock padlock_;
-  uint64_t now_ = 0;
+  emu::VirtualTime vt_;
+  emu::Stats stats_;
+  emu::PadlockCore core_;
   std::vector<DiagEvent> pending_;
 };
 

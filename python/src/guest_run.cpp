@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "emulator/process.hpp"
+#include "emulator/linux/process.hpp"
 
 namespace padlock::python {
 

@@ -1,6 +1,6 @@
 // padlock_emu.run(): one guest program under padlock::emu::Process, in this process.
 //
-// The emulator gives the guest the host's descriptors (emulator/sys_file.cpp: "guest
+// The emulator gives the guest the host's descriptors (emulator/linux/syscall/file.cpp: "guest
 // descriptors are host descriptors"), so the guest's stdin, stdout and stderr are
 // redirected around the run: descriptors 0, 1 and 2 point at memory files (memfd) for the
 // duration of Process::run() and are restored afterwards, and descriptors the guest opened
@@ -13,7 +13,7 @@
 #include <string>
 
 #include "emulator/run_options.hpp"
-#include "emulator/stats.hpp"
+#include "emulator/observe/stats.hpp"
 
 namespace padlock::python {
 

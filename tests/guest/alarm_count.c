@@ -1,5 +1,5 @@
 /* guest_alarm_count: counts loop iterations until SIGALRM from setitimer(ITIMER_REAL), the
- * way `openssl speed` counts operations (issue #4 §2). With padlock-emu's virtual time the
+ * way `openssl speed` counts operations (docs/timing.md). With padlock-emu's virtual time the
  * timer runs on the modelled chip's cycle counter, so the count is deterministic and scales
  * with --mhz. Also reads clock_gettime/gettimeofday/clock() before and after, and checks a
  * nanosleep advances CLOCK_MONOTONIC by at least its duration.

@@ -1,5 +1,5 @@
 /* guest_clocks: measures PadLock instruction clocks with RDTSC under padlock-emu's timing
- * model, to pin the guide's documented figures end to end (issue #4): the REP XCRYPTECB
+ * model, to pin the guide's documented figures end to end (docs/timing.md): the REP XCRYPTECB
  * table of §3.3 (SSE clocks: the instruction followed by an SSE instruction, which waits
  * for ACE; integer clocks: followed by integer code) for R = 10, 12, 14, the three key
  * states and 1-4 blocks, and the XSTORE table of §2.3.

@@ -5,7 +5,7 @@ Locations (first match wins):
   the guests  $PADLOCK_GUEST_DIR; <repo>/build*/tests/guest
 A guest binary is <guest dir>/guest_<name>_<arch>, arch i386 or x86_64.
 
-The CLI contract the tests rely on (issue 3 §7):
+The CLI contract the tests rely on (docs/emulator.md):
   padlock-emu run [--cpu NAME] [--seed N] [--stats] PROGRAM ARGS...
 exit status = the guest's; a guest killed by signal N ends the emulator the way qemu-user
 does, so Python's subprocess sees returncode -N and a shell sees 128+N."""

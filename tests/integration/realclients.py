@@ -1,7 +1,7 @@
 """Real, unmodified Debian clients of PadLock under padlock-emu: the distribution's
 openssl with its padlock engine (engines-3/padlock.so) and GnuTLS's gnutls-cli.
 
-Two targets, as issue 5 asks:
+Two targets, as docs/emulator.md describes:
   x86_64-nano     the host's own /usr/bin/openssl (x86-64 guests use the host root)
   i386-esther     Debian's i386 openssl from an i386 sysroot (scripts/make-sysroot.sh)
 

@@ -1,4 +1,4 @@
-"""The padlock-emu command line (issue 3 §7): help, version, cpus, option errors, the
+"""The padlock-emu command line (docs/emulator.md): help, version, cpus, option errors, the
 errors for programs it cannot run, exit status and death by signal, the environment.
 
 The binary comes from $PADLOCK_EMU_BIN or a build directory (conftest.emulator_path).

@@ -1,4 +1,4 @@
-"""GnuTLS, the second real client (issue 5): Debian's gnutls-cli (host x86-64 build)
+"""GnuTLS, the second real client (docs/emulator.md): Debian's gnutls-cli (host x86-64 build)
 finds PadLock under the nano model and `gnutls-cli --benchmark-ciphers` runs to the end
 with its AES-CBC and AES-GCM work done by REP XCRYPTCBC / REP XCRYPTECB and its SHA-1 by
 REP XSHA1 (GnuTLS lib/accelerated/x86: the padlock paths are chosen by CPUID vendor

@@ -1,7 +1,7 @@
 """The guest programs themselves, without padlock-emu: they are static executables of
 the right machine type, and under qemu-user (which has no PadLock) every PadLock program
 dies with SIGILL at its first PadLock instruction while hello runs normally. This is the
-gap padlock-emu closes (issue 3 "Why"), and it shows the programs really issue the
+gap padlock-emu closes (docs/emulator.md), and it shows the programs really issue the
 opcodes of §0 rather than computing in software."""
 
 from __future__ import annotations

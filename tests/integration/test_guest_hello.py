@@ -1,7 +1,7 @@
-"""hello under padlock-emu: the CLI contract of issue 3 §7 seen through a guest.
+"""hello under padlock-emu: the CLI contract (docs/emulator.md) seen through a guest.
 `padlock-emu run [--cpu NAME] PROGRAM ARGS...` passes ARGS through, exits with the
 guest's status, and a guest killed by signal N ends the emulator like qemu-user: the
-parent sees signal N, a shell sees 128+N (issue 3 §6)."""
+parent sees signal N, a shell sees 128+N (docs/emulator.md)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from guestrun import QEMU
 
 
 def test_hello_output(runner, target):
-    """issue 3 §1, §7: a static program starts, writes to stdout and exits 0."""
+    """a static program starts, writes to stdout and exits 0."""
     proc = runner.run("hello", target)
     assert proc.stdout == b"hello, world\n"
     assert proc.returncode == 0
 
 
 def test_hello_arguments_pass_through(runner, target):
-    """issue 3 §7: everything after PROGRAM is the guest's argv, options included."""
+    """everything after PROGRAM is the guest's argv, options included."""
     args = ["plain", "two words", "", "ünïcode", "--cpu", "nano", "-E", "X=1"]
     proc = runner.run("hello", target, ["--echo"] + args)
     lines = proc.stdout.decode().splitlines()
@@ -33,14 +33,14 @@ def test_hello_arguments_pass_through(runner, target):
 
 @pytest.mark.parametrize("status", [0, 1, 7, 42, 255])
 def test_exit_status_is_the_guests(runner, target, status):
-    """issue 3 §7: the exit status is the guest's."""
+    """the exit status is the guest's."""
     proc = runner.run("hello", target, ["--exit", status], check=False)
     assert proc.returncode == status
 
 
 @pytest.mark.parametrize("sig", [signal.SIGABRT, signal.SIGTERM, signal.SIGSEGV])
 def test_death_by_signal_like_qemu_user(runner, target, sig):
-    """Issue 3 §6: no handler installed -> the parent sees the same signal."""
+    """no handler installed -> the parent sees the same signal."""
     proc = runner.run("hello", target, ["--raise", int(sig)], check=False)
     assert proc.stdout.startswith(b"hello, world\n")
     assert proc.returncode == -sig

@@ -1,7 +1,7 @@
 """guest_nehemiah_sigill: which PadLock instructions each CPU model accepts (§1.1 table,
 §1.3 CPUID bits, §7.1). An instruction of a unit the chip lacks raises #UD, which Linux
 delivers as SIGILL; with no handler the guest dies of it, and the emulator ends the way
-qemu-user does (issue 3 §6). Nehemiah C5XL has only the RNG; Nehemiah C5P adds ACE
+qemu-user does (docs/emulator.md). Nehemiah C5XL has only the RNG; Nehemiah C5P adds ACE
 (ECB/CBC/CFB/OFB) but not ACE2's CTR, nor PHE or PMM; Esther and Nano have everything."""
 
 from __future__ import annotations

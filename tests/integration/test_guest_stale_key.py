@@ -18,7 +18,7 @@ CASES = {
     "reload": ("new", "new"),   # §1.8: PUSHFL; POPFL clears bit 30
     "xsha": ("new", "new"),     # §1.8 PHE: REP XSHA sets EFLAGS:30 to zero
     "montmul": ("old", "new"),  # §1.8 PMM: REP MONTMUL neither reads nor sets bit 30
-    "syscall": ("new", "new"),  # issue 3 §5: a system call stores EFLAGS (bit 30 -> 0)
+    "syscall": ("new", "new"),  # a system call stores EFLAGS (bit 30 -> 0)
     "sw": ("old", "new"),       # as "stale", 256-bit application-provided schedules
 }
 

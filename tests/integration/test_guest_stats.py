@@ -1,5 +1,5 @@
 """`padlock-emu run --stats`: the exit summary counts the PadLock instructions the guest
-executed, by kind, with bytes and key reloads (issue 3 §7). The guests know exactly what
+executed, by kind, with bytes and key reloads (docs/emulator.md). The guests know exactly what
 they executed, so the counts are exact."""
 
 from __future__ import annotations

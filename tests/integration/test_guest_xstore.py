@@ -1,5 +1,5 @@
 """guest_xstore: XSTORE at every quality factor and REP XSTORE (§2.1), and the CLI's
---seed (issue 3 §7: the RNG bits are reproducible from a seed)."""
+--seed (the RNG bits are reproducible from a seed)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_rep_xstore_statistics(xstore_out):
 
 
 def test_seed_reproducible(runner, target):
-    """issue 3 §7 --seed N: the same seed gives the same bits, another seed others."""
+    """--seed N: the same seed gives the same bits, another seed others."""
     a = runner.run("xstore", target, ["1"], seed=1).stdout
     b = runner.run("xstore", target, ["1"], seed=1).stdout
     c = runner.run("xstore", target, ["1"], seed=2).stdout

@@ -1,5 +1,5 @@
 """`openssl enc -engine padlock` under padlock-emu matches the host's openssl without the
-engine, byte for byte (issue 5): 15 ciphers, encrypt and decrypt, x86-64 under nano and
+engine, byte for byte (docs/emulator.md): 15 ciphers, encrypt and decrypt, x86-64 under nano and
 i386 under esther.
 
 What the sizes and options reach in Debian's engine (OpenSSL 3.0 engines/e_padlock.c and

@@ -1,4 +1,4 @@
-"""Debian's openssl finds its padlock engine usable under padlock-emu (issue 5).
+"""Debian's openssl finds its padlock engine usable under padlock-emu (docs/emulator.md).
 
 OpenSSL's engine (engines/e_padlock.c with engines/asm/e_padlock-x86*.pl) detects PadLock
 with CPUID: vendor "CentaurHauls", a Centaur extended leaf 0xC0000001, and in its EDX the

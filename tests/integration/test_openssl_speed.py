@@ -1,6 +1,6 @@
 """`openssl speed -engine padlock -evp aes-128-cbc -seconds 1` completes under padlock-emu
 on Nehemiah and Esther (Debian's i386 openssl) and Nano (the host's x86-64 openssl), with
-the work done by REP XCRYPTCBC (issue 5).
+the work done by REP XCRYPTCBC (docs/emulator.md).
 
 openssl speed times each block size with alarm(1) and a SIGALRM handler that ends the
 loop, so this exercises guest signal handlers interrupting PadLock-heavy code. The

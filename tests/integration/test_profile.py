@@ -68,7 +68,7 @@ def trace_records(path: Path) -> list[dict]:
 
 
 def test_xsha_cycles_go_to_the_issuing_function(runner, target, tmp_path):
-    """Done-when of issue 6: callgrind_annotate reads the profile of guest_sha and puts
+    """callgrind_annotate reads the profile of guest_sha and puts
     every REP XSHA256 cycle and byte on the function holding the instruction (§4.1)."""
     files = {"a.bin": b"abc", "b.bin": bytes(range(256)) * 40, "c.bin": b"x" * 100003}
     for name, data in files.items():

@@ -1,4 +1,4 @@
-"""Timing model end to end (issue #4; docs/timing.md): the documented clock tables through
+"""Timing model end to end (docs/timing.md; docs/timing.md): the documented clock tables through
 the emulator (guide §3.3 REP XCRYPTECB table for R = 10, 12, 14; §2.3 XSTORE table), virtual
 time (setitimer/SIGALRM, timer_create, nanosleep, clock()) scaling with --mhz, the CTR
 errata statements of §3.1/§6.6 under --irq-hz, --timing off, --stats timing lines, and the

@@ -13,8 +13,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "emulator/elf_loader.hpp"
-#include "emulator/process.hpp"
+#include "emulator/loader/elf_loader.hpp"
+#include "emulator/linux/process.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::emu::test {

@@ -15,7 +15,7 @@
 #include "isa/msr.hpp"
 #include "models/cpu_model.hpp"
 #include "models/flat_memory.hpp"
-#include "models/machine.hpp"
+#include "models/unit_interface.hpp"
 #include "models/rng/rng_unit.hpp"
 
 namespace padlock::test {

@@ -1,0 +1,97 @@
+#include "emulator/cpu/block_cache.hpp"
+
+#include <capstone/capstone.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "emulator/cpu/x86_classify.hpp"
+
+namespace padlock::emu {
+
+BlockCache::BlockCache(bool guest64, AddressSpace& mem, const timing::X86Costs* costs)
+    : guest64_(guest64), mem_(mem), costs_(costs) {
+  csh h = 0;
+  if (cs_open(CS_ARCH_X86, guest64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
+    throw std::runtime_error("capstone: cannot open the x86 disassembler");
+  }
+  // Operand details feed the cost classes (memory operands, SSE groups).
+  if (costs_ != nullptr) cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  cs_ = h;
+  blocks_.reserve(4096);
+}
+
+BlockCache::~BlockCache() {
+  csh h = cs_;
+  cs_close(&h);
+}
+
+const BlockInfo& BlockCache::slow_lookup(uint64_t address, uint32_t size) {
+  auto it = blocks_.find(address);
+  if (it != blocks_.end() && it->second.size == size) return it->second;
+  BlockInfo info = decode(address, size);
+  if (it != blocks_.end()) {
+    it->second = info;
+    return it->second;
+  }
+  return blocks_.emplace(address, info).first->second;
+}
+
+BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
+  BlockInfo info;
+  info.address = address;
+  info.size = size;
+  ++decoded_;
+  const uint64_t avail = mem_.accessible_with(address, size, kPageMapped | kPageRead);
+  if (avail == 0) return info;
+  cs_insn* insn = cs_malloc(cs_);
+  const uint8_t* code = mem_.host(address);
+  size_t left = avail;
+  uint64_t pc = address;
+  timing::BlockCost cost;
+  while (left > 0 && cs_disasm_iter(cs_, &code, &left, &pc, insn)) {
+    ++info.insns;
+    if (costs_ != nullptr && classify_insn(*insn, cost).sse) info.uses_sse = true;
+    info.exit = insn->id == X86_INS_CALL  ? BlockExit::Call
+                : insn->id == X86_INS_RET ? BlockExit::Ret
+                                          : BlockExit::Other;
+    info.exit_offset = static_cast<uint16_t>(insn->address - address);
+    switch (insn->id) {
+      case X86_INS_PUSHF:
+      case X86_INS_PUSHFD:
+      case X86_INS_PUSHFQ:
+      case X86_INS_POPF:
+      case X86_INS_POPFD:
+      case X86_INS_POPFQ:
+      case X86_INS_IRET:
+      case X86_INS_IRETD:
+      case X86_INS_IRETQ:
+        info.clears_eflags30 = true;
+        break;
+      default:
+        break;
+    }
+  }
+  cs_free(insn, 1);
+  if (info.insns == 0) info.insns = 1;  // undecodable: QEMU still executes something
+  info.cost = costs_ != nullptr ? std::max(1u, cost.clocks(*costs_)) : info.insns;
+  return info;
+}
+
+void BlockCache::invalidate(uint64_t va, uint64_t len) {
+  bool any = false;
+  for (auto it = blocks_.begin(); it != blocks_.end();) {
+    const BlockInfo& b = it->second;
+    if (b.address < va + len && va < b.address + b.size + 1) {
+      it = blocks_.erase(it);
+      any = true;
+    } else {
+      ++it;
+    }
+  }
+  if (any) {
+    for (Slot& s : fast_) s = Slot{};
+  }
+}
+
+}  // namespace padlock::emu

@@ -1,0 +1,122 @@
+// Facts about each translated block, computed once with Capstone when the block is first
+// seen and cached by address: how many instructions it has (for the cycle counter) and
+// whether it stores or loads EFLAGS, which leaves EFLAGS[30] = 0 (§1.8, §3.2).
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "emulator/memory/address_space.hpp"
+#include "models/timing/x86_costs.hpp"
+
+namespace padlock::emu {
+
+// How a block ends, for the profiler's shadow stack (emulator/observe/profile/profiler.hpp).
+enum class BlockExit : uint8_t { Other, Call, Ret };
+
+struct BlockInfo {
+  uint64_t address = 0;
+  uint32_t size = 0;
+  uint32_t insns = 0;
+  BlockExit exit = BlockExit::Other;  // the last instruction is a near CALL / RET
+  uint16_t exit_offset = 0;           // offset of that instruction in the block
+  // Contains PUSHF (§1.8, §3.2: storing EFLAGS clears bit 30) or POPF/IRET (§1.8 step 3:
+  // a load sets EFLAGS:30 to 0, since no instruction that loads EFLAGS can set it to 1).
+  bool clears_eflags30 = false;
+  // Timing (docs/timing.md): issue clocks of the block on the chip's in-order pipeline
+  // (models/timing/x86_costs.hpp), computed once here, charged per execution; and whether
+  // it has an SSE instruction, which waits for ACE (§3.3 overlap).
+  uint32_t cost = 0;
+  bool uses_sse = false;
+  // The profiler's record of this block and the object-map generation it was found in
+  // (profile/profiler.hpp): saves a hash lookup per executed block.
+  mutable uint32_t profile_record = 0;
+  mutable uint64_t profile_generation = 0;
+  // Its index in the Process's block-log table (0: none yet), so that retranslating the
+  // block does not grow the table.
+  mutable uint32_t log_index = 0;
+};
+
+// An entry of Unicorn's block log (UC_CTL_BLOCK_LOG; Process::block_cost sets it, the
+// profiler reads it): the block's cost in the high half, so that a batch sums without
+// touching the blocks; in the low half the block's log index and, for a block that
+// neither calls nor returns, its instruction count, so that the profiler can count it
+// without touching it either (profile::Profiler::on_block_log).
+namespace block_log {
+constexpr uint64_t kWhole = uint64_t{1} << 31;  // set: bits 0-30 are the index
+constexpr unsigned kInsnsShift = 21;            // clear: bits 21-30 instructions,
+constexpr uint64_t kInsnsMask = 0x3FF;          //        bits 0-20 the index
+constexpr uint64_t kPackedIndexMask = (uint64_t{1} << kInsnsShift) - 1;
+
+inline uint64_t entry(uint32_t cost, const BlockInfo& b) {
+  const uint64_t high = static_cast<uint64_t>(cost) << 32;
+  if (b.exit == BlockExit::Other && b.log_index <= kPackedIndexMask && b.insns <= kInsnsMask) {
+    return high | static_cast<uint64_t>(b.insns) << kInsnsShift | b.log_index;
+  }
+  return high | kWhole | b.log_index;
+}
+inline bool packed(uint64_t e) { return (e & kWhole) == 0; }
+inline uint32_t index(uint64_t e) {
+  return static_cast<uint32_t>(e & (packed(e) ? kPackedIndexMask : kWhole - 1));
+}
+inline uint32_t insns(uint64_t e) { return static_cast<uint32_t>((e >> kInsnsShift) & kInsnsMask); }
+inline uint32_t cost(uint64_t e) { return static_cast<uint32_t>(e >> 32); }
+}  // namespace block_log
+
+class BlockCache {
+ public:
+  // `costs`: the x86 cost table of the chip (nullptr: no costs, cost = insns).
+  BlockCache(bool guest64, AddressSpace& mem, const timing::X86Costs* costs = nullptr);
+  ~BlockCache();
+  BlockCache(const BlockCache&) = delete;
+  BlockCache& operator=(const BlockCache&) = delete;
+
+  // The block at `address` of `size` bytes; decoded on first sight (or when its size
+  // changed, i.e. QEMU retranslated it differently).
+  const BlockInfo& lookup(uint64_t address, uint32_t size) { return *slot(address, size).info; }
+
+  // The hot facts of a block, copied into the direct-mapped slot so that the per-executed-
+  // block hook (timing) reads one cache line and chases no pointer.
+  struct Slot {
+    uint64_t address = ~0ull;
+    uint32_t size = 0;
+    uint32_t cost = 0;
+    uint32_t insns = 0;
+    uint8_t flags = 0;  // kSlotClears30, kSlotSse
+    const BlockInfo* info = nullptr;
+  };
+  static constexpr uint8_t kSlotClears30 = 1, kSlotSse = 2;
+  const Slot& slot(uint64_t address, uint32_t size) {
+    Slot& s = fast_[(address ^ (address >> 12)) & (kFastSlots - 1)];
+    if (s.address == address && s.size == size && s.info != nullptr) return s;
+    const BlockInfo& info = slow_lookup(address, size);
+    s.address = address;
+    s.size = size;
+    s.cost = info.cost;
+    s.insns = info.insns;
+    s.flags = static_cast<uint8_t>((info.clears_eflags30 ? kSlotClears30 : 0) |
+                                   (info.uses_sse ? kSlotSse : 0));
+    s.info = &info;
+    return s;
+  }
+
+  // Forget blocks overlapping [va, va+len): code was unmapped, remapped or reprotected.
+  void invalidate(uint64_t va, uint64_t len);
+
+  uint64_t decoded() const { return decoded_; }
+
+ private:
+  static constexpr size_t kFastSlots = 1 << 13;
+  const BlockInfo& slow_lookup(uint64_t address, uint32_t size);
+  BlockInfo decode(uint64_t address, uint32_t size);
+
+  bool guest64_;
+  AddressSpace& mem_;
+  const timing::X86Costs* costs_ = nullptr;
+  size_t cs_ = 0;  // csh
+  std::unordered_map<uint64_t, BlockInfo> blocks_;
+  Slot fast_[kFastSlots];
+  uint64_t decoded_ = 0;
+};
+
+}  // namespace padlock::emu

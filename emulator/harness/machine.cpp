@@ -1,0 +1,599 @@
+#include "emulator/harness/machine.hpp"
+
+#include <capstone/capstone.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "emulator/cpu/cpu_features.hpp"
+#include "emulator/linux/signal/exception_signals.hpp"
+#include "emulator/cpu/fault_address.hpp"
+#include "emulator/padlock/padlock_call.hpp"
+#include "emulator/linux/signal/signals.hpp"
+#include "emulator/cpu/uc_hooks.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+constexpr uint64_t kPage = AddressSpace::kPageSize;
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+}  // namespace
+
+// Diagnostics go to the statistics and to a list the caller takes (the Python layer turns
+// them into warnings or attributes); nothing is printed.
+class Machine::DiagSink final : public DiagnosticSink {
+ public:
+  explicit DiagSink(Stats& s) : stats_(s) {}
+  void report(Diag d, uint64_t pc) override {
+    ++stats_.diag[static_cast<size_t>(d)];
+    if (pending.size() < 4096) pending.push_back({d, pc});
+  }
+  std::vector<DiagRecord> pending;
+
+ private:
+  Stats& stats_;
+};
+
+Machine::Machine(const CpuModel& cpu, unsigned bits, const PadlockConfig& config, double mhz,
+                 const PadlockTiming& timing)
+    : guest64_(bits == 64), mhz_(mhz > 0 ? mhz : cpu.default_mhz.value) {
+  if (bits != 32 && bits != 64) throw MachineError("bits must be 32 or 64");
+  if (guest64_ && !cpu.long_mode) {
+    throw MachineError("CPU model '" + std::string(cpu.name) +
+                       "' has no long mode: a 64-bit Machine needs one that has (nano)");
+  }
+  padlock_ = std::make_unique<Padlock>(cpu, config);
+  diag_ = std::make_unique<DiagSink>(stats_);
+  // The harness's clock: guest instructions count one cycle each (no x86 cost model, no
+  // periodic interrupts: `interrupt_at` places them); PadLock time as in a Process.
+  VirtualTimeConfig vtc;
+  vtc.mhz = mhz_;
+  vtc.irq_hz = 0;
+  vt_ = std::make_unique<VirtualTime>(vtc);
+  core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), timing);
+  mem_ = std::make_unique<AddressSpace>(guest64_);
+  cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
+  blocks_ = std::make_unique<BlockCache>(guest64_, *mem_);
+  csh h = 0;
+  if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
+    throw MachineError("capstone: cannot open the x86 disassembler");
+  }
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  cs_ = h;
+
+  cpu_->boot(mem_->size() - 2 * kPage);
+  // The return sentinel and the stubs: executable, never executed (Unicorn exits there).
+  // Unicorn's exit path also fetches from the page before an exit address, so that page
+  // belongs to the area too.
+  if (!mem_->map_anonymous(kStubBase - kPage, kStubSpan + kPage, kPageRead | kPageExec)) {
+    throw MachineError("cannot map the stub area");
+  }
+  std::memset(mem_->host(kStubBase - kPage), 0xF4, kStubSpan + kPage);  // HLT: #GP if run
+  if (!mem_->map_anonymous(kStackTop - kStackSize, kStackSize, kPageRead | kPageWrite)) {
+    throw MachineError("cannot map the stack");
+  }
+  cpu_->start_user(kStubBase, kStackTop - 64);
+  setup_tls();
+  install_hooks();
+  set_exits();
+}
+
+Machine::~Machine() {
+  if (cs_ != 0) {
+    csh h = cs_;
+    cs_close(&h);
+  }
+}
+
+// A thread pointer like the C library's: code compiled with the stack protector reads its
+// canary at %fs:0x28 (x86-64) or %gs:0x14 (i386); the first word points to itself.
+void Machine::setup_tls() {
+  if (!mem_->map_anonymous(kTlsBase, kPage, kPageRead | kPageWrite)) {
+    throw MachineError("cannot map the TLS page");
+  }
+  const uint64_t self = kTlsBase;
+  std::memcpy(mem_->host(kTlsBase), &self, guest64_ ? 8 : 4);
+  const uint64_t canary = 0x00C0FFEE5EED1234ull;  // low byte 0, as glibc's
+  std::memcpy(mem_->host(kTlsBase + (guest64_ ? 0x28 : 0x14)), &canary, guest64_ ? 8 : 4);
+  if (guest64_) {
+    cpu_->set_reg(UC_X86_REG_FS_BASE, kTlsBase);
+  } else {
+    cpu_->set_gdt_entry(kGdtTlsMin, make_descriptor(static_cast<uint32_t>(kTlsBase), 0xFFFFF, false,
+                                                    true, false, true, true, true, true));
+    uint16_t sel = static_cast<uint16_t>(kGdtTlsMin * 8 + 3);
+    uc_reg_write(cpu_->uc(), UC_X86_REG_GS, &sel);
+  }
+}
+
+void Machine::install_hooks() {
+  uc_engine* uc = cpu_->uc();
+  uc_hook h;
+  auto add = [&](int type, void* cb, int insn = -1) {
+    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, this, 1, 0)
+                              : uc_hook_add(uc, &h, type, cb, this, 1, 0, insn);
+    if (e != UC_ERR_OK) throw MachineError(std::string("unicorn: hook: ") + uc_strerror(e));
+  };
+  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Machine>::tlb));
+  add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Machine>::intr));
+  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Machine>::invalid));
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::syscall), UC_X86_INS_SYSCALL);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::sysenter), UC_X86_INS_SYSENTER);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::cpuid), UC_X86_INS_CPUID);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::rdtsc), UC_X86_INS_RDTSC);
+  // Instructions are counted for the virtual clock from the start (a call is short), and
+  // PUSHF/POPF clear EFLAGS[30] (§1.8).
+  add(UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks<Machine>::block));
+  block_hook_ = h;
+}
+
+// Unicorn stops when a block starts at the return sentinel or at a stub.
+void Machine::set_exits() {
+  std::vector<uint64_t> exits;
+  exits.reserve(stubs_.size() + 1);
+  exits.push_back(kStubBase);
+  for (const StubSlot& s : stubs_) exits.push_back(s.address);
+  uc_ctl_set_exits(cpu_->uc(), exits.data(), exits.size());
+  uc_ctl_flush_tb(cpu_->uc());
+}
+
+// --- memory --------------------------------------------------------------------------------
+
+void Machine::map(uint64_t va, uint64_t len, uint8_t prot) {
+  if ((va | len) & (kPage - 1)) throw MachineError("map: address and length must be page aligned");
+  if (!mem_->in_window(va, len))
+    throw MachineError("map: " + hex(va) + " is outside the address space");
+  invalidate_code(va, len);
+  if (!mem_->map_anonymous(va, len, prot)) throw MachineError("map: cannot map " + hex(va));
+  uc_ctl_flush_tlb(cpu_->uc());
+}
+
+void Machine::unmap(uint64_t va, uint64_t len) {
+  if ((va | len) & (kPage - 1))
+    throw MachineError("unmap: address and length must be page aligned");
+  invalidate_code(va, len);
+  mem_->unmap(va, len);
+  uc_ctl_flush_tlb(cpu_->uc());
+}
+
+void Machine::protect(uint64_t va, uint64_t len, uint8_t prot) {
+  const uint64_t start = va & ~(kPage - 1), end = (va + len + kPage - 1) & ~(kPage - 1);
+  invalidate_code(start, end - start);
+  if (mem_->protect(start, end - start, prot) != 0) {
+    throw MachineError("protect: " + hex(va) + ": not mapped");
+  }
+  uc_ctl_flush_tlb(cpu_->uc());
+}
+
+uint64_t Machine::reserve(uint64_t len, uint64_t align) {
+  if (align < kPage) align = kPage;
+  if (align & (align - 1)) throw MachineError("reserve: alignment must be a power of two");
+  len = (len + kPage - 1) & ~(kPage - 1);
+  if (len == 0) len = kPage;
+  uint64_t va = (arena_next_ + align - 1) & ~(align - 1);
+  // Skip over anything the user mapped by hand.
+  while (va + len + kPage <= kArenaLimit && !mem_->range_free(va, len + kPage)) {
+    va = (va + kPage + align - 1) & ~(align - 1);
+  }
+  if (va + len + kPage > kArenaLimit) throw MachineError("the allocation arena is exhausted");
+  arena_next_ = va + len + kPage;  // a free guard page after each range
+  return va;
+}
+
+void Machine::read(uint64_t va, void* dst, uint64_t len) const {
+  if (len == 0) return;
+  if (!mem_->in_window(va, len) || !mem_->range_mapped(va, len)) {
+    throw MachineError("read of " + std::to_string(len) + " bytes at " + hex(va) + ": not mapped");
+  }
+  std::memcpy(dst, mem_->host(va), len);
+}
+
+void Machine::write(uint64_t va, const void* src, uint64_t len) {
+  if (len == 0) return;
+  if (!mem_->in_window(va, len) || !mem_->range_mapped(va, len)) {
+    throw MachineError("write of " + std::to_string(len) + " bytes at " + hex(va) + ": not mapped");
+  }
+  invalidate_code(va, len);
+  std::memcpy(mem_->host(va), src, len);
+}
+
+// Host-side stores bypass QEMU's self-modifying-code tracking: drop the translations.
+void Machine::invalidate_code(uint64_t va, uint64_t len) {
+  if (len == 0 || !mem_->range_any(va, len, kPageExec)) return;
+  tlb_.grant_all = true;  // the removal walks the code TLB, which must not fault
+  uc_ctl_remove_cache(cpu_->uc(), va, va + len);
+  tlb_.grant_all = false;
+  uc_ctl_flush_tlb(cpu_->uc());
+  blocks_->invalidate(va, len);
+}
+
+// --- stubs -----------------------------------------------------------------------------------
+
+uint64_t Machine::stub_address(const std::string& name) {
+  if (auto it = stub_by_name_.find(name); it != stub_by_name_.end()) {
+    return stubs_[it->second].address;
+  }
+  const uint64_t address = kStubBase + kStubSize * (stubs_.size() + 1);
+  if (address + kStubSize > kStubBase + kStubSpan) throw MachineError("too many stubs");
+  stub_by_name_[name] = stubs_.size();
+  stub_by_address_[address] = stubs_.size();
+  stubs_.push_back({name, address});
+  set_exits();
+  return address;
+}
+
+const StubSlot* Machine::stub_at(uint64_t address) const {
+  auto it = stub_by_address_.find(address);
+  return it == stub_by_address_.end() ? nullptr : &stubs_[it->second];
+}
+
+uint64_t Machine::arg(unsigned i) const {
+  const uint64_t sp = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
+  uint64_t v = 0;
+  if (guest64_) {
+    static constexpr int kArgRegs[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
+                                        UC_X86_REG_RCX, UC_X86_REG_R8,  UC_X86_REG_R9};
+    if (i < 6) return cpu_->reg(kArgRegs[i]);
+    read(sp + 8 + 8 * (i - 6), &v, 8);
+    return v;
+  }
+  read(sp + 4 + 4 * uint64_t{i}, &v, 4);
+  return v;
+}
+
+// --- calls -----------------------------------------------------------------------------------
+
+CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, uint64_t timeout_us) {
+  const uint64_t word = guest64_ ? 8 : 4;
+  CpuContext outer;
+  const bool nested = depth_ > 0;
+  if (nested) cpu_->save(outer);
+
+  // Stack at entry: the return address on top, stack arguments above it, and (SP + word)
+  // 16-byte aligned (i386 and x86-64 psABI).
+  const uint64_t sp_now = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
+  uint64_t top = nested ? sp_now - 256 : kStackTop - 64;  // below the caller's red zone
+  const size_t reg_args = guest64_ ? std::min<size_t>(args.size(), 6) : 0;
+  const size_t stack_args = args.size() - reg_args;
+  uint64_t base = (top - stack_args * word) & ~uint64_t{15};
+  if (base < kStackTop - kStackSize + 4096) throw MachineError("call: the stack is exhausted");
+  for (size_t i = 0; i < stack_args; ++i) {
+    const uint64_t v = args[reg_args + i];
+    write(base + i * word, &v, word);
+  }
+  const uint64_t sentinel = kStubBase;
+  const uint64_t sp = base - word;
+  write(sp, &sentinel, word);
+
+  if (guest64_) {
+    static constexpr int kArgRegs[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
+                                        UC_X86_REG_RCX, UC_X86_REG_R8,  UC_X86_REG_R9};
+    for (size_t i = 0; i < reg_args; ++i) cpu_->set_reg(kArgRegs[i], args[i]);
+    cpu_->set_reg(UC_X86_REG_RAX, 0);  // AL: no vector registers used (varargs)
+    cpu_->set_reg(UC_X86_REG_RSP, sp);
+    cpu_->set_reg(UC_X86_REG_RFLAGS, 0x202);
+  } else {
+    cpu_->set_reg(UC_X86_REG_EAX, 0);
+    cpu_->set_reg(UC_X86_REG_ESP, sp);
+    cpu_->set_reg(UC_X86_REG_EFLAGS, 0x202);
+  }
+  cpu_->set_pc(address);
+
+  CallResult r;
+  const uint64_t t0 = now(), i0 = stats_.guest_insns, p0 = stats_.padlock_cycles,
+                 n0 = padlock_count_, s0 = stub_calls_;
+  // The timeout covers the whole call, stubs included: each emulation slice gets what is
+  // left of it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout_us);
+  struct Depth {
+    int& d;
+    explicit Depth(int& x) : d(x) { ++d; }
+    ~Depth() { --d; }
+  } depth(depth_);
+
+  auto finish = [&]() {
+    r.cycles = now() - t0;
+    r.instructions = stats_.guest_insns - i0;
+    r.padlock_cycles = stats_.padlock_cycles - p0;
+    r.padlock_count = padlock_count_ - n0;
+    r.stub_calls = stub_calls_ - s0;
+  };
+
+  try {
+    for (;;) {
+      stop_fault_ = false;
+      tlb_.faulted = false;
+      hook_error_ = nullptr;
+      uint64_t slice_us = 0;
+      if (timeout_us != 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+                              deadline - std::chrono::steady_clock::now())
+                              .count();
+        slice_us = left > 0 ? static_cast<uint64_t>(left) : 1;
+      }
+      const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, slice_us, 0);
+      if (hook_error_) std::rethrow_exception(hook_error_);
+      if (stop_fault_) {
+        r.fault = fault_;
+        break;
+      }
+      if (err == UC_ERR_EXCEPTION && tlb_.faulted) {
+        MachineFault f;
+        const bool mapped = (mem_->flags(tlb_.fault_page) & kPageMapped) != 0;
+        f.signo = SIGSEGV;
+        f.code = mapped ? kSegvAccerr : kSegvMaperr;
+        f.trapno = 14;
+        f.pc = cpu_->pc();
+        f.address = first_faulting_byte(cs_, *cpu_, *mem_, tlb_.fault_page, tlb_.fault_type);
+        f.write = tlb_.fault_type == UC_MEM_WRITE;
+        f.disassembly = disassemble(f.pc);
+        eflags30_ = false;  // the exception stores EFLAGS (§1.8)
+        r.fault = f;
+        break;
+      }
+      if (err != UC_ERR_OK) {
+        MachineFault f;
+        f.kind = MachineFault::Kind::InternalStop;
+        f.pc = cpu_->pc();
+        f.disassembly = std::string("unicorn: ") + uc_strerror(err);
+        r.fault = f;
+        break;
+      }
+      size_t timed_out = 0;
+      if (slice_us != 0 && uc_query(cpu_->uc(), UC_QUERY_TIMEOUT, &timed_out) == UC_ERR_OK &&
+          timed_out) {
+        MachineFault f;
+        f.kind = MachineFault::Kind::Timeout;
+        f.pc = cpu_->pc();
+        f.disassembly = disassemble(f.pc);
+        r.fault = f;
+        break;
+      }
+      const uint64_t pc = cpu_->pc();
+      if (pc == sentinel) {
+        r.returned = true;
+        r.value = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
+        r.value_hi = cpu_->reg(guest64_ ? UC_X86_REG_RDX : UC_X86_REG_EDX);
+        break;
+      }
+      if (const StubSlot* slot = stub_at(pc)) {
+        ++stub_calls_;
+        if (!stub_handler_) throw MachineError("no stub handler for '" + slot->name + "'");
+        const StubSlot copy = *slot;  // the handler may add stubs
+        const uint64_t value = stub_handler_(*this, copy);
+        // Return to the caller: EAX/RAX, then pop the return address (cdecl: the caller
+        // removes the arguments).
+        const uint64_t csp = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
+        uint64_t ret = 0;
+        read(csp, &ret, word);
+        cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
+                      guest64_ ? value : value & 0xFFFFFFFFu);
+        cpu_->set_reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP, csp + word);
+        cpu_->set_pc(ret);
+        continue;
+      }
+      // Stopped with no reason we know of (QEMU halted): report it rather than spin.
+      MachineFault f;
+      f.kind = MachineFault::Kind::InternalStop;
+      f.pc = pc;
+      f.disassembly = disassemble(pc);
+      r.fault = f;
+      break;
+    }
+  } catch (...) {
+    finish();
+    if (nested) cpu_->load(outer);
+    throw;
+  }
+  finish();
+  if (nested) cpu_->load(outer);
+  return r;
+}
+
+void Machine::stop_with(const MachineFault& f) {
+  fault_ = f;
+  stop_fault_ = true;
+  uc_emu_stop(cpu_->uc());
+}
+
+std::vector<Machine::DiagRecord> Machine::take_diagnostics() {
+  std::vector<DiagRecord> out;
+  out.swap(diag_->pending);
+  return out;
+}
+
+// --- hooks -----------------------------------------------------------------------------------
+
+// The PadLock trap: decode and registers as in Process::on_invalid_insn
+// (emulator/padlock/padlock_call.hpp), execution by the same core (emulator/padlock/core.hpp),
+// with the before/after hooks around it; faults stop the call.
+bool Machine::on_invalid_insn() {
+  try {
+    PadlockCall c;
+    if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c)) {
+      MachineFault f;
+      f.signo = SIGILL;
+      f.code = kIllIllopn;
+      f.address = c.pc;
+      f.trapno = 6;
+      f.pc = c.pc;
+      f.disassembly = disassemble(c.pc);
+      stop_with(f);
+      return true;
+    }
+    const isa::Decoded& d = c.decoded;
+    const uint64_t pc = c.pc;
+    PadlockEvent ev;
+    ev.pc = pc;
+    ev.decoded = d;
+    ev.before = c.state;
+    ev.now = now();
+    if (before_) {
+      before_(*this, ev);
+      read_padlock_state(*cpu_, guest64_, eflags30_, c);  // the hook may have changed them
+      ev.before = c.state;
+    }
+    const PadlockRecord& r = core_->execute(d, c.state, *mem_, pc, interrupt_at);
+    const Outcome& o = r.outcome;
+    ++padlock_count_;
+    finish_padlock_call(*cpu_, c);
+    // §1.8: REP XCRYPT sets EFLAGS[30] after loading the key, REP XSHA clears it, and so
+    // does the interrupt or exception that stops an instruction (the core applies it).
+    eflags30_ = r.after.eflags30();
+
+    switch (o.status) {
+      case Status::Completed:
+        cpu_->set_pc(pc + d.length);
+        break;
+      case Status::Interrupted:
+        // §1.7: the harness takes the pending interrupt and the instruction resumes from the
+        // updated registers.
+        ++interrupts_taken;
+        interrupt_at = UINT64_MAX;
+        break;
+      case Status::Faulted: {
+        const FaultSignal sig = padlock_fault_signal(o.fault, *mem_, pc);
+        MachineFault f;
+        f.pc = pc;
+        f.is_padlock = true;
+        f.insn = d.id;
+        f.padlock = o.fault;
+        f.disassembly = disassemble(pc);
+        f.signo = sig.signo;
+        f.code = sig.code;
+        f.address = sig.addr;
+        f.trapno = sig.trapno;
+        f.write = o.fault.kind == FaultKind::PageFault && o.fault.write;
+        fault_ = f;
+        stop_fault_ = true;
+        break;
+      }
+    }
+    ev.after = r.after;
+    ev.outcome = o;
+    ev.executed = true;
+    if (after_) after_(*this, ev);
+    if (stop_fault_) uc_emu_stop(cpu_->uc());
+  } catch (...) {
+    hook_error_ = std::current_exception();
+    uc_emu_stop(cpu_->uc());
+  }
+  return true;
+}
+
+void Machine::on_interrupt(uint32_t intno) {
+  const uint64_t pc = cpu_->pc();
+  cpu_->clear_exception_state();  // no IDT delivery happened: forget the exception (Cpu)
+  eflags30_ = false;              // §1.8: exceptions store EFLAGS
+  MachineFault f;
+  if (intno == 0x80) {
+    f.kind = MachineFault::Kind::Syscall;
+    f.syscall_number = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
+    f.pc = pc >= 2 ? pc - 2 : pc;
+    f.disassembly = "int 0x80";
+    stop_with(f);
+    return;
+  }
+  const VectorSignal v = vector_signal(intno);
+  f.signo = v.signo;
+  f.code = v.code;
+  f.trapno = static_cast<int>(intno);
+  f.address = v.addr_is_pc ? pc : 0;
+  f.pc = pc;
+  // Unicorn leaves the PC after INT n; Linux reports INT n without a gate as #GP there.
+  if (intno != 3 && intno != 4 && pc >= 2 &&
+      mem_->accessible_with(pc - 2, 2, kPageMapped | kPageExec) == 2) {
+    const uint8_t* b = mem_->host(pc - 2);
+    if (b[0] == 0xCD && b[1] == intno) {
+      f.signo = SIGSEGV;
+      f.code = kSiKernel;
+      f.trapno = 13;
+      f.address = 0;
+      f.pc = pc - 2;
+    }
+  }
+  f.disassembly = disassemble(f.pc);
+  stop_with(f);
+}
+
+void Machine::on_syscall_insn() {
+  MachineFault f;
+  f.pc = cpu_->pc();
+  if (!guest64_) {  // SYSCALL is #UD in 32-bit mode on these chips
+    f.signo = SIGILL;
+    f.code = kIllIllopn;
+    f.trapno = 6;
+    f.address = f.pc;
+  } else {
+    f.kind = MachineFault::Kind::Syscall;
+    f.syscall_number = cpu_->reg(UC_X86_REG_RAX);
+  }
+  f.disassembly = disassemble(f.pc);
+  stop_with(f);
+}
+
+void Machine::on_sysenter() {
+  eflags30_ = false;  // §1.8: SYSENTER sets EFLAGS:30 to 0
+  MachineFault f;
+  f.kind = MachineFault::Kind::Syscall;
+  f.syscall_number = cpu_->reg(UC_X86_REG_EAX);
+  f.pc = cpu_->pc();
+  f.disassembly = "sysenter";
+  stop_with(f);
+}
+
+void Machine::on_block(uint64_t address, uint32_t size) {
+  const BlockInfo& b = blocks_->lookup(address, size);
+  stats_.guest_insns += b.insns;
+  vt_->advance(b.insns);
+  // §1.8, §3.2: PUSHF stores EFLAGS (clearing bit 30); POPF/IRET load it and cannot set it.
+  if (b.clears_eflags30) eflags30_ = false;
+}
+
+bool Machine::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
+  return tlb_.fill(*mem_, va, type, paddr, perms);
+}
+
+int Machine::on_cpuid() {
+  return answer_cpuid(*cpu_, *padlock_, guest64_);
+}
+
+int Machine::on_rdtsc() {
+  vt_->advance(1);  // as in a Process: a loop waiting for the TSC to move always ends
+  const uint64_t t = now();
+  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX, t & 0xFFFFFFFFu);
+  cpu_->set_reg(guest64_ ? UC_X86_REG_RDX : UC_X86_REG_EDX, t >> 32);
+  return 1;
+}
+
+// --- messages and fault addresses ---------------------------------------------------------
+
+std::string Machine::disassemble(uint64_t pc) const {
+  const uint64_t avail = mem_->accessible_with(pc, 15, kPageMapped | kPageRead);
+  if (avail == 0) return "(unreadable)";
+  cs_insn* insn = nullptr;
+  const size_t n = cs_disasm(cs_, mem_->host(pc), avail, pc, 1, &insn);
+  if (n == 0) {
+    const isa::Decoded d = isa::decode(mem_->host(pc), avail,
+                                       guest64_ ? isa::CpuMode::Long64 : isa::CpuMode::Protected32);
+    if (d.status != isa::DecodeStatus::NotPadlock && d.id != isa::InsnId::Count) {
+      return d.info().guide_name;
+    }
+    return "(undecodable)";
+  }
+  std::string s = insn[0].mnemonic;
+  if (insn[0].op_str[0] != '\0') s += std::string(" ") + insn[0].op_str;
+  cs_free(insn, n);
+  return s;
+}
+
+}  // namespace padlock::emu

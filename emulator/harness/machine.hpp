@@ -1,0 +1,247 @@
+// The function-level harness: one CPU model's processor with an empty user-mode address
+// space, into which ELF executables, shared objects and relocatable objects are loaded
+// (emulator/harness/object_loader.hpp) and whose functions are called with the i386 cdecl or
+// x86-64 SysV convention. Ordinary code runs under Unicorn exactly as in a Process (same
+// AddressSpace, Cpu, CPUID, RDTSC and PadLock trap rules); what differs is that nothing
+// runs unless called, calls return to a sentinel address, imported functions land on stub
+// addresses that hand control to a host callback, and PadLock instructions can be
+// observed before and after they execute.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "emulator/memory/address_space.hpp"
+#include "emulator/cpu/block_cache.hpp"
+#include "emulator/cpu/cpu.hpp"
+#include "emulator/observe/stats.hpp"
+#include "emulator/padlock/core.hpp"
+#include "emulator/time/virtual_time.hpp"
+#include "isa/decoder.hpp"
+#include "models/padlock.hpp"
+
+namespace padlock::emu {
+
+// Bad use of the harness (unmapped memory, unknown register, a call while no code is
+// loaded ...): a one-line message for the user.
+class MachineError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One PadLock instruction as the hooks see it. Before execution `after` and `outcome` are
+// not yet meaningful; `before` holds the registers the model will read.
+struct PadlockEvent {
+  uint64_t pc = 0;
+  uint64_t now = 0;  // virtual clock when the instruction starts
+  isa::Decoded decoded;
+  ArchState before;
+  ArchState after;
+  Outcome outcome;
+  bool executed = false;  // after-hook: the model ran (false: the hook sees the before state)
+};
+
+// Why a call did not return normally. signo follows Linux's mapping of the x86 exception
+// (the same as Process: #PF and #GP -> SIGSEGV, #UD -> SIGILL, #DE -> SIGFPE, INT3 ->
+// SIGTRAP); for a PadLock instruction `padlock` holds the model's fault.
+struct MachineFault {
+  enum class Kind : uint8_t { Signal, Syscall, Timeout, InternalStop };
+  Kind kind = Kind::Signal;
+  int signo = 0;
+  int code = 0;          // si_code
+  uint64_t address = 0;  // si_addr (first faulting byte for SIGSEGV page faults)
+  int trapno = -1;       // x86 exception vector
+  uint64_t pc = 0;       // the faulting instruction
+  std::string disassembly;
+  bool write = false;       // a page fault by a store
+  bool is_padlock = false;  // raised by a PadLock instruction
+  isa::InsnId insn = isa::InsnId::Count;
+  Fault padlock;                // the model's fault (kind, address, write)
+  uint64_t syscall_number = 0;  // Kind::Syscall
+};
+
+// What one call did.
+struct CallResult {
+  bool returned = false;  // false: see `fault`
+  uint64_t value = 0;     // EAX / RAX
+  uint64_t value_hi = 0;  // EDX / RDX (64-bit results on i386, 128-bit on x86-64)
+  MachineFault fault;
+  uint64_t cycles = 0;          // virtual cycles the call took (instructions + PadLock)
+  uint64_t instructions = 0;    // guest instructions executed
+  uint64_t padlock_cycles = 0;  // cycles charged by PadLock instructions
+  uint64_t padlock_count = 0;   // PadLock instructions executed (faulting ones included)
+  uint64_t stub_calls = 0;      // stubs entered
+};
+
+// A named import resolved to a stub address; calls to it reach the stub handler.
+struct StubSlot {
+  std::string name;
+  uint64_t address = 0;
+};
+
+class Machine {
+ public:
+  // The layout every Machine uses (all below 2 GiB, so x86-64 objects compiled for the
+  // small code model reach every address with 32-bit displacements).
+  static constexpr uint64_t kTlsBase = 0x0E000000;   // FS/GS base: stack-protector canary
+  static constexpr uint64_t kStubBase = 0x0F000000;  // return sentinel, then stubs
+  static constexpr uint64_t kStubSpan = 0x10000;     // 4096 stubs of 16 bytes
+  static constexpr uint64_t kStubSize = 16;
+  static constexpr uint64_t kArenaBase = 0x10000000;  // allocations and loaded objects
+  static constexpr uint64_t kArenaLimit = 0x70000000;
+  static constexpr uint64_t kStackTop = 0x7F000000;
+  static constexpr uint64_t kStackSize = 8ull << 20;
+
+  // bits: 32 (protected mode) or 64 (long mode; the CPU model must have it).
+  // timing: PadLock time as the CLI charges it with --timing on (memory stalls and the
+  // §3.3 overlap, docs/timing.md); {false, false} gives the units' clocks alone.
+  Machine(const CpuModel& cpu, unsigned bits, const PadlockConfig& config, double mhz,
+          const PadlockTiming& timing = {});
+  ~Machine();
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  const CpuModel& cpu_model() const { return padlock_->model(); }
+  unsigned bits() const { return guest64_ ? 64 : 32; }
+  bool guest64() const { return guest64_; }
+  double mhz() const { return mhz_; }
+  Padlock& padlock() { return *padlock_; }
+  AddressSpace& mem() { return *mem_; }
+
+  // --- memory ---------------------------------------------------------------------------
+  // Maps [va, va+len) (page aligned) as fresh zeroed pages with kPage* permissions.
+  void map(uint64_t va, uint64_t len, uint8_t prot);
+  void unmap(uint64_t va, uint64_t len);
+  void protect(uint64_t va, uint64_t len, uint8_t prot);
+  // A free, page-aligned range of `len` bytes in the arena (followed by a free guard
+  // page), aligned to `align`; it is not mapped.
+  uint64_t reserve(uint64_t len, uint64_t align = AddressSpace::kPageSize);
+  // Reads and writes ignore permissions (as a debugger does) but need mapped pages;
+  // writes to executable pages drop the code translated from them.
+  void read(uint64_t va, void* dst, uint64_t len) const;
+  void write(uint64_t va, const void* src, uint64_t len);
+  uint8_t page_flags(uint64_t va) const { return mem_->flags(va); }
+
+  // --- registers ------------------------------------------------------------------------
+  // x86 names: eax..edi, ax..di, al..bl, rax..r15, r8d..r15d, eip/rip, eflags/rflags,
+  // fs_base, gs_base. A 32-bit write on x86-64 zero-extends, as the instruction would.
+  uint64_t reg(const std::string& name) const;
+  void set_reg(const std::string& name, uint64_t value);
+  static bool is_register(const std::string& name);
+  // EFLAGS[30] (§1.8, §3.2): QEMU never holds it; the harness keeps the live bit.
+  bool eflags30() const { return eflags30_; }
+  void set_eflags30(bool on) { eflags30_ = on; }
+
+  // --- virtual time and interrupts -------------------------------------------------------
+  uint64_t now() const { return vt_->now(); }
+  void advance(uint64_t cycles) { vt_->advance(cycles); }
+  // One external interrupt becomes pending at this cycle (§1.7): a REP instruction that
+  // reaches an interruptible point stops there, the harness takes the interrupt (EFLAGS
+  // is stored, so bit 30 clears, §1.8) and re-executes the instruction. UINT64_MAX: none.
+  uint64_t interrupt_at = UINT64_MAX;
+  uint64_t interrupts_taken = 0;
+
+  // --- stubs -------------------------------------------------------------------------------
+  // The stub address of `name`, created on first use.
+  uint64_t stub_address(const std::string& name);
+  const StubSlot* stub_at(uint64_t address) const;
+  bool has_stub(const std::string& name) const { return stub_by_name_.count(name) != 0; }
+  const std::vector<StubSlot>& stubs() const { return stubs_; }
+  // Called when guest code enters a stub: returns the value for EAX/RAX. The handler reads
+  // the arguments with arg(); it may call memory/register functions and call() again.
+  using StubHandler = std::function<uint64_t(Machine&, const StubSlot&)>;
+  void set_stub_handler(StubHandler h) { stub_handler_ = std::move(h); }
+  // Argument i of the function being entered (at a stub: the return address is on top of
+  // the stack), per the ABI: i386 cdecl stack words; x86-64 SysV RDI, RSI, RDX, RCX, R8,
+  // R9, then the stack.
+  uint64_t arg(unsigned i) const;
+
+  // --- calls ---------------------------------------------------------------------------
+  // Calls the function at `address` with word-sized integer arguments and runs until it
+  // returns to the sentinel, a fault stops it, or `timeout_us` (0: none) elapses. Calls
+  // nest (a stub handler may call back into the guest). The stack pointer starts at the
+  // top of the machine's stack for an outermost call.
+  CallResult call(uint64_t address, const std::vector<uint64_t>& args, uint64_t timeout_us = 0);
+  uint64_t return_address() const { return kStubBase; }
+  int call_depth() const { return depth_; }
+
+  // --- PadLock hooks -------------------------------------------------------------------
+  // before: called with the registers the model will read; it may change registers,
+  // memory and EFLAGS[30] through the Machine, and they take effect. after: called with
+  // the outcome. Neither may call(). An exception from a hook aborts the call (rethrown
+  // by call()).
+  using PadlockHook = std::function<void(Machine&, const PadlockEvent&)>;
+  void set_padlock_hooks(PadlockHook before, PadlockHook after) {
+    before_ = std::move(before);
+    after_ = std::move(after);
+  }
+
+  // --- statistics ----------------------------------------------------------------------
+  const Stats& stats() const { return stats_; }
+  // Diagnostics (cases the guide leaves undefined) reported since the last take.
+  struct DiagRecord {
+    Diag id;
+    uint64_t pc;
+  };
+  std::vector<DiagRecord> take_diagnostics();
+
+  std::string disassemble(uint64_t pc) const;
+
+  // Hooks (through static trampolines; public for them only).
+  bool on_invalid_insn();
+  void on_interrupt(uint32_t intno);
+  void on_syscall_insn();
+  void on_sysenter();
+  void on_block(uint64_t address, uint32_t size);
+  bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
+  int on_cpuid();
+  int on_rdtsc();
+
+ private:
+  class DiagSink;
+  void install_hooks();
+  void setup_tls();
+  void invalidate_code(uint64_t va, uint64_t len);
+  void stop_with(const MachineFault& f);
+  void set_exits();
+  void reg_checked(const std::string& name, int& id, unsigned& width) const;
+
+  bool guest64_;
+  double mhz_;
+  std::unique_ptr<AddressSpace> mem_;
+  std::unique_ptr<Cpu> cpu_;
+  std::unique_ptr<BlockCache> blocks_;
+  std::unique_ptr<Padlock> padlock_;
+  std::unique_ptr<DiagSink> diag_;
+  std::unique_ptr<VirtualTime> vt_;     // guest instructions, PadLock cycles, RDTSC reads
+  std::unique_ptr<PadlockCore> core_;   // PadLock execution (emulator/padlock/core.hpp)
+  Stats stats_;
+  size_t cs_ = 0;  // Capstone handle (messages, fault addresses)
+  uc_hook block_hook_ = 0;
+
+  bool eflags30_ = false;
+  uint64_t arena_next_ = kArenaBase;
+
+  std::vector<StubSlot> stubs_;
+  std::unordered_map<std::string, size_t> stub_by_name_;
+  std::unordered_map<uint64_t, size_t> stub_by_address_;
+  StubHandler stub_handler_;
+  PadlockHook before_, after_;
+
+  // Why Unicorn stopped (reset before each uc_emu_start).
+  bool stop_fault_ = false;
+  MachineFault fault_;
+  TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
+  std::exception_ptr hook_error_;
+  int depth_ = 0;
+  uint64_t padlock_count_ = 0;
+  uint64_t stub_calls_ = 0;
+};
+
+}  // namespace padlock::emu

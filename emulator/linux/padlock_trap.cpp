@@ -1,0 +1,70 @@
+// PadLock instructions reach UC_HOOK_INSN_INVALID because QEMU's translator has no case
+// for 0F A6 / 0F A7. The hook gets no opcode and no length: decode at the PC, run the
+// execution core (emulator/padlock/core.hpp), write the registers back and move the PC.
+// What is the Process's own: the EFLAGS[30] shadow and the block hook it needs, the
+// periodic interrupts of the virtual clock, and faults as Linux signals. Any other invalid
+// opcode is SIGILL.
+#include <signal.h>
+
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/exception_signals.hpp"
+#include "emulator/padlock/padlock_call.hpp"
+
+namespace padlock::emu {
+
+bool Process::on_invalid_insn() {
+  drain_block_log();
+  PadlockCall c;
+  if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c)) {
+    fault_ = GuestSiginfo{};
+    fault_.signo = SIGILL;
+    fault_.code = kIllIllopn;
+    fault_.addr = c.pc;
+    fault_.trapno = 6;
+    fault_pending_ = true;
+    request_stop();
+    return true;  // handled by us: the run loop delivers SIGILL with the PC unchanged
+  }
+  // Interrupt model (--irq-hz): a REP instruction stops at its next interruptible point
+  // after the pending interrupt's cycle (§1.7, §6.6) and resumes after it.
+  const uint64_t irq = opts_.timing ? vt_->next_irq() : VirtualTime::kNever;
+  const PadlockRecord& r = core_->execute(c.decoded, c.state, *mem_, c.pc, irq);
+  if (opts_.timing && vt_->now() >= vt_->next_event()) time_events();
+  finish_padlock_call(*cpu_, c);
+
+  // §1.8: REP XCRYPT sets EFLAGS[30] (after loading the key), REP XSHA clears it, and so
+  // does the interrupt or exception that stops an instruction (the core applies it).
+  if (r.after.eflags30()) {
+    eflags30_ = true;
+    if (!block_hook_on_) {
+      // From now on PUSHF must be seen: install the block hook (once per run).
+      want_block_hook_ = true;
+      request_stop();
+    }
+  } else {
+    clear_eflags30();
+  }
+
+  switch (r.outcome.status) {
+    case Status::Completed:
+      cpu_->set_pc(c.pc + c.decoded.length);
+      break;
+    case Status::Interrupted:
+      break;  // §1.7: the PC stays; the instruction resumes from the updated registers
+    case Status::Faulted: {
+      const FaultSignal f = padlock_fault_signal(r.outcome.fault, *mem_, c.pc);
+      fault_ = GuestSiginfo{};
+      fault_.signo = f.signo;
+      fault_.code = f.code;
+      fault_.addr = f.addr;
+      fault_.trapno = f.trapno;
+      fault_.error_code = f.error_code;
+      fault_pending_ = true;
+      request_stop();
+      break;
+    }
+  }
+  return true;
+}
+
+}  // namespace padlock::emu

@@ -1,0 +1,539 @@
+#include "emulator/linux/process.hpp"
+
+#include <capstone/capstone.h>
+#include <elf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "emulator/memory/code_pages.hpp"
+#include "emulator/cpu/cpu_features.hpp"
+#include "emulator/memory/direct_memory.hpp"
+#include "emulator/linux/signal/host_signals.hpp"
+#include "emulator/loader/initial_stack.hpp"
+#include "emulator/observe/trace/run_observers.hpp"
+#include "emulator/cpu/uc_hooks.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+constexpr uint64_t kPage = AddressSpace::kPageSize;
+constexpr uint64_t kStackSize = 8ull << 20;   // the stack we map (and report in RLIMIT_STACK)
+constexpr uint64_t kStackGap = 128ull << 20;  // between the stack and the mmap area
+constexpr uint64_t kMmapFloor = 0x10000;      // Linux's default mmap_min_addr
+
+Process* g_current = nullptr;
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void hook_mem(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
+  static_cast<Process*>(p)->on_mem_access(address, size, type == UC_MEM_WRITE);
+}
+
+}  // namespace
+
+Process* current_process() {
+  return g_current;
+}
+
+Process::Process(const RunOptions& opts) : opts_(opts) {
+  if (opts_.cpu == nullptr) throw LoadError("no CPU model selected");
+  mhz_ = opts_.mhz > 0 ? opts_.mhz : opts_.cpu->default_mhz.value;
+  paths_ = GuestPaths(opts_.sysroot);
+  // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
+  const std::string program = paths_.resolve(opts_.program);
+  elf_ = ElfFile::read(program);
+  guest64_ = elf_.is64;
+  if (guest64_ && !opts_.cpu->long_mode) {
+    throw LoadError(opts_.program + ": a 64-bit (x86-64) program, but CPU model '" +
+                    opts_.cpu->name + "' has no long mode (only nano does)");
+  }
+  if (!elf_.interp.empty()) read_interpreter();
+  PadlockConfig pc;
+  pc.seed = opts_.seed;
+  pc.errata = opts_.errata;
+  padlock_ = std::make_unique<Padlock>(*opts_.cpu, pc);
+  diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
+  mem_ = std::make_unique<AddressSpace>(guest64_);
+  cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
+  // Before anything is mapped: the host's protections mirror the guest's from the start.
+  if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
+  if (!guest64_ && opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
+  // Timing (docs/timing.md): the guest's clock at --mhz, the periodic interrupt model and the
+  // caches; per-block x86 costs come from the chip's table (models/timing/x86_costs.hpp).
+  VirtualTimeConfig vtc;
+  vtc.mhz = mhz_;
+  vtc.enabled = opts_.timing;
+  vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
+  vtc.seed = opts_.seed;
+  vt_ = std::make_unique<VirtualTime>(vtc);
+  PadlockTiming pt;
+  pt.memory = pt.overlap = opts_.timing;
+  core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
+  blocks_ = std::make_unique<BlockCache>(
+      guest64_, *mem_, opts_.timing ? &timing::x86_costs_for(*opts_.cpu) : nullptr);
+  csh h = 0;
+  if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
+    throw LoadError("capstone: cannot open the x86 disassembler");
+  }
+  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  cs_ = h;
+  pid_ = getpid();
+  kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
+  char real[PATH_MAX];
+  exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
+  obs_ = RunObservers::create(opts_, mhz_, guest64_, stats_);
+  if (obs_) core_->set_listener(obs_.get());
+  load_program();
+  install_hooks();
+}
+
+Process::~Process() {
+  if (g_current == this) g_current = nullptr;
+  if (direct_memory_) direct_memory_disable();
+  if (cs_ != 0) {
+    csh h = cs_;
+    cs_close(&h);
+  }
+}
+
+// PT_INTERP (the dynamic loader, ld.so) through the sysroot: the same class and machine
+// as the program, itself static (Linux refuses an interpreter that names another).
+void Process::read_interpreter() {
+  const std::string host = paths_.resolve(elf_.interp);
+  const char* hint = guest64_ || !paths_.sysroot().empty()
+                         ? ""
+                         : " (an i386 program needs an i386 sysroot: -L DIR, e.g. the one "
+                           "scripts/make-sysroot.sh builds)";
+  try {
+    interp_ = ElfFile::read(host);
+  } catch (const LoadError& e) {
+    // e.what() is "<host path>: <reason>"; keep the reason only.
+    std::string why = e.what();
+    if (why.rfind(host + ": ", 0) == 0) why.erase(0, host.size() + 2);
+    throw LoadError(opts_.program + ": cannot load its interpreter " + elf_.interp + ": " + why +
+                    hint);
+  }
+  if (interp_.is64 != elf_.is64) {
+    throw LoadError(opts_.program + ": its interpreter " + host + " is a " +
+                    (interp_.is64 ? "64" : "32") + "-bit file, the program " +
+                    (elf_.is64 ? "64" : "32") + "-bit" + hint);
+  }
+  if (!interp_.interp.empty()) {
+    throw LoadError(opts_.program + ": its interpreter " + host + " names an interpreter itself");
+  }
+}
+
+uint64_t Process::random_u64() {
+  return splitmix64(kernel_.random_state);
+}
+
+void Process::load_program() {
+  const uint64_t window = mem_->size();
+  MemoryLayout& l = layout_;
+  l.system_page = window - 2 * kPage;
+  if (guest64_) {
+    l.stack_top = (window - (16ull << 20)) & ~(kPage - 1);
+  } else {
+    l.stack_top = 0xC0000000ull;  // the classic 3 GiB split
+  }
+  l.stack_size = kStackSize;
+  l.mmap_top = l.stack_top - kStackSize - kStackGap;
+  l.mmap_floor = kMmapFloor;
+
+  // Static PIE (ET_DYN without PT_INTERP) goes where Linux puts PIEs with ASLR off.
+  uint64_t bias = 0;
+  if (elf_.type == ET_DYN) {
+    bias = guest64_ ? ((window / 3 * 2) & ~uint64_t{0xFFFFF}) : 0x56555000ull;
+    if (guest64_ && window > 0x555555554000ull) bias = 0x555555554000ull;
+    bias -= elf_.min_vaddr;
+  }
+  // READ_IMPLIES_EXEC for i386 programs without PT_GNU_STACK (Linux elf_read_implies_exec).
+  const bool read_implies_exec = !guest64_ && !elf_.has_gnu_stack;
+  const LoadedImage img = load_elf(elf_, *mem_, bias, read_implies_exec);
+  if (obs_) obs_->object_loaded(elf_.path, bias);
+  l.brk_start = l.brk = img.end;
+
+  // The interpreter goes at the top of the mmap area, as Linux puts it (ASLR off), and
+  // starts first; the program's own entry reaches it through AT_ENTRY.
+  uint64_t start = img.entry, interp_base = 0;
+  if (!elf_.interp.empty()) {
+    uint64_t ibias = 0;
+    if (interp_.type == ET_DYN) {
+      const uint64_t align = std::max<uint64_t>(kPage, interp_.max_align);
+      const uint64_t span = interp_.max_vaddr - interp_.min_vaddr;
+      const uint64_t va = mem_->find_free_below(span + align - kPage, l.mmap_top, l.mmap_floor);
+      if (va == 0) throw LoadError(elf_.interp + ": no room for the interpreter");
+      ibias = ((va + align - 1) & ~(align - 1)) - interp_.min_vaddr;
+    }
+    const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec);
+    if (obs_) obs_->object_loaded(interp_.path, ibias);
+    start = ii.entry;
+    interp_base = ibias;
+    interp_.data = {};  // loaded: the file's bytes are no longer needed
+  }
+
+  const bool exec_stack = read_implies_exec || elf_.exec_stack;
+  const uint64_t stack_base = l.stack_top - kStackSize;
+  if (!mem_->map_anonymous(stack_base, kStackSize,
+                           kPageRead | kPageWrite | (exec_stack ? kPageExec : 0))) {
+    throw LoadError("cannot map the stack");
+  }
+
+  StackImage si;
+  si.argv = opts_.argv;
+  if (si.argv.empty()) si.argv.push_back(opts_.program);
+  si.envp = opts_.envp;
+  si.execfn = opts_.program;
+  si.platform = guest64_ ? "x86_64" : "i686";
+  uint64_t seed_state = opts_.seed ^ 0x41545F52414E444Full;  // "AT_RANDO"
+  for (size_t i = 0; i < 16; i += 8) {
+    const uint64_t r = splitmix64(seed_state);
+    std::memcpy(si.random.data() + i, &r, 8);
+  }
+  const CpuidResult leaf1 = padlock_->cpuid(1, 0);
+  si.auxv = {
+      {AT_HWCAP, leaf1.edx},
+      {AT_PAGESZ, kPage},
+      {AT_CLKTCK, static_cast<uint64_t>(sysconf(_SC_CLK_TCK))},
+      {AT_PHDR, img.phdr},
+      {AT_PHENT, img.phent},
+      {AT_PHNUM, img.phnum},
+      {AT_BASE, interp_base},
+      {AT_FLAGS, 0},
+      {AT_ENTRY, img.entry},
+      {AT_UID, getuid()},
+      {AT_EUID, geteuid()},
+      {AT_GID, getgid()},
+      {AT_EGID, getegid()},
+      {AT_SECURE, 0},
+      {AT_HWCAP2, 0},
+  };
+  const StackLayout sl = build_initial_stack(*mem_, l.stack_top, kStackSize / 2, guest64_, si);
+
+  cpu_->boot(l.system_page);
+  cpu_->start_user(start, sl.sp);
+}
+
+void Process::install_hooks() {
+  uc_engine* uc = cpu_->uc();
+  uc_hook h;
+  auto add = [&](int type, void* cb, int insn = -1) {
+    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, this, 1, 0)
+                              : uc_hook_add(uc, &h, type, cb, this, 1, 0, insn);
+    if (e != UC_ERR_OK) throw LoadError(std::string("unicorn: hook: ") + uc_strerror(e));
+  };
+  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Process>::tlb));
+  add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Process>::intr));
+  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Process>::invalid));
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::syscall), UC_X86_INS_SYSCALL);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::rdtsc), UC_X86_INS_RDTSC);
+  if (opts_.timing || opts_.icount || (obs_ && obs_->wants_blocks())) enable_block_hook();
+  if (opts_.timing && opts_.cache_x86) {
+    if (uc_hook_add(uc, &mem_hook_, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
+                    reinterpret_cast<void*>(hook_mem), this, 1, 0) != UC_ERR_OK) {
+      throw LoadError("unicorn: cannot install the memory hook (--cache-x86)");
+    }
+  }
+}
+
+void Process::enable_block_hook() {
+  if (block_hook_on_) return;
+  uc_engine* uc = cpu_->uc();
+  // Unless instructions are counted (--icount, --stats), block costs are added by
+  // generated code (our Unicorn patch, UC_CTL_BLOCK_COST) and the hook runs only for the
+  // blocks that need it (block_cost) or once an event is due. With --timing off nothing
+  // is added and no event is due: the hook runs only for blocks that clear EFLAGS[30].
+  // The profiler gets every block from the block log (UC_CTL_BLOCK_LOG), replayed in
+  // batches (replay_block_log).
+  bool inline_costs = !opts_.icount && !opts_.stats;
+  if (inline_costs) {
+    inline_costs = uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr,
+                                     vt_->next_event_cell(), &UcHooks<Process>::block_cost,
+                                     this) == UC_ERR_OK;
+    if (inline_costs && obs_ && obs_->wants_blocks()) {
+      block_log_.assign(kBlockLogEntries, 0);
+      log_blocks_.assign(1, nullptr);  // index 0: no block (BlockInfo::log_index)
+      log_cursor_ = block_log_.data();
+      log_end_ = log_cursor_ + block_log_.size();
+      if (uc_ctl_block_log(uc, &log_cursor_, &log_end_) != UC_ERR_OK) {
+        uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
+        inline_costs = false;
+      }
+    }
+  }
+  void* cb = inline_costs ? reinterpret_cast<void*>(UcHooks<Process>::costed_block)
+                          : reinterpret_cast<void*>(UcHooks<Process>::block);
+  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, cb, this, 1, 0) != UC_ERR_OK) {
+    if (inline_costs) uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
+    return;
+  }
+  // Blocks translated before the hook existed have no call to it.
+  uc_ctl_flush_tb(uc);
+  block_hook_on_ = true;
+  want_block_hook_ = false;
+}
+
+void Process::on_block(uint64_t address, uint32_t size) {
+  const BlockCache::Slot& b = blocks_->slot(address, size);
+  if (obs_) obs_->on_block(*b.info, now());  // before this block is charged (profiler.hpp)
+  stats_.guest_insns += b.insns;
+  if (opts_.timing) {
+    // §3.3: an SSE instruction waits for ACE; integer, MMX and x87 code does not.
+    if (b.flags & BlockCache::kSlotSse) vt_->wait_for_sse();
+    vt_->advance(b.cost);
+    stats_.x86_cycles += b.cost;
+    if (vt_->now() >= vt_->next_event()) time_events();
+  } else {
+    vt_->advance(b.insns);  // --icount without timing: one cycle per instruction
+  }
+  // §1.8, §3.2: PUSHF stores EFLAGS, which clears EFLAGS[30]; POPF and IRET load it and
+  // cannot set it (§1.8 step 3: the load leaves it 0). No PadLock instruction can precede
+  // them inside one block (PadLock instructions end blocks), so clearing at block entry
+  // is exact.
+  if (b.flags & BlockCache::kSlotClears30) clear_eflags30();
+}
+
+// What a block adds to the clock per execution: its cycles, or with --timing off its
+// instruction count (as on_block does; with inline costs only the block log's replay
+// adds it, since generated code adds nothing then).
+static uint32_t inline_cost(const BlockInfo& b, bool timing) {
+  const uint32_t c = timing ? b.cost : b.insns;
+  return c < UC_BLOCK_COST_ALWAYS_HOOK ? c : UC_BLOCK_COST_ALWAYS_HOOK - 1;
+}
+
+uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
+  const BlockCache::Slot& b = blocks_->slot(address, size);
+  if (log_cursor_ != nullptr) {
+    // The block log's entry (replay_block_log; block_log::entry).
+    if (b.info->log_index == 0) {
+      b.info->log_index = static_cast<uint32_t>(log_blocks_.size());
+      log_blocks_.push_back(b.info);
+    }
+    *tag = block_log::entry(inline_cost(*b.info, opts_.timing), *b.info);
+  }
+  // SSE waits and EFLAGS[30] clears need the hook on every execution (on_costed_block).
+  const uint8_t hooked = opts_.timing ? b.flags : (b.flags & BlockCache::kSlotClears30);
+  return inline_cost(*b.info, opts_.timing) | (hooked != 0 ? UC_BLOCK_COST_ALWAYS_HOOK : 0);
+}
+
+// Every block since the last replay, in order. No clock change happens between them
+// except their own costs (every other change is made by a hook that replays first), so
+// with timing their start times follow back from now (the last one's cost was added
+// last); with --timing off the replay adds their instruction counts itself. Each block is
+// given to the observers with the clock before its cost, as on_block does.
+void Process::replay_block_log() {
+  const uint64_t* const begin = block_log_.data();
+  const uint64_t* const end = log_cursor_;
+  uint64_t total = 0;
+  for (const uint64_t* p = begin; p != end; ++p) total += *p >> 32;
+  if (opts_.timing) {
+    obs_->on_block_log(begin, end, log_blocks_.data(), log_blocks_.size(), vt_->now() - total);
+  } else {
+    obs_->on_block_log(begin, end, log_blocks_.data(), log_blocks_.size(), vt_->now());
+    vt_->advance(total);
+  }
+  log_cursor_ = block_log_.data();
+}
+
+// The same rules as on_block, with the block's cost already added by generated code.
+void Process::on_costed_block(uint64_t address, uint32_t size) {
+  drain_block_log();
+  const BlockCache::Slot& b = blocks_->slot(address, size);
+  if (opts_.timing) {
+    if (b.flags & BlockCache::kSlotSse) {
+      // §3.3: the block could not issue before ACE was free.
+      const uint64_t issued = vt_->now() - b.cost;
+      if (vt_->sse_ready() > issued) vt_->advance_to(vt_->sse_ready() + b.cost);
+    }
+    if (vt_->now() >= vt_->next_event()) time_events();
+  }
+  if (b.flags & BlockCache::kSlotClears30) clear_eflags30();
+}
+
+void Process::on_mem_access(uint64_t address, int size, bool write) {
+  drain_block_log();  // the stall belongs after the blocks logged so far
+  timing::CacheModel* cache = core_->cache();
+  if (cache == nullptr) return;  // --timing off: no memory model
+  const double c = cache->access(address, static_cast<uint64_t>(size), write);
+  if (c > 0) {
+    const uint64_t n = static_cast<uint64_t>(c + 0.5);
+    vt_->advance(n);
+    stats_.cache_cycles += n;
+  }
+}
+
+// An interrupt stores EFLAGS, which clears EFLAGS[30] (§1.8); its handler's cost is
+// charged by VirtualTime. A due timer queues its signal (SIGALRM for ITIMER_REAL/alarm).
+void Process::time_events() {
+  const unsigned irqs = vt_->take_irqs();
+  if (irqs > 0) {
+    clear_eflags30();
+    stats_.interrupts += irqs;
+  }
+  vt_->fire_due([&](int signo, int code, int) {
+    GuestSiginfo si;
+    si.signo = signo;
+    si.code = code;
+    queue_signal(si);
+  });
+}
+
+bool Process::sleep_until(uint64_t cycle) {
+  while (vt_->now() < cycle) {
+    const uint64_t next = std::min(cycle, vt_->next_event());
+    vt_->add_idle(next - vt_->now());
+    vt_->advance_to(next);
+    time_events();
+    if (sig_.next_deliverable() != 0) return vt_->now() < cycle;
+  }
+  return false;
+}
+
+void Process::kill_from_host() {
+  host_kill_.store(true);
+  uc_emu_stop(cpu_->uc());
+}
+
+void Process::request_stop() {
+  stop_requested_ = true;
+  uc_emu_stop(cpu_->uc());
+}
+
+void Process::exit_group(int code) {
+  exited_ = true;
+  exit_code_ = code;
+  request_stop();
+}
+
+// --- guest memory helpers ------------------------------------------------------------------
+
+uint8_t* Process::user_ptr(uint64_t va, uint64_t len, bool write) {
+  return mem_->translate(va, len, write ? Access::Write : Access::Read);
+}
+
+bool Process::read_user(uint64_t va, void* dst, uint64_t len) {
+  const uint8_t* p = user_ptr(va, len, false);
+  if (p == nullptr) return false;
+  std::memcpy(dst, p, len);
+  return true;
+}
+
+bool Process::write_user(uint64_t va, const void* src, uint64_t len) {
+  uint8_t* p = user_ptr(va, len, true);
+  if (p == nullptr) return false;
+  std::memcpy(p, src, len);
+  return true;
+}
+
+bool Process::read_cstring(uint64_t va, std::string& out, size_t max) {
+  out.clear();
+  while (out.size() < max) {
+    const uint64_t chunk = kPage - (va & (kPage - 1));
+    const uint8_t* p = user_ptr(va, 1, false);
+    if (p == nullptr) return false;
+    const uint64_t n = std::min<uint64_t>(chunk, max - out.size());
+    const void* nul = std::memchr(p, 0, n);
+    if (nul != nullptr) {
+      out.append(reinterpret_cast<const char*>(p), static_cast<const uint8_t*>(nul) - p);
+      return true;
+    }
+    out.append(reinterpret_cast<const char*>(p), n);
+    va += n;
+  }
+  return false;
+}
+
+uint64_t Process::get_word(uint64_t va, bool& ok) {
+  if (guest64_) {
+    uint64_t v = 0;
+    ok = get(va, v);
+    return v;
+  }
+  uint32_t v = 0;
+  ok = get(va, v);
+  return v;
+}
+
+bool Process::put_word(uint64_t va, uint64_t v) {
+  if (guest64_) return put(va, v);
+  return put(va, static_cast<uint32_t>(v));
+}
+
+std::string Process::disassemble(uint64_t pc) {
+  const uint64_t avail = mem_->accessible_with(pc, 15, kPageMapped | kPageRead);
+  if (avail == 0) return "(unreadable)";
+  cs_insn* insn = nullptr;
+  const size_t n = cs_disasm(cs_, mem_->host(pc), avail, pc, 1, &insn);
+  if (n == 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "(bytes %02x %02x %02x)", mem_->host(pc)[0],
+                  avail > 1 ? mem_->host(pc)[1] : 0, avail > 2 ? mem_->host(pc)[2] : 0);
+    return buf;
+  }
+  std::string s = insn[0].mnemonic;
+  if (insn[0].op_str[0] != '\0') s += std::string(" ") + insn[0].op_str;
+  cs_free(insn, n);
+  return s;
+}
+
+// --- the run loop ------------------------------------------------------------------------
+
+RunResult Process::run() {
+  g_current = this;
+  host_signals_init(*this);
+  while (!exited_ && !fatal_) {
+    collect_host_signals(*this);
+    deliver_pending();
+    if (exited_ || fatal_) break;
+    if (host_kill_.load()) {
+      GuestSiginfo si;
+      si.signo = SIGKILL;
+      si.code = kSiUser;
+      die(SIGKILL, si);
+      break;
+    }
+    tlb_.faulted = false;
+    fault_pending_ = false;
+    stop_requested_ = false;
+    sigreturn_ = SigreturnKind::None;
+    host_signals_running(true);
+    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, 0, 0);
+    host_signals_running(false);
+    drain_block_log();
+    if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
+    handle_stop(err);
+    last_syscall_eintr_ = false;
+  }
+  host_signals_restore();
+  stats_.blocks_decoded = blocks_->decoded();
+  if (exited_) {
+    result_ = RunResult{};
+    result_.exit_code = exit_code_;
+  }
+  if (obs_) obs_->finish(now(), result_);
+  if (opts_.stats) {
+    stats_.print(opts_.log, mhz_);
+    if (opts_.timing) {
+      stats_.print_timing(opts_.log, mhz_, vt_->now(), vt_->idle_cycles(), vt_->irq_cycles_total());
+    }
+  }
+  g_current = nullptr;
+  return result_;
+}
+
+}  // namespace padlock::emu

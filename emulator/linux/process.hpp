@@ -1,0 +1,240 @@
+// One emulated Linux process: the guest address space, the Unicorn CPU, the PadLock
+// units, the system-call layer and signals. Hooks stay small: they record what happened
+// and, when control flow must change (exit, sigreturn, a signal), stop Unicorn so the run
+// loop can act on a consistent register state.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "emulator/memory/address_space.hpp"
+#include "emulator/cpu/block_cache.hpp"
+#include "emulator/cpu/cpu.hpp"
+#include "emulator/loader/elf_loader.hpp"
+#include "emulator/linux/guest_paths.hpp"
+#include "emulator/run_options.hpp"
+#include "emulator/linux/signal/signals.hpp"
+#include "emulator/observe/stats.hpp"
+#include "emulator/padlock/core.hpp"
+#include "emulator/time/virtual_time.hpp"
+#include "models/padlock.hpp"
+
+namespace padlock::emu {
+
+struct SyscallAbi;
+class RunObservers;  // --trace, --chrome-trace, --profile (emulator/observe/trace/)
+
+// Per-process kernel state that only system calls touch.
+struct KernelState {
+  uint64_t clear_child_tid = 0;  // set_tid_address
+  uint64_t robust_list = 0, robust_list_len = 0;
+  uint64_t personality = 0;
+  uint64_t random_state = 0;  // getrandom: reproducible from --seed
+  bool rlimit_set[16] = {};   // guest-only limits (not applied to the emulator)
+  uint64_t rlimit_cur[16] = {}, rlimit_max[16] = {};
+  // i386 directory offsets: the host's 64-bit ext4 hash cookies do not fit the 32-bit
+  // d_off of a 32-bit process (Linux gives compat tasks 32-bit hashes), so i386 guests see
+  // small cookies (index + 1) that lseek maps back, per descriptor.
+  std::unordered_map<int, std::vector<int64_t>> dir_cookies;
+};
+
+// The page-granular layout we give a process.
+struct MemoryLayout {
+  uint64_t stack_top = 0;
+  uint64_t stack_size = 0;
+  uint64_t mmap_top = 0;  // mmap searches downwards from here
+  uint64_t mmap_floor = 0;
+  uint64_t brk_start = 0, brk = 0;
+  uint64_t system_page = 0;  // GDT and boot stub (2 pages)
+};
+
+class Process {
+ public:
+  // Loads the program; throws LoadError with a one-line reason.
+  explicit Process(const RunOptions& opts);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  RunResult run();
+
+  // --- state the system calls use ---------------------------------------------------
+  bool guest64() const { return guest64_; }
+  AddressSpace& mem() { return *mem_; }
+  Cpu& cpu() { return *cpu_; }
+  SignalState& signals() { return sig_; }
+  const RunOptions& options() const { return opts_; }
+  Stats& stats() { return stats_; }
+  MemoryLayout& layout() { return layout_; }
+  KernelState& kernel() { return kernel_; }
+  // Next 64 bits of the reproducible getrandom() stream (splitmix64 from --seed).
+  uint64_t random_u64();
+  Padlock& padlock() { return *padlock_; }
+  const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
+  const GuestPaths& paths() const { return paths_; }          // -L/--sysroot lookups
+  int pid() const { return pid_; }
+  uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
+  VirtualTime& vtime() { return *vt_; }
+  double mhz() const { return mhz_; }
+  // Timing (docs/timing.md): after virtual time moved, take due interrupts and fire due timers
+  // (their signals are queued for the guest).
+  void time_events();
+  // A sleep or wait: advance virtual time to `cycle` (counted as idle), handling every
+  // event on the way; stops early when a signal for the guest became deliverable.
+  // Returns true when it stopped early.
+  bool sleep_until(uint64_t cycle);
+
+  // Guest memory as the kernel sees it: nullptr / false means -EFAULT.
+  uint8_t* user_ptr(uint64_t va, uint64_t len, bool write);
+  bool read_user(uint64_t va, void* dst, uint64_t len);
+  bool write_user(uint64_t va, const void* src, uint64_t len);
+  bool read_cstring(uint64_t va, std::string& out, size_t max = 4096);
+  template <typename T>
+  bool get(uint64_t va, T& v) {
+    return read_user(va, &v, sizeof v);
+  }
+  template <typename T>
+  bool put(uint64_t va, const T& v) {
+    return write_user(va, &v, sizeof v);
+  }
+  uint64_t get_word(uint64_t va, bool& ok);  // pointer-sized for this ABI
+  bool put_word(uint64_t va, uint64_t v);
+
+  // Memory management (syscall/memory.cpp); results are Linux return values.
+  int64_t do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags, int fd,
+                  uint64_t offset);
+  int64_t do_munmap(uint64_t addr, uint64_t len);
+  int64_t do_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
+  int64_t do_brk(uint64_t addr);
+  int64_t do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, uint64_t flags,
+                    uint64_t new_addr);
+  // Before [va, va+len) is unmapped, replaced or reprotected: if it holds executable
+  // pages, drop the blocks translated from them (QEMU's and our block facts).
+  void invalidate_code(uint64_t va, uint64_t len);
+  // After the guest's view of [va, va+len) changed: drop stale TLB entries.
+  void memory_changed(uint64_t va, uint64_t len);
+  uint8_t prot_to_flags(uint64_t prot) const;
+
+  // Control flow requested by a system call; acted on by the run loop.
+  void exit_group(int code);
+  enum class SigreturnKind { None, Legacy, Rt };
+  void request_sigreturn(SigreturnKind k) {
+    sigreturn_ = k;
+    request_stop();
+  }
+  void request_stop();
+  // From another thread (a host-side timeout, padlock_emu.run): the guest dies by SIGKILL
+  // when the run loop next gets control. A request that arrives between two emulation
+  // slices may be missed by Unicorn: call it again until run() returns.
+  void kill_from_host();
+  void queue_signal(const GuestSiginfo& si);  // asynchronous (kill, tgkill, SIGPIPE)
+
+  // EFLAGS[30] (§1.8, §3.2): stored EFLAGS always has it 0; we keep the live bit here.
+  bool eflags30() const { return eflags30_; }
+  void clear_eflags30() {
+    if (eflags30_) ++stats_.eflags30_clears;
+    eflags30_ = false;
+  }
+
+  // Hooks (called through static trampolines).
+  void on_syscall_insn();
+  void on_sysenter();
+  void on_interrupt(uint32_t intno);
+  bool on_invalid_insn();
+  void on_block(uint64_t address, uint32_t size);
+  // With inline cost accounting: the block's cost is already on the clock; called only
+  // for blocks that need it (block_cost) or once an event is due.
+  void on_costed_block(uint64_t address, uint32_t size);
+  uint32_t block_cost(uint64_t address, uint32_t size, uint64_t* tag);  // at translation
+  // The profiler sees every block through Unicorn's block log (UC_CTL_BLOCK_LOG): the
+  // BlockInfo of each executed block, replayed here in order with its virtual time. Every
+  // hook that can move the clock or reach the observers calls this first.
+  void drain_block_log() {
+    if (log_cursor_ != block_log_.data()) replay_block_log();
+  }
+  void replay_block_log();
+  void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
+  bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
+  int on_cpuid();
+  int on_rdtsc();
+
+  // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
+  std::string disassemble(uint64_t pc);
+
+ private:
+  void load_program();
+  void read_interpreter();
+  void install_hooks();
+  void enable_block_hook();
+  void dispatch_syscall(const SyscallAbi& abi, int insn_len);
+  void handle_stop(uc_err err);
+  bool deliver_pending();
+  bool deliver(int sig, const GuestSiginfo& si, bool forced);
+  void do_sigreturn(SigreturnKind k);
+  void die(int sig, const GuestSiginfo& si);
+  void print_fatal(int sig, const GuestSiginfo& si);
+
+  RunOptions opts_;
+  bool guest64_ = false;
+  std::unique_ptr<AddressSpace> mem_;
+  std::unique_ptr<Cpu> cpu_;
+  std::unique_ptr<BlockCache> blocks_;
+  std::unique_ptr<Padlock> padlock_;
+  Stats stats_;
+  std::unique_ptr<DiagnosticPrinter> diag_;
+  std::unique_ptr<RunObservers> obs_;  // null unless tracing or profiling
+  SignalState sig_;
+  MemoryLayout layout_;
+  KernelState kernel_;
+  ElfFile elf_;
+  ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
+  GuestPaths paths_;
+  std::string exe_path_;
+  int pid_ = 0;
+  double mhz_ = 0;
+  size_t cs_ = 0;  // Capstone handle for messages and fault addresses
+
+  std::unique_ptr<VirtualTime> vt_;             // the guest's clock, timers, interrupts
+  std::unique_ptr<PadlockCore> core_;  // PadLock instructions, their caches (--cache-x86 too)
+  uc_hook mem_hook_ = 0;                        // --cache-x86
+  bool eflags30_ = false;
+  bool block_hook_on_ = false;
+  bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct, i386)
+  bool want_block_hook_ = false;
+  static constexpr size_t kBlockLogEntries = 1 << 14;
+  std::vector<uint64_t> block_log_;      // UC_CTL_BLOCK_LOG entries (block_log::entry)
+  std::vector<const BlockInfo*> log_blocks_;  // the index of a log entry: its block
+  uint64_t* log_cursor_ = nullptr;
+  uint64_t* log_end_ = nullptr;
+  uc_hook block_hook_ = 0;
+
+  // Why Unicorn stopped.
+  bool stop_requested_ = false;  // one of our hooks asked (request_stop)
+  bool exited_ = false;
+  int exit_code_ = 0;
+  bool fault_pending_ = false;
+  GuestSiginfo fault_;
+  bool fault_ip_valid_ = false;  // the fault's instruction is not at the current PC
+  uint64_t fault_ip_ = 0;
+  SigreturnKind sigreturn_ = SigreturnKind::None;
+  TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
+  bool fatal_ = false;
+  RunResult result_;
+  // The last system call, for SA_RESTART after -EINTR.
+  bool last_syscall_eintr_ = false;
+  uint64_t last_syscall_nr_ = 0;
+  int last_syscall_len_ = 0;
+  std::atomic<bool> host_kill_{false};  // kill_from_host()
+
+  friend struct SyscallContext;
+};
+
+// The process whose hooks are running (host signal handlers forward to it).
+Process* current_process();
+
+}  // namespace padlock::emu

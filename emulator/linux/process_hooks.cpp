@@ -1,0 +1,71 @@
+// The Process's CPU hooks other than PadLock (linux/padlock_trap.cpp) and blocks: INT n and
+// the exception vectors become Linux signals (linux/signal/exception_signals.hpp), the TLB
+// fill is where page faults come from (their exact address: cpu/fault_address.hpp), and
+// CPUID and RDTSC answer from the model and the virtual clock.
+#include <capstone/capstone.h>
+#include <signal.h>
+
+#include "emulator/cpu/cpu_features.hpp"
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/exception_signals.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
+
+namespace padlock::emu {
+
+void Process::on_interrupt(uint32_t intno) {
+  drain_block_log();
+  if (intno == 0x80) {
+    dispatch_syscall(kAbiI386, 2);  // also from 64-bit code: the compat entry
+    return;
+  }
+  const uint64_t pc = cpu_->pc();
+  fault_ = GuestSiginfo{};
+  const VectorSignal v = vector_signal(intno);
+  fault_.signo = v.signo;
+  fault_.code = v.code;
+  fault_.trapno = static_cast<int>(intno);
+  fault_.addr = v.addr_is_pc ? pc : 0;
+  // Unicorn leaves the PC after a software interrupt (INT n, INT3, INTO). Linux reports
+  // INT n without a user gate as #GP at the INT instruction itself.
+  if (intno != 3 && intno != 4 && pc >= 2) {
+    const uint8_t* b = mem_->accessible_with(pc - 2, 2, kPageMapped | kPageExec) == 2
+                           ? mem_->host(pc - 2)
+                           : nullptr;
+    if (b != nullptr && b[0] == 0xCD && b[1] == intno) {
+      fault_.signo = SIGSEGV;
+      fault_.code = kSiKernel;
+      fault_.trapno = 13;
+      fault_.error_code = intno * 8 + 2;
+      fault_.addr = 0;
+      fault_ip_ = pc - 2;
+      fault_ip_valid_ = true;
+    }
+  }
+  fault_pending_ = true;
+  // QEMU remembers this exception as "in flight" because no delivery happened through
+  // its IDT; forget it so the next one is not promoted to a double fault.
+  cpu_->clear_exception_state();
+  clear_eflags30();  // §1.8: exceptions store EFLAGS
+  request_stop();
+}
+
+bool Process::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
+  return tlb_.fill(*mem_, va, type, paddr, perms);
+}
+
+
+int Process::on_cpuid() {
+  return answer_cpuid(*cpu_, *padlock_, guest64_);
+}
+
+int Process::on_rdtsc() {
+  // The virtual cycle counter: PadLock cycles plus counted instructions. Each read
+  // advances it by one so that a loop waiting for the TSC to move always ends.
+  vt_->advance(1);
+  const uint64_t t = now();
+  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX, t & 0xFFFFFFFFu);
+  cpu_->set_reg(guest64_ ? UC_X86_REG_RDX : UC_X86_REG_EDX, t >> 32);
+  return 1;
+}
+
+}  // namespace padlock::emu

@@ -1,0 +1,131 @@
+#include "emulator/linux/signal/host_signals.hpp"
+
+#include <signal.h>
+#include <sys/time.h>
+
+#include <atomic>
+
+#include "emulator/linux/process.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+std::atomic<uint64_t> g_arrived{0};
+std::atomic<bool> g_running{false};
+std::atomic<uc_engine*> g_uc{nullptr};
+struct ArrivedInfo {
+  std::atomic<int> pid{0}, uid{0}, code{0};
+};
+ArrivedInfo g_info[kNumSignals + 1];
+struct sigaction g_saved[kNumSignals + 1];
+bool g_saved_valid[kNumSignals + 1];
+
+// Signals that only the emulation itself raises for the guest (faults) are never
+// forwarded from the host: there they would mean a crash of the emulator.
+bool forwardable(int sig) {
+  switch (sig) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGTRAP:
+    case SIGKILL:
+    case SIGSTOP:
+    case 32:  // reserved by the host's C library for its threads
+    case 33:
+      return false;
+    default:
+      return sig >= 1 && sig <= kNumSignals;
+  }
+}
+
+void on_host_signal(int sig, siginfo_t* si, void*) {
+  g_info[sig].pid.store(si->si_pid, std::memory_order_relaxed);
+  g_info[sig].uid.store(static_cast<int>(si->si_uid), std::memory_order_relaxed);
+  g_info[sig].code.store(si->si_code, std::memory_order_relaxed);
+  g_arrived.fetch_or(sig_bit(sig));
+  uc_engine* uc = g_uc.load();
+  if (g_running.load() && uc != nullptr) uc_emu_stop(uc);
+}
+
+void set_host(int sig, void (*handler)(int, siginfo_t*, void*), void (*simple)(int)) {
+  struct sigaction sa{};
+  sigemptyset(&sa.sa_mask);
+  if (handler != nullptr) {
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO;  // no SA_RESTART: blocking host calls return EINTR
+  } else {
+    sa.sa_handler = simple;
+  }
+  if (!g_saved_valid[sig]) {
+    sigaction(sig, nullptr, &g_saved[sig]);
+    g_saved_valid[sig] = true;
+  }
+  sigaction(sig, &sa, nullptr);
+}
+
+}  // namespace
+
+void host_signals_init(Process& p) {
+  g_uc.store(p.cpu().uc());
+  g_arrived.store(0);
+  // A signal the emulator inherited as ignored starts ignored in the guest, as exec keeps it.
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if (!forwardable(sig)) continue;
+    struct sigaction cur{};
+    if (sigaction(sig, nullptr, &cur) == 0 && cur.sa_handler == SIG_IGN) {
+      p.signals().action[sig].handler = kSigIgn;
+    }
+  }
+  set_host(SIGPIPE, nullptr, SIG_IGN);
+}
+
+void host_signals_restore() {
+  // The guest's interval timers (alarm, setitimer: syscall/itimer.cpp) die with it; left
+  // armed, their signal would now reach the emulator with the default action.
+  const itimerval off{};
+  setitimer(ITIMER_REAL, &off, nullptr);
+  setitimer(ITIMER_VIRTUAL, &off, nullptr);
+  setitimer(ITIMER_PROF, &off, nullptr);
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if (g_saved_valid[sig]) sigaction(sig, &g_saved[sig], nullptr);
+    g_saved_valid[sig] = false;
+  }
+  g_uc.store(nullptr);
+}
+
+void host_signal_update(Process& p, int sig) {
+  if (!forwardable(sig)) return;
+  const uint64_t h = p.signals().action[sig].handler;
+  if (sig == SIGPIPE) return;  // always ignored on the host (see the header)
+  if (h == kSigIgn) {
+    set_host(sig, nullptr, SIG_IGN);
+  } else if (h == kSigDfl) {
+    set_host(sig, nullptr, SIG_DFL);
+  } else {
+    set_host(sig, on_host_signal, nullptr);
+  }
+}
+
+void host_signals_running(bool running) {
+  g_running.store(running);
+}
+
+int collect_host_signals(Process& p) {
+  uint64_t arrived = g_arrived.exchange(0);
+  const int count = __builtin_popcountll(arrived);
+  while (arrived != 0) {
+    const int sig = __builtin_ctzll(arrived) + 1;
+    arrived &= arrived - 1;
+    GuestSiginfo si;
+    si.signo = sig;
+    si.code = g_info[sig].code.load();
+    si.pid = g_info[sig].pid.load();
+    si.uid = g_info[sig].uid.load();
+    p.signals().raise(si);
+  }
+  return count;
+}
+
+}  // namespace padlock::emu

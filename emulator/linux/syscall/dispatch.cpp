@@ -1,0 +1,99 @@
+// System-call entry: int 0x80 and sysenter (i386 ABI), syscall (x86-64 ABI). Every entry
+// clears EFLAGS[30] (§1.8: entering the kernel stores EFLAGS; §3.2: SYSENTER clears it).
+#include <signal.h>
+
+#include "emulator/linux/signal/host_signals.hpp"
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/strace.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
+#include "emulator/observe/trace/run_observers.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+// Argument registers in order, per ABI.
+constexpr int kArgsI386[6] = {UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
+                              UC_X86_REG_ESI, UC_X86_REG_EDI, UC_X86_REG_EBP};
+constexpr int kArgsX86_64[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
+                                UC_X86_REG_R10, UC_X86_REG_R8,  UC_X86_REG_R9};
+
+}  // namespace
+
+void Process::on_syscall_insn() {
+  drain_block_log();
+  if (!guest64_) {
+    // SYSCALL is not an i386 instruction on these chips: #UD. Unicorn calls us before
+    // moving the PC past it.
+    fault_ = GuestSiginfo{};
+    fault_.signo = SIGILL;
+    fault_.code = kIllIllopn;
+    fault_.addr = cpu_->pc();
+    fault_.trapno = 6;
+    fault_ip_ = cpu_->pc();
+    fault_ip_valid_ = true;
+    fault_pending_ = true;
+    request_stop();
+    return;
+  }
+  dispatch_syscall(kAbiX86_64, 2);
+}
+
+void Process::on_sysenter() {
+  drain_block_log();
+  // Linux enters the i386 ABI; the sixth argument is at [EBP] (the vDSO pushes it).
+  // We return to the instruction after SYSENTER (there is no vDSO to return through).
+  dispatch_syscall(kAbiI386, -2);
+}
+
+void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
+  clear_eflags30();
+  const bool i386 = &abi == &kAbiI386;
+  const bool sysenter = insn_len < 0;
+  insn_len = sysenter ? 2 : insn_len;
+  SyscallContext c{*this, abi, 0, {}};
+  const int* regs = i386 ? kArgsI386 : kArgsX86_64;
+  c.nr = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
+  for (int i = 0; i < 6; ++i) {
+    c.a[i] = cpu_->reg(regs[i]);
+    if (i386) c.a[i] &= 0xFFFFFFFFu;
+  }
+  if (i386) c.nr &= 0xFFFFFFFFu;
+  if (sysenter) {
+    uint32_t arg6 = 0;
+    get(cpu_->reg(UC_X86_REG_EBP) & 0xFFFFFFFFu, arg6);
+    c.a[5] = arg6;
+  }
+  const uint64_t args_at_entry[6] = {c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]};
+  const SyscallEntry* e = c.nr < kMaxSyscall ? &abi.table[c.nr] : nullptr;
+  const uint64_t t0 = now();
+  int64_t r = -ENOSYS;
+  if (e != nullptr && e->fn != nullptr) r = e->fn(c);
+  ++stats_.syscalls;
+  if (obs_) obs_->syscall(e != nullptr ? e->name : nullptr, c.nr, r, t0, now());
+  if (opts_.strace) {
+    strace_line(*this, abi, c.nr, args_at_entry, e, r, c.no_result || exited_,
+                e == nullptr || e->fn == nullptr);
+  }
+  if (!c.no_result && !exited_) {
+    if (guest64_ && !i386) {
+      cpu_->set_reg(UC_X86_REG_RAX, static_cast<uint64_t>(r));
+      // SYSCALL leaves the return address in RCX and RFLAGS in R11.
+      cpu_->set_reg(UC_X86_REG_RCX, cpu_->pc() + 2);
+      cpu_->set_reg(UC_X86_REG_R11, cpu_->reg(UC_X86_REG_RFLAGS));
+    } else {
+      cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
+                    static_cast<uint64_t>(r) & 0xFFFFFFFFu);
+    }
+  }
+  last_syscall_eintr_ = c.interrupted && r == -EINTR;
+  last_syscall_nr_ = c.nr;
+  last_syscall_len_ = insn_len;
+  collect_host_signals(*this);
+  if (exited_ || sigreturn_ != SigreturnKind::None || sig_.next_deliverable() != 0 ||
+      want_block_hook_) {
+    request_stop();
+  }
+}
+
+}  // namespace padlock::emu

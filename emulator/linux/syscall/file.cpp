@@ -1,0 +1,624 @@
+// File and descriptor system calls. Guest descriptors are host descriptors. Guest paths
+// that are looked up (open, access, readlink) go through -L/--sysroot (GuestPaths), and
+// /proc/self/exe names the guest program; paths that create or remove are the host's.
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "emulator/linux/abi_structs.hpp"
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+int fd_arg(uint64_t v) {
+  return static_cast<int32_t>(v);
+}
+
+// Reads a path argument; 0 or -errno.
+int path_arg(SyscallContext& c, uint64_t va, std::string& out) {
+  if (!c.p.read_cstring(va, out, PATH_MAX)) {
+    return out.size() >= PATH_MAX ? -ENAMETOOLONG : -EFAULT;
+  }
+  return 0;
+}
+
+bool is_self_exe(const Process& p, const std::string& path) {
+  return path == "/proc/self/exe" || path == "/proc/" + std::to_string(p.pid()) + "/exe" ||
+         path == "/proc/thread-self/exe";
+}
+
+// The host file a looked-up guest path names.
+std::string lookup_path(const Process& p, const std::string& path) {
+  return p.paths().resolve(is_self_exe(p, path) ? p.exe_path() : path);
+}
+
+// The accessible prefix of a guest buffer: -EFAULT when none of a non-empty one is.
+int64_t buffer_len(Process& p, uint64_t va, uint64_t len, bool write) {
+  const uint8_t need = kPageMapped | (write ? kPageWrite : kPageRead);
+  const uint64_t ok = p.mem().accessible_with(va, len, need);
+  if (len > 0 && ok == 0) return -EFAULT;
+  if (write) p.mem().will_write(va, ok);
+  return static_cast<int64_t>(ok);
+}
+
+int64_t after_write(SyscallContext& c, int64_t r) {
+  // With SIGPIPE ignored on the host, a broken pipe comes back as EPIPE; the guest
+  // gets the signal a kernel would send.
+  if (r == -EPIPE) {
+    GuestSiginfo si;
+    si.signo = SIGPIPE;
+    si.code = kSiUser;
+    si.pid = c.p.pid();
+    si.uid = static_cast<int>(getuid());
+    c.p.queue_signal(si);
+  }
+  if (r == -EINTR) c.interrupted = true;
+  return r;
+}
+
+int64_t after_read(SyscallContext& c, int64_t r) {
+  if (r == -EINTR) c.interrupted = true;
+  return r;
+}
+
+// Guest iovec array to host iovecs; 0 or -errno.
+int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
+                   std::vector<iovec>& out) {
+  if (count > IOV_MAX) return -EINVAL;
+  const bool wide = c.abi.wide;
+  const size_t entry = wide ? 16 : 8;
+  out.resize(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint8_t raw[16];
+    if (!c.p.read_user(va + i * entry, raw, entry)) return -EFAULT;
+    const uint64_t base = get_ulong(raw, 0, wide);
+    const uint64_t len = get_ulong(raw, wide ? 8 : 4, wide);
+    if (len > 0 && c.p.user_ptr(base, len, write) == nullptr) return -EFAULT;
+    out[i].iov_base = len > 0 ? c.p.mem().host(base) : nullptr;
+    out[i].iov_len = len;
+  }
+  return 0;
+}
+
+// i386 guests: replace each dirent64 record's 64-bit d_off by a small cookie (see
+// KernelState::dir_cookies).
+void cookie_offsets(SyscallContext& c, int fd, uint8_t* buf, size_t len) {
+  if (c.abi.wide) return;
+  std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd];
+  size_t pos = 0;
+  while (pos + 19 <= len) {
+    const uint16_t reclen = get_field<uint16_t>(buf, pos + 16);
+    if (reclen == 0) break;
+    table.push_back(get_field<int64_t>(buf, pos + 8));
+    put_field<int64_t>(buf, pos + 8, static_cast<int64_t>(table.size()));
+    pos += reclen;
+  }
+}
+
+}  // namespace
+
+int64_t sys_read(SyscallContext& c) {
+  const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);
+  if (n < 0) return n;
+  return after_read(c, host_result(read(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n)));
+}
+
+int64_t sys_write(SyscallContext& c) {
+  const int64_t n = buffer_len(c.p, c.a[1], c.a[2], false);
+  if (n < 0) return n;
+  return after_write(c, host_result(write(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n)));
+}
+
+int64_t sys_readv(SyscallContext& c) {
+  std::vector<iovec> iov;
+  if (const int64_t r = gather_iov(c, c.a[1], c.a[2], true, iov); r < 0) return r;
+  return after_read(c,
+                    host_result(readv(fd_arg(c.a[0]), iov.data(), static_cast<int>(iov.size()))));
+}
+
+int64_t sys_writev(SyscallContext& c) {
+  std::vector<iovec> iov;
+  if (const int64_t r = gather_iov(c, c.a[1], c.a[2], false, iov); r < 0) return r;
+  return after_write(c,
+                     host_result(writev(fd_arg(c.a[0]), iov.data(), static_cast<int>(iov.size()))));
+}
+
+int64_t sys_pread64(SyscallContext& c) {
+  const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);
+  if (n < 0) return n;
+  return after_read(
+      c, host_result(pread(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n, static_cast<off_t>(c.a[3]))));
+}
+
+int64_t sys_pwrite64(SyscallContext& c) {
+  const int64_t n = buffer_len(c.p, c.a[1], c.a[2], false);
+  if (n < 0) return n;
+  return after_write(c, host_result(pwrite(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n,
+                                           static_cast<off_t>(c.a[3]))));
+}
+
+int64_t sys_pread64_i386(SyscallContext& c) {
+  c.a[3] = (c.a[3] & 0xFFFFFFFFu) | (c.a[4] << 32);
+  return sys_pread64(c);
+}
+
+int64_t sys_pwrite64_i386(SyscallContext& c) {
+  c.a[3] = (c.a[3] & 0xFFFFFFFFu) | (c.a[4] << 32);
+  return sys_pwrite64(c);
+}
+
+int64_t sys_openat(SyscallContext& c) {
+  std::string path;
+  if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  path = lookup_path(c.p, path);
+  return after_read(c, host_result(openat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
+                                          static_cast<mode_t>(c.a[3]))));
+}
+
+int64_t sys_open(SyscallContext& c) {
+  c.a[3] = c.a[2];
+  c.a[2] = c.a[1];
+  c.a[1] = c.a[0];
+  c.a[0] = static_cast<uint64_t>(AT_FDCWD);
+  return sys_openat(c);
+}
+
+int64_t sys_creat(SyscallContext& c) {
+  c.a[2] = c.a[1];
+  c.a[1] = O_CREAT | O_WRONLY | O_TRUNC;
+  return sys_open(c);
+}
+
+int64_t sys_close(SyscallContext& c) {
+  c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
+  return host_result(close(fd_arg(c.a[0])));
+}
+
+namespace {
+// lseek on an i386 guest's directory: map a cookie back to the host offset.
+off_t dir_offset(SyscallContext& c, int fd, off_t off, int whence) {
+  if (c.abi.wide || whence != SEEK_SET || off <= 0) return off;
+  auto it = c.p.kernel().dir_cookies.find(fd);
+  if (it == c.p.kernel().dir_cookies.end()) return off;
+  const std::vector<int64_t>& table = it->second;
+  if (static_cast<uint64_t>(off) > table.size()) return off;
+  return static_cast<off_t>(table[static_cast<size_t>(off) - 1]);
+}
+}  // namespace
+
+int64_t sys_lseek(SyscallContext& c) {
+  off_t off = c.abi.wide ? static_cast<off_t>(c.a[1]) : static_cast<int32_t>(c.a[1]);
+  off = dir_offset(c, fd_arg(c.a[0]), off, static_cast<int>(c.a[2]));
+  const int64_t r = host_result(lseek(fd_arg(c.a[0]), off, static_cast<int>(c.a[2])));
+  if (!c.abi.wide && r > 0x7FFFFFFF) return -EOVERFLOW;
+  return r;
+}
+
+int64_t sys_llseek(SyscallContext& c) {
+  off_t off = static_cast<off_t>(((c.a[1] & 0xFFFFFFFFu) << 32) | (c.a[2] & 0xFFFFFFFFu));
+  off = dir_offset(c, fd_arg(c.a[0]), off, static_cast<int>(c.a[4]));
+  const off_t r = lseek(fd_arg(c.a[0]), off, static_cast<int>(c.a[4]));
+  if (r < 0) return -errno;
+  // A directory position is reported as the cookie of the last record returned.
+  int64_t v = r;
+  if (auto it = c.p.kernel().dir_cookies.find(fd_arg(c.a[0]));
+      it != c.p.kernel().dir_cookies.end()) {
+    for (size_t i = 0; i < it->second.size(); ++i) {
+      if (it->second[i] == r) v = static_cast<int64_t>(i + 1);
+    }
+  }
+  return c.p.put(c.a[3], v) ? 0 : -EFAULT;
+}
+
+int64_t sys_faccessat2(SyscallContext& c) {
+  std::string path;
+  if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  path = lookup_path(c.p, path);
+  return host_result(syscall(SYS_faccessat2, fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
+                             static_cast<int>(c.a[3])));
+}
+
+int64_t sys_faccessat(SyscallContext& c) {
+  c.a[3] = 0;
+  return sys_faccessat2(c);
+}
+
+int64_t sys_access(SyscallContext& c) {
+  c.a[2] = c.a[1];
+  c.a[1] = c.a[0];
+  c.a[0] = static_cast<uint64_t>(AT_FDCWD);
+  c.a[3] = 0;
+  return sys_faccessat2(c);
+}
+
+int64_t sys_readlinkat(SyscallContext& c) {
+  std::string path;
+  if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  const int64_t size = static_cast<int32_t>(c.a[3]);
+  if (size <= 0) return -EINVAL;
+  uint8_t* buf = c.p.user_ptr(c.a[2], static_cast<uint64_t>(size), true);
+  if (buf == nullptr) return -EFAULT;
+  if (is_self_exe(c.p, path)) {
+    const std::string& exe = c.p.exe_path();
+    const size_t n = std::min<size_t>(exe.size(), static_cast<size_t>(size));
+    std::memcpy(buf, exe.data(), n);
+    return static_cast<int64_t>(n);
+  }
+  path = lookup_path(c.p, path);
+  return host_result(readlinkat(fd_arg(c.a[0]), path.c_str(), reinterpret_cast<char*>(buf),
+                                static_cast<size_t>(size)));
+}
+
+int64_t sys_readlink(SyscallContext& c) {
+  c.a[3] = c.a[2];
+  c.a[2] = c.a[1];
+  c.a[1] = c.a[0];
+  c.a[0] = static_cast<uint64_t>(AT_FDCWD);
+  return sys_readlinkat(c);
+}
+
+int64_t sys_getcwd(SyscallContext& c) {
+  char buf[PATH_MAX];
+  if (getcwd(buf, sizeof buf) == nullptr) return -errno;
+  const size_t n = std::strlen(buf) + 1;
+  if (n > c.a[1]) return -ERANGE;
+  return c.p.write_user(c.a[0], buf, n) ? static_cast<int64_t>(n) : -EFAULT;
+}
+
+int64_t sys_chdir(SyscallContext& c) {
+  std::string path;
+  if (const int r = path_arg(c, c.a[0], path); r < 0) return r;
+  return host_result(chdir(path.c_str()));
+}
+
+int64_t sys_fchdir(SyscallContext& c) {
+  return host_result(fchdir(fd_arg(c.a[0])));
+}
+
+int64_t sys_getdents64(SyscallContext& c) {
+  uint8_t* buf = c.p.user_ptr(c.a[1], c.a[2], true);
+  if (buf == nullptr) return -EFAULT;
+  const long n = syscall(SYS_getdents64, fd_arg(c.a[0]), buf, c.a[2]);
+  if (n < 0) return -errno;
+  cookie_offsets(c, fd_arg(c.a[0]), buf, static_cast<size_t>(n));
+  return n;
+}
+
+int64_t sys_getdents(SyscallContext& c) {
+  const uint64_t count = c.a[2];
+  uint8_t* out = c.p.user_ptr(c.a[1], count, true);
+  if (out == nullptr) return -EFAULT;
+  if (c.abi.wide) return host_result(syscall(SYS_getdents, fd_arg(c.a[0]), out, count));
+  // i386 struct linux_dirent: d_ino, d_off (32 bits), d_reclen, d_name, NUL, d_type last.
+  // Its records are never larger than dirent64's, so one host batch always fits.
+  std::vector<uint8_t> tmp(count);
+  const long n = syscall(SYS_getdents64, fd_arg(c.a[0]), tmp.data(), count);
+  if (n < 0) return -errno;
+  size_t in = 0, o = 0;
+  while (in < static_cast<size_t>(n)) {
+    const uint64_t ino = get_field<uint64_t>(tmp.data(), in);
+    std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd_arg(c.a[0])];
+    table.push_back(get_field<int64_t>(tmp.data(), in + 8));
+    const int64_t off = static_cast<int64_t>(table.size());
+    const uint16_t reclen = get_field<uint16_t>(tmp.data(), in + 16);
+    const uint8_t type = tmp[in + 18];
+    const char* name = reinterpret_cast<const char*>(tmp.data() + in + 19);
+    const size_t len = std::strlen(name);
+    const size_t rec = (10 + len + 2 + 3) & ~size_t{3};
+    if (o + rec > count) break;
+    std::memset(out + o, 0, rec);
+    put_field<uint32_t>(out, o, static_cast<uint32_t>(ino));
+    put_field<uint32_t>(out, o + 4, static_cast<uint32_t>(off));
+    put_field<uint16_t>(out, o + 8, static_cast<uint16_t>(rec));
+    std::memcpy(out + o + 10, name, len);
+    out[o + rec - 1] = type;
+    o += rec;
+    in += reclen;
+  }
+  return static_cast<int64_t>(o);
+}
+
+int64_t sys_unlinkat(SyscallContext& c) {
+  std::string path;
+  if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  return host_result(unlinkat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2])));
+}
+
+int64_t sys_unlink(SyscallContext& c) {
+  c.a[1] = c.a[0];
+  c.a[0] = static_cast<uint64_t>(AT_FDCWD);
+  c.a[2] = 0;
+  return sys_unlinkat(c);
+}
+
+int64_t sys_rmdir(SyscallContext& c) {
+  c.a[1] = c.a[0];
+  c.a[0] = static_cast<uint64_t>(AT_FDCWD);
+  c.a[2] = AT_REMOVEDIR;
+  return sys_unlinkat(c);
+}
+
+int64_t sys_renameat2(SyscallContext& c) {
+  std::string from, to;
+  if (const int r = path_arg(c, c.a[1], from); r < 0) return r;
+  if (const int r = path_arg(c, c.a[3], to); r < 0) return r;
+  return host_result(syscall(SYS_renameat2, fd_arg(c.a[0]), from.c_str(), fd_arg(c.a[2]),
+                             to.c_str(), static_cast<unsigned>(c.a[4])));
+}
+
+int64_t sys_renameat(SyscallContext& c) {
+  c.a[4] = 0;
+  return sys_renameat2(c);
+}
+
+int64_t sys_rename(SyscallContext& c) {
+  c.a[3] = c.a[1];
+  c.a[1] = c.a[0];
+  c.a[0] = c.a[2] = static_cast<uint64_t>(AT_FDCWD);
+  c.a[4] = 0;
+  return sys_renameat2(c);
+}
+
+int64_t sys_mkdirat(SyscallContext& c) {
+  std::string path;
+  if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  return host_result(mkdirat(fd_arg(c.a[0]), path.c_str(), static_cast<mode_t>(c.a[2])));
+}
+
+int64_t sys_mkdir(SyscallContext& c) {
+  c.a[2] = c.a[1];
+  c.a[1] = c.a[0];
+  c.a[0] = static_cast<uint64_t>(AT_FDCWD);
+  return sys_mkdirat(c);
+}
+
+namespace {
+
+// struct flock in the guest's layout: i386 32-bit offsets, i386 flock64, x86-64 native.
+enum class FlockLayout { I386, I386_64, Native64 };
+
+bool read_flock(SyscallContext& c, uint64_t va, FlockLayout l, struct flock& f) {
+  uint8_t raw[32];
+  const size_t size = l == FlockLayout::I386 ? 16 : l == FlockLayout::I386_64 ? 24 : 32;
+  if (!c.p.read_user(va, raw, size)) return false;
+  std::memset(&f, 0, sizeof f);
+  f.l_type = get_field<int16_t>(raw, 0);
+  f.l_whence = get_field<int16_t>(raw, 2);
+  switch (l) {
+    case FlockLayout::I386:
+      f.l_start = get_field<int32_t>(raw, 4);
+      f.l_len = get_field<int32_t>(raw, 8);
+      f.l_pid = get_field<int32_t>(raw, 12);
+      break;
+    case FlockLayout::I386_64:
+      f.l_start = get_field<int64_t>(raw, 4);
+      f.l_len = get_field<int64_t>(raw, 12);
+      f.l_pid = get_field<int32_t>(raw, 20);
+      break;
+    case FlockLayout::Native64:
+      f.l_start = get_field<int64_t>(raw, 8);
+      f.l_len = get_field<int64_t>(raw, 16);
+      f.l_pid = get_field<int32_t>(raw, 24);
+      break;
+  }
+  return true;
+}
+
+bool write_flock(SyscallContext& c, uint64_t va, FlockLayout l, const struct flock& f) {
+  uint8_t raw[32] = {};
+  put_field<int16_t>(raw, 0, f.l_type);
+  put_field<int16_t>(raw, 2, f.l_whence);
+  size_t size = 32;
+  switch (l) {
+    case FlockLayout::I386:
+      put_field<int32_t>(raw, 4, static_cast<int32_t>(f.l_start));
+      put_field<int32_t>(raw, 8, static_cast<int32_t>(f.l_len));
+      put_field<int32_t>(raw, 12, f.l_pid);
+      size = 16;
+      break;
+    case FlockLayout::I386_64:
+      put_field<int64_t>(raw, 4, f.l_start);
+      put_field<int64_t>(raw, 12, f.l_len);
+      put_field<int32_t>(raw, 20, f.l_pid);
+      size = 24;
+      break;
+    case FlockLayout::Native64:
+      put_field<int64_t>(raw, 8, f.l_start);
+      put_field<int64_t>(raw, 16, f.l_len);
+      put_field<int32_t>(raw, 24, f.l_pid);
+      break;
+  }
+  return c.p.write_user(va, raw, size);
+}
+
+int64_t fcntl_common(SyscallContext& c, bool is64call) {
+  const int fd = fd_arg(c.a[0]);
+  const int cmd = static_cast<int>(c.a[1]);
+  constexpr int kGetlk64 = 12, kSetlk64 = 13, kSetlkw64 = 14;
+  FlockLayout layout = c.abi.wide ? FlockLayout::Native64 : FlockLayout::I386;
+  int host_cmd = cmd;
+  if (!c.abi.wide && is64call && (cmd == kGetlk64 || cmd == kSetlk64 || cmd == kSetlkw64)) {
+    layout = FlockLayout::I386_64;
+    host_cmd = cmd == kGetlk64 ? F_GETLK : cmd == kSetlk64 ? F_SETLK : F_SETLKW;
+  }
+  switch (host_cmd) {
+    case F_DUPFD:
+    case F_DUPFD_CLOEXEC:
+    case F_GETFD:
+    case F_SETFD:
+    case F_GETFL:
+    case F_SETFL:
+    case F_GETOWN:
+    case F_SETOWN:
+    case F_GETPIPE_SZ:
+    case F_SETPIPE_SZ:
+    case F_ADD_SEALS:
+    case F_GET_SEALS:
+      return host_result(fcntl(fd, host_cmd, static_cast<long>(c.a[2])));
+    case F_GETLK:
+    case F_SETLK:
+    case F_SETLKW: {
+      struct flock f;
+      if (!read_flock(c, c.a[2], layout, f)) return -EFAULT;
+      const int r = fcntl(fd, host_cmd, &f);
+      if (r < 0) return after_read(c, -errno);
+      if (host_cmd == F_GETLK && !write_flock(c, c.a[2], layout, f)) return -EFAULT;
+      return r;
+    }
+    default:
+      return -EINVAL;
+  }
+}
+
+}  // namespace
+
+int64_t sys_fcntl(SyscallContext& c) {
+  return fcntl_common(c, c.abi.wide);
+}
+int64_t sys_fcntl64(SyscallContext& c) {
+  return fcntl_common(c, true);
+}
+
+int64_t sys_dup(SyscallContext& c) {
+  return host_result(dup(fd_arg(c.a[0])));
+}
+int64_t sys_dup2(SyscallContext& c) {
+  if (c.a[0] != c.a[1]) c.p.kernel().dir_cookies.erase(fd_arg(c.a[1]));
+  return host_result(dup2(fd_arg(c.a[0]), fd_arg(c.a[1])));
+}
+int64_t sys_dup3(SyscallContext& c) {
+  c.p.kernel().dir_cookies.erase(fd_arg(c.a[1]));
+  return host_result(dup3(fd_arg(c.a[0]), fd_arg(c.a[1]), static_cast<int>(c.a[2])));
+}
+
+int64_t sys_pipe2(SyscallContext& c) {
+  int fds[2];
+  if (c.p.user_ptr(c.a[0], sizeof fds, true) == nullptr) return -EFAULT;
+  if (pipe2(fds, static_cast<int>(c.a[1])) != 0) return -errno;
+  c.p.write_user(c.a[0], fds, sizeof fds);
+  return 0;
+}
+
+int64_t sys_pipe(SyscallContext& c) {
+  c.a[1] = 0;
+  return sys_pipe2(c);
+}
+
+int64_t sys_ioctl(SyscallContext& c) {
+  const int fd = fd_arg(c.a[0]);
+  const unsigned long req = static_cast<uint32_t>(c.a[1]);
+  // The terminal requests static programs make; the structures have the same layout
+  // on both ABIs (struct termios is the kernel's 36-byte one).
+  size_t size = 0;
+  bool out = false;
+  switch (req) {
+    case TCGETS:
+      size = 36;
+      out = true;
+      break;
+    case TCSETS:
+    case TCSETSW:
+    case TCSETSF:
+      size = 36;
+      break;
+    case TIOCGWINSZ:
+      size = sizeof(winsize);
+      out = true;
+      break;
+    case TIOCSWINSZ:
+      size = sizeof(winsize);
+      break;
+    case TIOCGPGRP:
+      size = sizeof(int);
+      out = true;
+      break;
+    case TIOCSPGRP:
+      size = sizeof(int);
+      break;
+    case FIONREAD:
+      size = sizeof(int);
+      out = true;
+      break;
+    case FIONBIO:
+      size = sizeof(int);
+      break;
+    case FIOCLEX:
+    case FIONCLEX:
+    case TCFLSH:
+    case TCXONC:
+    case TCSBRK:
+      return host_result(ioctl(fd, req, static_cast<unsigned long>(c.a[2])));
+    default:
+      return -ENOTTY;
+  }
+  uint8_t* p = c.p.user_ptr(c.a[2], size, out);
+  if (p == nullptr) return -EFAULT;
+  return after_read(c, host_result(ioctl(fd, req, p)));
+}
+
+int64_t sys_umask(SyscallContext& c) {
+  return umask(static_cast<mode_t>(c.a[0]));
+}
+int64_t sys_fsync(SyscallContext& c) {
+  return host_result(fsync(fd_arg(c.a[0])));
+}
+
+int64_t sys_ftruncate(SyscallContext& c) {
+  const off_t len = c.abi.wide ? static_cast<off_t>(c.a[1]) : static_cast<int32_t>(c.a[1]);
+  return host_result(ftruncate(fd_arg(c.a[0]), len));
+}
+
+int64_t sys_ftruncate64_i386(SyscallContext& c) {
+  const off_t len = static_cast<off_t>((c.a[1] & 0xFFFFFFFFu) | (c.a[2] << 32));
+  return host_result(ftruncate(fd_arg(c.a[0]), len));
+}
+
+int64_t sys_chmod(SyscallContext& c) {
+  std::string path;
+  if (const int r = path_arg(c, c.a[0], path); r < 0) return r;
+  return host_result(chmod(path.c_str(), static_cast<mode_t>(c.a[1])));
+}
+
+int64_t sys_fchmod(SyscallContext& c) {
+  return host_result(fchmod(fd_arg(c.a[0]), static_cast<mode_t>(c.a[1])));
+}
+
+int64_t sys_symlink(SyscallContext& c) {
+  std::string target, path;
+  if (const int r = path_arg(c, c.a[0], target); r < 0) return r;
+  if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  return host_result(symlink(target.c_str(), path.c_str()));
+}
+
+int64_t sys_link(SyscallContext& c) {
+  std::string from, to;
+  if (const int r = path_arg(c, c.a[0], from); r < 0) return r;
+  if (const int r = path_arg(c, c.a[1], to); r < 0) return r;
+  return host_result(link(from.c_str(), to.c_str()));
+}
+
+int64_t sys_poll(SyscallContext& c) {
+  const uint64_t n = c.a[1];
+  if (n > 1024 * 1024) return -EINVAL;
+  uint8_t* p = c.p.user_ptr(c.a[0], n * sizeof(pollfd), true);
+  if (p == nullptr && n > 0) return -EFAULT;
+  return after_read(
+      c, host_result(poll(reinterpret_cast<pollfd*>(p), n, static_cast<int32_t>(c.a[2]))));
+}
+
+}  // namespace padlock::emu

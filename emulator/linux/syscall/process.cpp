@@ -1,0 +1,436 @@
+// Process, identity, limits, TLS and futex system calls. The guest is one thread whose
+// pid and tid are the emulator's own.
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "emulator/linux/abi_structs.hpp"
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
+
+namespace padlock::emu {
+
+int64_t sys_exit(SyscallContext& c) {
+  // One thread: exit ends the process, as exit_group does.
+  c.p.exit_group(static_cast<int>(c.a[0] & 0xFF));
+  return 0;
+}
+
+int64_t sys_exit_group(SyscallContext& c) {
+  c.p.exit_group(static_cast<int>(c.a[0] & 0xFF));
+  return 0;
+}
+
+int64_t sys_getpid(SyscallContext& c) {
+  return c.p.pid();
+}
+int64_t sys_gettid(SyscallContext& c) {
+  return c.p.pid();
+}
+int64_t sys_getppid(SyscallContext&) {
+  return getppid();
+}
+int64_t sys_getuid(SyscallContext&) {
+  return getuid();
+}
+int64_t sys_geteuid(SyscallContext&) {
+  return geteuid();
+}
+int64_t sys_getgid(SyscallContext&) {
+  return getgid();
+}
+int64_t sys_getegid(SyscallContext&) {
+  return getegid();
+}
+int64_t sys_getpgrp(SyscallContext&) {
+  return getpgrp();
+}
+int64_t sys_getpgid(SyscallContext& c) {
+  return host_result(getpgid(static_cast<pid_t>(static_cast<int32_t>(c.a[0]))));
+}
+int64_t sys_getsid(SyscallContext& c) {
+  return host_result(getsid(static_cast<pid_t>(static_cast<int32_t>(c.a[0]))));
+}
+
+int64_t sys_uname(SyscallContext& c) {
+  struct utsname u;
+  if (uname(&u) != 0) return -errno;
+  std::strncpy(u.machine, c.abi.wide ? "x86_64" : "i686", sizeof u.machine);
+  // struct new_utsname: six 65-byte fields on both ABIs.
+  return c.p.write_user(c.a[0], &u, 6 * 65) ? 0 : -EFAULT;
+}
+
+int64_t sys_sysinfo(SyscallContext& c) {
+  struct sysinfo si;
+  if (sysinfo(&si) != 0) return -errno;
+  uint8_t out[112];
+  encode_sysinfo(out, c.abi.wide, si);
+  return c.p.write_user(c.a[0], out, sysinfo_size(c.abi.wide)) ? 0 : -EFAULT;
+}
+
+// --- resource limits --------------------------------------------------------------------
+
+namespace {
+
+// RLIMIT_STACK, RLIMIT_AS and RLIMIT_DATA describe the guest, not the emulator: they are
+// kept per process and never applied to the host.
+bool guest_only(int res) {
+  return res == RLIMIT_STACK || res == RLIMIT_AS || res == RLIMIT_DATA;
+}
+
+int get_limit(Process& p, int res, uint64_t& cur, uint64_t& max) {
+  if (res < 0 || res >= 16) return -EINVAL;
+  KernelState& k = p.kernel();
+  if (k.rlimit_set[res]) {
+    cur = k.rlimit_cur[res];
+    max = k.rlimit_max[res];
+    return 0;
+  }
+  struct rlimit rl;
+  if (getrlimit(static_cast<__rlimit_resource>(res), &rl) != 0) return -errno;
+  cur = rl.rlim_cur;
+  max = rl.rlim_max;
+  if (res == RLIMIT_STACK) cur = p.layout().stack_size;
+  return 0;
+}
+
+int set_limit(Process& p, int res, uint64_t cur, uint64_t max) {
+  if (res < 0 || res >= 16) return -EINVAL;
+  if (cur > max) return -EINVAL;
+  if (guest_only(res)) {
+    KernelState& k = p.kernel();
+    k.rlimit_set[res] = true;
+    k.rlimit_cur[res] = cur;
+    k.rlimit_max[res] = max;
+    return 0;
+  }
+  struct rlimit rl{cur, max};
+  return setrlimit(static_cast<__rlimit_resource>(res), &rl) == 0 ? 0 : -errno;
+}
+
+// 32-bit rlimit: RLIM_INFINITY is ~0UL; `old_style` (getrlimit #76) clamps to 0x7FFFFFFF.
+uint32_t clamp32(uint64_t v, bool old_style) {
+  if (old_style) return v > 0x7FFFFFFFu ? 0x7FFFFFFFu : static_cast<uint32_t>(v);
+  return v > 0xFFFFFFFFu ? 0xFFFFFFFFu : static_cast<uint32_t>(v);
+}
+
+int64_t getrlimit_common(SyscallContext& c, bool old_style) {
+  uint64_t cur = 0, max = 0;
+  if (const int r = get_limit(c.p, static_cast<int>(c.a[0]), cur, max); r < 0) return r;
+  if (c.abi.wide) {
+    const uint64_t v[2] = {cur, max};
+    return c.p.write_user(c.a[1], v, sizeof v) ? 0 : -EFAULT;
+  }
+  const uint32_t v[2] = {clamp32(cur, old_style), clamp32(max, old_style)};
+  return c.p.write_user(c.a[1], v, sizeof v) ? 0 : -EFAULT;
+}
+
+}  // namespace
+
+int64_t sys_getrlimit(SyscallContext& c) {
+  return getrlimit_common(c, !c.abi.wide);
+}
+int64_t sys_ugetrlimit(SyscallContext& c) {
+  return getrlimit_common(c, false);
+}
+
+int64_t sys_setrlimit(SyscallContext& c) {
+  uint64_t cur, max;
+  if (c.abi.wide) {
+    uint64_t v[2];
+    if (!c.p.read_user(c.a[1], v, sizeof v)) return -EFAULT;
+    cur = v[0];
+    max = v[1];
+  } else {
+    uint32_t v[2];
+    if (!c.p.read_user(c.a[1], v, sizeof v)) return -EFAULT;
+    cur = v[0] == 0xFFFFFFFFu ? RLIM_INFINITY : v[0];
+    max = v[1] == 0xFFFFFFFFu ? RLIM_INFINITY : v[1];
+  }
+  return set_limit(c.p, static_cast<int>(c.a[0]), cur, max);
+}
+
+int64_t sys_prlimit64(SyscallContext& c) {
+  const int32_t pid = static_cast<int32_t>(c.a[0]);
+  if (pid != 0 && pid != c.p.pid()) return -EPERM;
+  const int res = static_cast<int>(c.a[1]);
+  uint64_t cur = 0, max = 0;
+  if (const int r = get_limit(c.p, res, cur, max); r < 0) return r;
+  if (c.a[2] != 0) {
+    uint64_t v[2];
+    if (!c.p.read_user(c.a[2], v, sizeof v)) return -EFAULT;
+    if (const int r = set_limit(c.p, res, v[0], v[1]); r < 0) return r;
+  }
+  if (c.a[3] != 0) {
+    const uint64_t v[2] = {cur, max};
+    if (!c.p.write_user(c.a[3], v, sizeof v)) return -EFAULT;
+  }
+  return 0;
+}
+
+// --- randomness, threads, futex ----------------------------------------------------------
+
+int64_t sys_getrandom(SyscallContext& c) {
+  const uint64_t len = c.a[1] > 33554431 ? 33554431 : c.a[1];
+  uint8_t* buf = c.p.user_ptr(c.a[0], len, true);
+  if (buf == nullptr && len > 0) return -EFAULT;
+  for (uint64_t i = 0; i < len; i += 8) {
+    const uint64_t r = c.p.random_u64();
+    std::memcpy(buf + i, &r, len - i < 8 ? len - i : 8);
+  }
+  return static_cast<int64_t>(len);
+}
+
+int64_t sys_set_tid_address(SyscallContext& c) {
+  c.p.kernel().clear_child_tid = c.a[0];
+  return c.p.pid();
+}
+
+int64_t sys_set_robust_list(SyscallContext& c) {
+  const uint64_t expected = c.abi.wide ? 24 : 12;  // sizeof(struct robust_list_head)
+  if (c.a[1] != expected) return -EINVAL;
+  c.p.kernel().robust_list = c.a[0];
+  c.p.kernel().robust_list_len = c.a[1];
+  return 0;
+}
+
+int64_t sys_get_robust_list(SyscallContext& c) {
+  const int32_t pid = static_cast<int32_t>(c.a[0]);
+  if (pid != 0 && pid != c.p.pid()) return -ESRCH;
+  if (!c.p.put_word(c.a[1], c.p.kernel().robust_list)) return -EFAULT;
+  if (!c.p.put_word(c.a[2], c.p.kernel().robust_list_len)) return -EFAULT;
+  return 0;
+}
+
+namespace {
+
+constexpr int kFutexWait = 0, kFutexWake = 1, kFutexRequeue = 3, kFutexCmpRequeue = 4,
+              kFutexWakeOp = 5, kFutexWaitBitset = 9, kFutexWakeBitset = 10;
+constexpr int kFutexPrivate = 128, kFutexClockRealtime = 256;
+
+// Single-threaded futex: nobody else can wake a waiter, so a wait sleeps until its
+// timeout or a signal, exactly what the kernel would do for a lone thread.
+int64_t futex_common(SyscallContext& c, bool time64) {
+  const int op = static_cast<int>(c.a[1]);
+  const int cmd = op & ~(kFutexPrivate | kFutexClockRealtime);
+  const uint64_t uaddr = c.a[0];
+  switch (cmd) {
+    case kFutexWait:
+    case kFutexWaitBitset: {
+      uint32_t v;
+      if ((uaddr & 3) != 0) return -EINVAL;
+      if (!c.p.get(uaddr, v)) return -EFAULT;
+      if (v != static_cast<uint32_t>(c.a[2])) return -EAGAIN;
+      if (c.a[3] == 0) {
+        pause();
+        c.interrupted = true;
+        return -EINTR;
+      }
+      uint8_t raw[16];
+      if (!c.p.read_user(c.a[3], raw, timespec_size(time64))) return -EFAULT;
+      const timespec ts = decode_timespec(raw, time64);
+      // FUTEX_WAIT takes a relative timeout; FUTEX_WAIT_BITSET an absolute one.
+      const clockid_t clk = (op & kFutexClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+      const int r = clock_nanosleep(clk, cmd == kFutexWaitBitset ? TIMER_ABSTIME : 0, &ts, nullptr);
+      if (r == EINTR) {
+        c.interrupted = true;
+        return -EINTR;
+      }
+      return r == 0 ? -ETIMEDOUT : -r;
+    }
+    case kFutexWake:
+    case kFutexWakeBitset:
+    case kFutexRequeue:
+      return 0;
+    case kFutexCmpRequeue: {
+      uint32_t v;
+      if (!c.p.get(uaddr, v)) return -EFAULT;
+      return v == static_cast<uint32_t>(c.a[5]) ? 0 : -EAGAIN;
+    }
+    case kFutexWakeOp: {
+      // Apply the operation to *uaddr2 (nobody is waiting on either word).
+      const uint32_t encoded = static_cast<uint32_t>(c.a[5]);
+      const int oparg_shift = (encoded >> 31) & 1, opc = (encoded >> 28) & 7;
+      uint32_t oparg = (encoded >> 12) & 0xFFF;
+      if (oparg & 0x800) oparg |= 0xFFFFF000u;  // sign-extend
+      if (oparg_shift) oparg = 1u << (oparg & 31);
+      uint32_t old;
+      if (!c.p.get(c.a[4], old)) return -EFAULT;
+      uint32_t nv = old;
+      switch (opc) {
+        case 0:
+          nv = oparg;
+          break;
+        case 1:
+          nv = old + oparg;
+          break;
+        case 2:
+          nv = old | oparg;
+          break;
+        case 3:
+          nv = old & ~oparg;
+          break;
+        case 4:
+          nv = old ^ oparg;
+          break;
+        default:
+          return -ENOSYS;
+      }
+      return c.p.put(c.a[4], nv) ? 0 : -EFAULT;
+    }
+    default:
+      return -ENOSYS;
+  }
+}
+
+}  // namespace
+
+int64_t sys_futex(SyscallContext& c) {
+  return futex_common(c, c.abi.wide);
+}
+int64_t sys_futex_time64(SyscallContext& c) {
+  return futex_common(c, true);
+}
+
+int64_t sys_sched_yield(SyscallContext&) {
+  return 0;
+}
+
+int64_t sys_sched_getaffinity(SyscallContext& c) {
+  // One CPU, reported as one "long" of mask like the kernel does.
+  const uint64_t size = c.abi.wide ? 8 : 4;
+  if (c.a[1] < size || (c.a[1] & (size - 1))) return -EINVAL;
+  uint8_t mask[8] = {1};
+  return c.p.write_user(c.a[2], mask, size) ? static_cast<int64_t>(size) : -EFAULT;
+}
+
+// --- TLS -----------------------------------------------------------------------------------
+
+namespace {
+
+// struct user_desc (asm/ldt.h) and the descriptor Linux builds from it (fill_ldt).
+struct UserDesc {
+  uint32_t entry_number, base_addr, limit, bits;
+};
+constexpr uint32_t kSeg32 = 1u << 0, kContentsShift = 1, kReadExecOnly = 1u << 3,
+                   kLimitInPages = 1u << 4, kSegNotPresent = 1u << 5, kUseable = 1u << 6;
+
+bool desc_empty(const UserDesc& u) {
+  return u.base_addr == 0 && u.limit == 0 && ((u.bits >> kContentsShift) & 3) == 0 &&
+         (u.bits & kReadExecOnly) && !(u.bits & kSeg32) && !(u.bits & kLimitInPages) &&
+         (u.bits & kSegNotPresent) && !(u.bits & kUseable);
+}
+
+uint64_t desc_from_user(const UserDesc& u) {
+  const uint32_t base = u.base_addr, limit = u.limit;
+  const uint32_t a = ((base & 0xFFFF) << 16) | (limit & 0xFFFF);
+  uint32_t b = (base & 0xFF000000u) | ((base & 0x00FF0000u) >> 16) | (limit & 0xF0000u) |
+               ((((u.bits & kReadExecOnly) ? 0u : 1u)) << 9) |
+               (((u.bits >> kContentsShift) & 3) << 10) |
+               (((u.bits & kSegNotPresent) ? 0u : 1u) << 15) | ((u.bits & kSeg32) ? 1u << 22 : 0) |
+               ((u.bits & kLimitInPages) ? 1u << 23 : 0) | ((u.bits & kUseable) ? 1u << 20 : 0) |
+               0x7000u;  // S = 1, DPL = 3
+  // The accessed bit is preset so that loading the selector never writes the GDT page,
+  // which the guest cannot write.
+  b |= 1u << 8;
+  return (uint64_t{b} << 32) | a;
+}
+
+UserDesc user_from_desc(unsigned index, uint64_t d) {
+  UserDesc u{};
+  u.entry_number = index;
+  if (d == 0) {
+    u.bits = kReadExecOnly | kSegNotPresent;
+    return u;
+  }
+  const uint32_t a = static_cast<uint32_t>(d), b = static_cast<uint32_t>(d >> 32);
+  u.base_addr = (a >> 16) | ((b & 0xFF) << 16) | (b & 0xFF000000u);
+  u.limit = (a & 0xFFFF) | (b & 0xF0000u);
+  u.bits = ((b >> 22) & 1 ? kSeg32 : 0) | (((b >> 10) & 3) << kContentsShift) |
+           ((b >> 9) & 1 ? 0 : kReadExecOnly) | ((b >> 23) & 1 ? kLimitInPages : 0) |
+           ((b >> 15) & 1 ? 0 : kSegNotPresent) | ((b >> 20) & 1 ? kUseable : 0);
+  return u;
+}
+
+}  // namespace
+
+int64_t sys_set_thread_area(SyscallContext& c) {
+  UserDesc u;
+  if (!c.p.get(c.a[0], u)) return -EFAULT;
+  Cpu& cpu = c.p.cpu();
+  unsigned index = u.entry_number;
+  if (index == 0xFFFFFFFFu) {
+    index = 0;
+    for (unsigned i = kGdtTlsMin; i < kGdtTlsMin + kGdtTlsEntries; ++i) {
+      if (cpu.gdt_entry(i) == 0) {
+        index = i;
+        break;
+      }
+    }
+    if (index == 0) return -ESRCH;
+    u.entry_number = index;
+    if (!c.p.put(c.a[0], u)) return -EFAULT;
+  }
+  if (index < kGdtTlsMin || index >= kGdtTlsMin + kGdtTlsEntries) return -EINVAL;
+  cpu.set_gdt_entry(index, desc_empty(u) ? 0 : desc_from_user(u));
+  cpu.reload_segments_using(index);
+  return 0;
+}
+
+int64_t sys_get_thread_area(SyscallContext& c) {
+  UserDesc u;
+  if (!c.p.get(c.a[0], u)) return -EFAULT;
+  const unsigned index = u.entry_number;
+  if (index < kGdtTlsMin || index >= kGdtTlsMin + kGdtTlsEntries) return -EINVAL;
+  u = user_from_desc(index, c.p.cpu().gdt_entry(index));
+  return c.p.put(c.a[0], u) ? 0 : -EFAULT;
+}
+
+int64_t sys_arch_prctl(SyscallContext& c) {
+  constexpr uint64_t kSetGs = 0x1001, kSetFs = 0x1002, kGetFs = 0x1003, kGetGs = 0x1004;
+  Cpu& cpu = c.p.cpu();
+  switch (c.a[0]) {
+    case kSetFs:
+    case kSetGs:
+      if (c.a[1] >= (uint64_t{1} << 47)) return -EPERM;
+      cpu.set_reg(c.a[0] == kSetFs ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE, c.a[1]);
+      return 0;
+    case kGetFs:
+    case kGetGs: {
+      const uint64_t v = cpu.reg(c.a[0] == kGetFs ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE);
+      return c.p.put(c.a[1], v) ? 0 : -EFAULT;
+    }
+    default:
+      return -EINVAL;
+  }
+}
+
+int64_t sys_prctl(SyscallContext& c) {
+  switch (static_cast<int>(c.a[0])) {
+    case PR_SET_NAME:
+    case PR_GET_NAME: {
+      uint8_t* p = c.p.user_ptr(c.a[1], 16, c.a[0] == PR_GET_NAME);
+      if (p == nullptr) return -EFAULT;
+      return host_result(prctl(static_cast<int>(c.a[0]), p, 0, 0, 0));
+    }
+    case PR_GET_DUMPABLE:
+    case PR_SET_DUMPABLE:
+      return host_result(prctl(static_cast<int>(c.a[0]), c.a[1], 0, 0, 0));
+    default:
+      return -EINVAL;
+  }
+}
+
+int64_t sys_personality(SyscallContext& c) {
+  const uint64_t old = c.p.kernel().personality;
+  if (static_cast<uint32_t>(c.a[0]) != 0xFFFFFFFFu) c.p.kernel().personality = c.a[0] & 0xFFFFFFFFu;
+  return static_cast<int64_t>(old);
+}
+
+}  // namespace padlock::emu

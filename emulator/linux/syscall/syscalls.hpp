@@ -1,0 +1,212 @@
+// The Linux system-call layer: one table per ABI maps numbers to a name, a handler and
+// an argument format for --strace. Handlers return the Linux result (-errno on error).
+// Numbers not in a table, or with no handler, return -ENOSYS and are logged by --strace.
+#pragma once
+
+#include <array>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+
+namespace padlock::emu {
+
+class Process;
+struct SyscallAbi;
+
+struct SyscallContext {
+  Process& p;
+  const SyscallAbi& abi;
+  uint64_t nr;
+  uint64_t a[6];
+  bool no_result = false;    // the handler set every register (sigreturn): leave EAX alone
+  bool interrupted = false;  // returned -EINTR because a signal arrived (SA_RESTART)
+};
+
+using SyscallHandler = int64_t (*)(SyscallContext&);
+
+// Argument formats for --strace, one letter per argument:
+//   d signed, u unsigned, x hex, p pointer, s C string, f fd (signed), o octal,
+//   O open flags, S signal number, P protection, M mmap flags.
+// The result is 'd' (decimal) or 'x' (hex, for addresses).
+struct SyscallEntry {
+  const char* name = nullptr;
+  SyscallHandler fn = nullptr;
+  const char* args = "";
+  char ret = 'd';
+};
+
+inline constexpr size_t kMaxSyscall = 512;
+
+struct SyscallAbi {
+  const char* name;  // "i386" or "x86-64"
+  bool wide;         // 64-bit C types (long and pointers are 8 bytes)
+  const std::array<SyscallEntry, kMaxSyscall>& table;
+};
+
+extern const SyscallAbi kAbiI386;
+extern const SyscallAbi kAbiX86_64;
+
+struct NumberedSyscall {
+  int nr;
+  SyscallEntry entry;
+};
+
+template <size_t N>
+constexpr std::array<SyscallEntry, kMaxSyscall> make_syscall_table(const NumberedSyscall (&l)[N]) {
+  std::array<SyscallEntry, kMaxSyscall> t{};
+  for (const NumberedSyscall& s : l) t[static_cast<size_t>(s.nr)] = s.entry;
+  return t;
+}
+
+// Handlers, grouped by file. Most serve both ABIs and look at ctx.abi.wide.
+#define PADLOCK_SYSCALL(name) int64_t name(SyscallContext& c)
+// syscall/memory.cpp
+PADLOCK_SYSCALL(sys_brk);
+PADLOCK_SYSCALL(sys_mmap);      // x86-64 mmap: byte offset
+PADLOCK_SYSCALL(sys_mmap2);     // i386 mmap2: offset in pages
+PADLOCK_SYSCALL(sys_old_mmap);  // i386 mmap: pointer to six arguments
+PADLOCK_SYSCALL(sys_munmap);
+PADLOCK_SYSCALL(sys_mprotect);
+PADLOCK_SYSCALL(sys_mremap);
+PADLOCK_SYSCALL(sys_madvise);
+PADLOCK_SYSCALL(sys_msync);
+PADLOCK_SYSCALL(sys_mlock);
+// syscall/file.cpp
+PADLOCK_SYSCALL(sys_read);
+PADLOCK_SYSCALL(sys_write);
+PADLOCK_SYSCALL(sys_readv);
+PADLOCK_SYSCALL(sys_writev);
+PADLOCK_SYSCALL(sys_pread64);
+PADLOCK_SYSCALL(sys_pwrite64);
+PADLOCK_SYSCALL(sys_pread64_i386);  // 64-bit offset in two registers
+PADLOCK_SYSCALL(sys_pwrite64_i386);
+PADLOCK_SYSCALL(sys_open);
+PADLOCK_SYSCALL(sys_openat);
+PADLOCK_SYSCALL(sys_creat);
+PADLOCK_SYSCALL(sys_close);
+PADLOCK_SYSCALL(sys_lseek);
+PADLOCK_SYSCALL(sys_llseek);
+PADLOCK_SYSCALL(sys_access);
+PADLOCK_SYSCALL(sys_faccessat);
+PADLOCK_SYSCALL(sys_faccessat2);
+PADLOCK_SYSCALL(sys_readlink);
+PADLOCK_SYSCALL(sys_readlinkat);
+PADLOCK_SYSCALL(sys_getcwd);
+PADLOCK_SYSCALL(sys_chdir);
+PADLOCK_SYSCALL(sys_fchdir);
+PADLOCK_SYSCALL(sys_getdents);
+PADLOCK_SYSCALL(sys_getdents64);
+PADLOCK_SYSCALL(sys_unlink);
+PADLOCK_SYSCALL(sys_unlinkat);
+PADLOCK_SYSCALL(sys_rename);
+PADLOCK_SYSCALL(sys_renameat);
+PADLOCK_SYSCALL(sys_renameat2);
+PADLOCK_SYSCALL(sys_mkdir);
+PADLOCK_SYSCALL(sys_mkdirat);
+PADLOCK_SYSCALL(sys_rmdir);
+PADLOCK_SYSCALL(sys_fcntl);
+PADLOCK_SYSCALL(sys_fcntl64);
+PADLOCK_SYSCALL(sys_dup);
+PADLOCK_SYSCALL(sys_dup2);
+PADLOCK_SYSCALL(sys_dup3);
+PADLOCK_SYSCALL(sys_pipe);
+PADLOCK_SYSCALL(sys_pipe2);
+PADLOCK_SYSCALL(sys_ioctl);
+PADLOCK_SYSCALL(sys_umask);
+PADLOCK_SYSCALL(sys_fsync);
+PADLOCK_SYSCALL(sys_ftruncate);
+PADLOCK_SYSCALL(sys_ftruncate64_i386);
+PADLOCK_SYSCALL(sys_chmod);
+PADLOCK_SYSCALL(sys_fchmod);
+PADLOCK_SYSCALL(sys_symlink);
+PADLOCK_SYSCALL(sys_link);
+PADLOCK_SYSCALL(sys_poll);
+// syscall/stat.cpp
+PADLOCK_SYSCALL(sys_stat);  // x86-64 struct stat / i386 old struct stat
+PADLOCK_SYSCALL(sys_lstat);
+PADLOCK_SYSCALL(sys_fstat);
+PADLOCK_SYSCALL(sys_newfstatat);  // x86-64
+PADLOCK_SYSCALL(sys_stat64);      // i386 struct stat64
+PADLOCK_SYSCALL(sys_lstat64);
+PADLOCK_SYSCALL(sys_fstat64);
+PADLOCK_SYSCALL(sys_fstatat64);
+PADLOCK_SYSCALL(sys_statx);
+// syscall/time.cpp
+PADLOCK_SYSCALL(sys_clock_gettime);    // native timespec of the ABI
+PADLOCK_SYSCALL(sys_clock_gettime64);  // i386 time64: 64-bit timespec
+PADLOCK_SYSCALL(sys_clock_getres);
+PADLOCK_SYSCALL(sys_clock_getres64);
+PADLOCK_SYSCALL(sys_gettimeofday);
+PADLOCK_SYSCALL(sys_time);
+PADLOCK_SYSCALL(sys_times);
+PADLOCK_SYSCALL(sys_getrusage);
+PADLOCK_SYSCALL(sys_nanosleep);
+PADLOCK_SYSCALL(sys_clock_nanosleep);
+PADLOCK_SYSCALL(sys_clock_nanosleep64);
+// syscall/process.cpp
+PADLOCK_SYSCALL(sys_exit);
+PADLOCK_SYSCALL(sys_exit_group);
+PADLOCK_SYSCALL(sys_getpid);
+PADLOCK_SYSCALL(sys_getppid);
+PADLOCK_SYSCALL(sys_gettid);
+PADLOCK_SYSCALL(sys_getuid);
+PADLOCK_SYSCALL(sys_geteuid);
+PADLOCK_SYSCALL(sys_getgid);
+PADLOCK_SYSCALL(sys_getegid);
+PADLOCK_SYSCALL(sys_getpgrp);
+PADLOCK_SYSCALL(sys_getpgid);
+PADLOCK_SYSCALL(sys_getsid);
+PADLOCK_SYSCALL(sys_uname);
+PADLOCK_SYSCALL(sys_sysinfo);
+PADLOCK_SYSCALL(sys_getrlimit);   // i386 old getrlimit clamps; x86-64 native
+PADLOCK_SYSCALL(sys_ugetrlimit);  // i386
+PADLOCK_SYSCALL(sys_setrlimit);
+PADLOCK_SYSCALL(sys_prlimit64);
+PADLOCK_SYSCALL(sys_getrandom);
+PADLOCK_SYSCALL(sys_set_tid_address);
+PADLOCK_SYSCALL(sys_set_robust_list);
+PADLOCK_SYSCALL(sys_get_robust_list);
+PADLOCK_SYSCALL(sys_futex);
+PADLOCK_SYSCALL(sys_futex_time64);
+PADLOCK_SYSCALL(sys_sched_yield);
+PADLOCK_SYSCALL(sys_sched_getaffinity);
+PADLOCK_SYSCALL(sys_set_thread_area);
+PADLOCK_SYSCALL(sys_get_thread_area);
+PADLOCK_SYSCALL(sys_arch_prctl);
+PADLOCK_SYSCALL(sys_prctl);
+PADLOCK_SYSCALL(sys_personality);
+// syscall/signal.cpp
+PADLOCK_SYSCALL(sys_rt_sigaction);
+PADLOCK_SYSCALL(sys_rt_sigprocmask);
+PADLOCK_SYSCALL(sys_sigprocmask);  // i386 old sigprocmask (32-bit set)
+PADLOCK_SYSCALL(sys_rt_sigpending);
+PADLOCK_SYSCALL(sys_rt_sigsuspend);
+PADLOCK_SYSCALL(sys_sigaltstack);
+PADLOCK_SYSCALL(sys_kill);
+PADLOCK_SYSCALL(sys_tgkill);
+PADLOCK_SYSCALL(sys_tkill);
+PADLOCK_SYSCALL(sys_rt_sigreturn);
+PADLOCK_SYSCALL(sys_sigreturn);
+PADLOCK_SYSCALL(sys_pause);
+// syscall/clone.cpp
+PADLOCK_SYSCALL(sys_clone);
+PADLOCK_SYSCALL(sys_clone3);
+// syscall/itimer.cpp: timers on the virtual clock (docs/timing.md; host timers with --timing off)
+PADLOCK_SYSCALL(sys_alarm);
+PADLOCK_SYSCALL(sys_setitimer);
+PADLOCK_SYSCALL(sys_getitimer);
+PADLOCK_SYSCALL(sys_timer_create);
+PADLOCK_SYSCALL(sys_timer_settime);
+PADLOCK_SYSCALL(sys_timer_settime64);
+PADLOCK_SYSCALL(sys_timer_gettime);
+PADLOCK_SYSCALL(sys_timer_gettime64);
+PADLOCK_SYSCALL(sys_timer_getoverrun);
+PADLOCK_SYSCALL(sys_timer_delete);
+#undef PADLOCK_SYSCALL
+
+// Host result (-1 with errno) to a Linux result.
+inline int64_t host_result(int64_t r) {
+  return r < 0 ? -errno : r;
+}
+
+}  // namespace padlock::emu

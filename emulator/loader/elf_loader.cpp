@@ -1,0 +1,245 @@
+#include "emulator/loader/elf_loader.hpp"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace padlock::emu {
+
+namespace {
+
+constexpr uint64_t kPage = AddressSpace::kPageSize;
+uint64_t page_down(uint64_t v) {
+  return v & ~(kPage - 1);
+}
+uint64_t page_up(uint64_t v) {
+  return (v + kPage - 1) & ~(kPage - 1);
+}
+
+// One program header in a class-neutral form.
+struct Phdr {
+  uint32_t type, flags;
+  uint64_t offset, vaddr, filesz, memsz, align;
+};
+
+Phdr phdr_at(const ElfFile& f, size_t i) {
+  const uint8_t* p = f.data.data() + f.phoff + i * f.phentsize;
+  Phdr h{};
+  if (f.is64) {
+    Elf64_Phdr e;
+    std::memcpy(&e, p, sizeof e);
+    h = {e.p_type, e.p_flags, e.p_offset, e.p_vaddr, e.p_filesz, e.p_memsz, e.p_align};
+  } else {
+    Elf32_Phdr e;
+    std::memcpy(&e, p, sizeof e);
+    h = {e.p_type, e.p_flags, e.p_offset, e.p_vaddr, e.p_filesz, e.p_memsz, e.p_align};
+  }
+  return h;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+  throw LoadError(path + ": " + why);
+}
+
+}  // namespace
+
+const char* elf_machine_name(uint16_t machine) {
+  switch (machine) {
+    case EM_386:
+      return "i386";
+    case EM_X86_64:
+      return "x86-64";
+    case EM_ARM:
+      return "ARM";
+    case EM_AARCH64:
+      return "AArch64";
+    case EM_MIPS:
+      return "MIPS";
+    case EM_PPC:
+      return "PowerPC";
+    case EM_PPC64:
+      return "PowerPC64";
+    case EM_RISCV:
+      return "RISC-V";
+    case EM_S390:
+      return "s390";
+    case EM_SPARC:
+      return "SPARC";
+    case EM_IA_64:
+      return "IA-64";
+    default:
+      return "an unknown machine";
+  }
+}
+
+ElfFile ElfFile::read(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
+    close(fd);
+    fail(path, err != 0 ? std::strerror(err) : "not a regular file");
+  }
+  std::vector<uint8_t> data(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close(fd);
+  data.resize(got);
+  return parse(path, std::move(data));
+}
+
+ElfFile ElfFile::parse(std::string path, std::vector<uint8_t> data) {
+  ElfFile f;
+  f.path = std::move(path);
+  f.data = std::move(data);
+  const auto& d = f.data;
+  if (d.size() < SELFMAG || std::memcmp(d.data(), ELFMAG, SELFMAG) != 0) {
+    fail(f.path, "not an ELF file");
+  }
+  if (d.size() < EI_NIDENT) fail(f.path, "truncated ELF file (no ELF header)");
+  if (d[EI_CLASS] != ELFCLASS32 && d[EI_CLASS] != ELFCLASS64) {
+    fail(f.path, "unsupported ELF class " + std::to_string(d[EI_CLASS]));
+  }
+  if (d[EI_DATA] != ELFDATA2LSB) fail(f.path, "not a little-endian ELF file");
+  f.is64 = d[EI_CLASS] == ELFCLASS64;
+  const size_t ehsize = f.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+  if (d.size() < ehsize) fail(f.path, "truncated ELF file (ELF header cut short)");
+  if (f.is64) {
+    Elf64_Ehdr e;
+    std::memcpy(&e, d.data(), sizeof e);
+    f.type = e.e_type;
+    f.machine = e.e_machine;
+    f.entry = e.e_entry;
+    f.phoff = e.e_phoff;
+    f.phnum = e.e_phnum;
+    f.phentsize = e.e_phentsize;
+  } else {
+    Elf32_Ehdr e;
+    std::memcpy(&e, d.data(), sizeof e);
+    f.type = e.e_type;
+    f.machine = e.e_machine;
+    f.entry = e.e_entry;
+    f.phoff = e.e_phoff;
+    f.phnum = e.e_phnum;
+    f.phentsize = e.e_phentsize;
+  }
+  const uint16_t want = f.is64 ? EM_X86_64 : EM_386;
+  if (f.machine != want) {
+    if (f.machine == EM_386 || f.machine == EM_X86_64) {
+      fail(f.path, std::string("ELF class does not match its machine (") +
+                       elf_machine_name(f.machine) + " in a " + (f.is64 ? "64" : "32") +
+                       "-bit file)");
+    }
+    fail(f.path, std::string("wrong machine: this program is for ") + elf_machine_name(f.machine) +
+                     " (e_machine " + std::to_string(f.machine) +
+                     "); padlock-emu runs i386 and x86-64 programs");
+  }
+  if (f.type != ET_EXEC && f.type != ET_DYN) {
+    fail(f.path, f.type == ET_REL ? "an object file (ET_REL), not an executable"
+                 : f.type == ET_CORE
+                     ? "a core dump, not an executable"
+                     : "not an executable (ELF type " + std::to_string(f.type) + ")");
+  }
+  const size_t phsize = f.is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+  if (f.phnum == 0 || f.phentsize < phsize) fail(f.path, "no program headers");
+  if (f.phoff > d.size() || uint64_t(f.phnum) * f.phentsize > d.size() - f.phoff) {
+    fail(f.path, "truncated ELF file (program headers past the end)");
+  }
+  bool any_load = false;
+  f.min_vaddr = UINT64_MAX;
+  for (size_t i = 0; i < f.phnum; ++i) {
+    const Phdr h = phdr_at(f, i);
+    if (h.type == PT_LOAD) {
+      if (h.filesz > h.memsz) fail(f.path, "bad PT_LOAD segment (file size > memory size)");
+      if (h.offset > d.size() || h.filesz > d.size() - h.offset) {
+        fail(f.path, "truncated ELF file (segment data past the end)");
+      }
+      if (h.vaddr + h.memsz < h.vaddr) fail(f.path, "bad PT_LOAD segment (wraps)");
+      any_load = true;
+      f.min_vaddr = std::min(f.min_vaddr, page_down(h.vaddr));
+      f.max_vaddr = std::max(f.max_vaddr, page_up(h.vaddr + h.memsz));
+      f.max_align = std::max(f.max_align, h.align);
+    } else if (h.type == PT_INTERP) {
+      if (h.offset > d.size() || h.filesz > d.size() - h.offset) {
+        fail(f.path, "truncated ELF file (PT_INTERP past the end)");
+      }
+      const char* s = reinterpret_cast<const char*>(d.data() + h.offset);
+      f.interp.assign(s, strnlen(s, h.filesz));
+    } else if (h.type == PT_GNU_STACK) {
+      f.has_gnu_stack = true;
+      f.exec_stack = (h.flags & PF_X) != 0;
+    }
+  }
+  if (!any_load) fail(f.path, "no loadable segments");
+  return f;
+}
+
+LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool read_implies_exec) {
+  LoadedImage img;
+  img.bias = bias;
+  img.entry = elf.entry + bias;
+  img.phnum = elf.phnum;
+  img.phent = elf.phentsize;
+  struct Seg {
+    uint64_t start, end;
+    uint8_t prot;
+  };
+  std::vector<Seg> segs;
+  for (size_t i = 0; i < elf.phnum; ++i) {
+    const Phdr h = phdr_at(elf, i);
+    if (h.type == PT_PHDR) img.phdr = h.vaddr + bias;
+    if (h.type != PT_LOAD || h.memsz == 0) continue;
+    const uint64_t va = h.vaddr + bias;
+    const uint64_t start = page_down(va), end = page_up(va + h.memsz);
+    if (!mem.in_window(start, end - start)) {
+      throw LoadError(elf.path + ": segment at 0x" + [&] {
+        char b[32];
+        std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(va));
+        return std::string(b);
+      }() + " lies outside the emulated address space");
+    }
+    // Pages shared with an earlier segment keep their contents.
+    for (uint64_t p = start; p < end; p += kPage) {
+      if (!(mem.flags(p) & kPageMapped) && !mem.map_anonymous(p, kPage, kPageRead | kPageWrite)) {
+        throw LoadError(elf.path + ": cannot map segment memory");
+      }
+    }
+    std::memcpy(mem.host(va), elf.data.data() + h.offset, h.filesz);
+    std::memset(mem.host(va + h.filesz), 0, h.memsz - h.filesz);
+    uint8_t prot = 0;
+    if (h.flags & PF_R) prot |= kPageRead | (read_implies_exec ? kPageExec : 0);
+    if (h.flags & PF_W) prot |= kPageRead | kPageWrite;
+    if (h.flags & PF_X) prot |= kPageRead | kPageExec;
+    segs.push_back({start, end, prot});
+    // AT_PHDR without PT_PHDR: the headers inside the segment that maps file offset phoff.
+    if (img.phdr == 0 && elf.phoff >= h.offset && elf.phoff < h.offset + h.filesz) {
+      img.phdr = va + (elf.phoff - h.offset);
+    }
+    img.end = std::max(img.end, end);
+  }
+  // Overlapping pages get the union of their segments' permissions.
+  for (const Seg& s : segs) {
+    for (uint64_t p = s.start; p < s.end; p += kPage) {
+      uint8_t prot = s.prot;
+      for (const Seg& o : segs) {
+        if (p >= o.start && p < o.end) prot |= o.prot;
+      }
+      mem.protect(p, kPage, prot);
+    }
+  }
+  return img;
+}
+
+}  // namespace padlock::emu

@@ -1,0 +1,311 @@
+#include "emulator/memory/address_space.hpp"
+
+#include <sys/mman.h>
+#include <unicorn/unicorn.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace padlock::emu {
+
+namespace {
+constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+// Past a 32-bit window: an access at 0xFFFFFFFF addressed directly spills up to 15
+// bytes beyond it, which must fault rather than touch a host mapping.
+constexpr uint64_t kGuard32 = 64 * 1024;
+}  // namespace
+
+AddressSpace::AddressSpace(bool guest64) {
+  const uint64_t sizes64[] = {1ull << 40, 1ull << 38, 1ull << 36};
+  const uint64_t sizes32[] = {1ull << 32};
+  const uint64_t* sizes = guest64 ? sizes64 : sizes32;
+  const size_t n = guest64 ? 3 : 1;
+  const uint64_t guard = guest64 ? 0 : kGuard32;
+  for (size_t i = 0; i < n; ++i) {
+    void* p = mmap(nullptr, sizes[i] + guard, PROT_NONE, kReserveFlags, -1, 0);
+    if (p != MAP_FAILED) {
+      base_ = static_cast<uint8_t*>(p);
+      size_ = sizes[i];
+      reserved_ = sizes[i] + guard;
+      break;
+    }
+  }
+  if (base_ == nullptr) {
+    throw std::runtime_error(std::string("cannot reserve guest address space: ") +
+                             std::strerror(errno));
+  }
+  nleaves_ = (size_ / kPageSize) >> kLeafBits;
+  if (nleaves_ == 0) nleaves_ = 1;
+  leaves_ = std::make_unique<std::unique_ptr<uint8_t[]>[]>(nleaves_);
+}
+
+AddressSpace::~AddressSpace() {
+  if (base_ != nullptr) munmap(base_, reserved_);
+}
+
+void AddressSpace::track_code(void (*on_code_write)(uint64_t, void*), void* data) {
+  on_code_write_ = on_code_write;
+  on_code_write_data_ = data;
+}
+
+// Private anonymous pages stay read-write on the host unless protections are mirrored;
+// MAP_SHARED pages always carry the guest's (another process may see them).
+int AddressSpace::host_prot(uint8_t f) const {
+  if (!(f & kPageMapped)) return PROT_NONE;
+  if (!mirror_ && !(f & kPageShared)) return PROT_READ | PROT_WRITE;
+  int p = 0;
+  if (f & (kPageRead | kPageExec)) p |= PROT_READ;
+  if (f & kPageWrite) p |= PROT_READ | PROT_WRITE;
+  if (mirror_ && (f & kPageCode)) p &= ~PROT_WRITE;
+  return p;
+}
+
+int AddressSpace::apply_host(uint64_t va, uint64_t len) {
+  // One mprotect per run of pages with equal host protections: glibc reserves and
+  // mprotects ranges of many MiB at once.
+  uint64_t run = va;
+  int run_prot = -1;
+  auto flush = [&](uint64_t end) -> int {
+    if (run_prot >= 0 && end > run &&
+        mprotect(base_ + run, end - run, run_prot) != 0) {
+      return -errno;
+    }
+    return 0;
+  };
+  for (uint64_t a = va; a < va + len; a += kPageSize) {
+    const uint8_t f = flags(a);
+    const int p = (mirror_ || (f & kPageShared)) ? host_prot(f) : -1;
+    if (p != run_prot) {
+      if (const int r = flush(a); r != 0) return r;
+      run = a;
+      run_prot = p;
+    }
+  }
+  return flush(va + len);
+}
+
+void AddressSpace::protect_code(uint64_t va) {
+  if (on_code_write_ == nullptr || va >= size_) return;
+  va &= ~kPageMask;
+  const uint8_t f = flags(va);
+  if (!(f & kPageMapped) || !(f & kPageWrite) || (f & kPageCode)) return;
+  flags_of(va / kPageSize) = static_cast<uint8_t>(f | kPageCode);
+  if (mirror_) mprotect(base_ + va, kPageSize, host_prot(static_cast<uint8_t>(f | kPageCode)));
+}
+
+void AddressSpace::unprotect_code(uint64_t va, uint64_t len) {
+  const uint64_t start = va & ~kPageMask;
+  const uint64_t end = std::min(size_, (va + len + kPageMask) & ~kPageMask);
+  for (uint64_t a = start; a < end; a += kPageSize) {
+    if (!(flags(a) & kPageCode)) continue;
+    uint8_t& f = flags_of(a / kPageSize);
+    f &= static_cast<uint8_t>(~kPageCode);
+    if (mirror_) mprotect(base_ + a, kPageSize, host_prot(f));
+  }
+}
+
+void AddressSpace::code_writes(uint64_t va, uint64_t len) {
+  for (uint64_t a = va & ~kPageMask; a < va + len && a < size_; a += kPageSize) {
+    if (flags(a) & kPageCode) {
+      unprotect_code(a, kPageSize);
+      on_code_write_(a, on_code_write_data_);
+    }
+  }
+}
+
+void AddressSpace::poke(uint64_t va, const void* src, uint64_t len) {
+  if (len == 0) return;
+  const uint64_t start = va & ~kPageMask, end = (va + len + kPageMask) & ~kPageMask;
+  if (mirror_) mprotect(base_ + start, end - start, PROT_READ | PROT_WRITE);
+  std::memcpy(base_ + va, src, len);
+  if (mirror_) apply_host(start, end - start);
+}
+
+void AddressSpace::copy(uint64_t dst, uint64_t src, uint64_t len) {
+  if (len == 0) return;
+  const uint64_t mask = kPageMask;
+  const uint64_t s0 = src & ~mask, s1 = (src + len + mask) & ~mask;
+  const uint64_t d0 = dst & ~mask, d1 = (dst + len + mask) & ~mask;
+  if (mirror_) {
+    mprotect(base_ + s0, s1 - s0, PROT_READ);
+    mprotect(base_ + d0, d1 - d0, PROT_READ | PROT_WRITE);
+  }
+  std::memmove(base_ + dst, base_ + src, len);
+  if (mirror_) {
+    apply_host(s0, s1 - s0);
+    apply_host(d0, d1 - d0);
+  }
+}
+
+uint8_t* AddressSpace::leaf_alloc(uint64_t page) {
+  const uint64_t i = page >> kLeafBits;
+  if (!leaves_[i]) {
+    leaves_[i] = std::make_unique<uint8_t[]>(size_t{1} << kLeafBits);
+    std::memset(leaves_[i].get(), 0, size_t{1} << kLeafBits);
+  }
+  return leaves_[i].get();
+}
+
+void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end; ++page) {
+    uint8_t* l = f != 0 ? leaf_alloc(page) : leaf(page);
+    if (l != nullptr) l[page & mask] = f;
+  }
+}
+
+uint8_t AddressSpace::flags(uint64_t va) const {
+  if (va >= size_) return 0;
+  const uint64_t page = va / kPageSize;
+  const uint8_t* l = leaf(page);
+  return l != nullptr ? l[page & ((uint64_t{1} << kLeafBits) - 1)] : 0;
+}
+
+bool AddressSpace::map_anonymous(uint64_t va, uint64_t len, uint8_t prot) {
+  if (!in_window(va, len)) return false;
+  if (len == 0) return true;
+  void* p = mmap(base_ + va, len, PROT_READ | PROT_WRITE, MAP_FIXED | kReserveFlags, -1, 0);
+  if (p == MAP_FAILED) return false;
+  const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped);
+  set_flags(va, len, f);
+  if (host_prot(f) != (PROT_READ | PROT_WRITE)) mprotect(p, len, host_prot(f));
+  return true;
+}
+
+int AddressSpace::map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int fd,
+                                  uint64_t offset) {
+  if (!in_window(va, len)) return -ENOMEM;
+  const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped | kPageShared);
+  void* p = mmap(base_ + va, len, host_prot(f), MAP_FIXED | MAP_SHARED, fd,
+                 static_cast<off_t>(offset));
+  if (p == MAP_FAILED) {
+    const int err = errno;
+    // Leave a hole rather than whatever the failed mmap left behind.
+    mmap(base_ + va, len, PROT_NONE, MAP_FIXED | kReserveFlags, -1, 0);
+    set_flags(va, len, 0);
+    return -err;
+  }
+  set_flags(va, len, f);
+  return 0;
+}
+
+void AddressSpace::unmap(uint64_t va, uint64_t len) {
+  if (!in_window(va, len) || len == 0) return;
+  mmap(base_ + va, len, PROT_NONE, MAP_FIXED | kReserveFlags, -1, 0);
+  set_flags(va, len, 0);
+}
+
+int AddressSpace::protect(uint64_t va, uint64_t len, uint8_t prot) {
+  if (!in_window(va, len) || !range_mapped(va, len)) return -ENOMEM;
+  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end; ++page) {
+    uint8_t& f = flags_of(page);
+    f = static_cast<uint8_t>((f & ~7) | (prot & 7));
+    if (!(prot & kPageWrite)) f &= static_cast<uint8_t>(~kPageCode);
+  }
+  return apply_host(va, len);
+}
+
+bool AddressSpace::range_free(uint64_t va, uint64_t len) const {
+  if (!in_window(va, len)) return false;
+  for (uint64_t a = va; a < va + len; a += kPageSize) {
+    if (flags(a) & kPageMapped) return false;
+  }
+  return true;
+}
+
+bool AddressSpace::range_mapped(uint64_t va, uint64_t len) const {
+  return range_has(va, len, kPageMapped);
+}
+
+bool AddressSpace::range_has(uint64_t va, uint64_t len, uint8_t flag) const {
+  if (!in_window(va, len)) return false;
+  for (uint64_t a = va & ~kPageMask; a < va + len; a += kPageSize) {
+    if ((flags(a) & flag) != flag) return false;
+  }
+  return true;
+}
+
+bool AddressSpace::range_any(uint64_t va, uint64_t len, uint8_t flag) const {
+  for (uint64_t a = va & ~kPageMask; a < va + len && a < size_; a += kPageSize) {
+    if (flags(a) & flag) return true;
+  }
+  return false;
+}
+
+uint64_t AddressSpace::find_free_below(uint64_t len, uint64_t limit, uint64_t floor) const {
+  if (len == 0 || limit > size_ || limit < len) return 0;
+  uint64_t end = limit & ~kPageMask;
+  while (end >= floor + len) {
+    // Walk down from `end` until a mapped page or until len bytes are free.
+    uint64_t a = end;
+    while (a > end - len && !(flags(a - kPageSize) & kPageMapped)) a -= kPageSize;
+    if (a == end - len) return a;
+    end = a - kPageSize;  // skip the mapped page at a - kPageSize
+    if (end < len) break;
+  }
+  return 0;
+}
+
+uint64_t AddressSpace::accessible_with(uint64_t va, uint64_t len, uint8_t need,
+                                       uint8_t* seen) const {
+  if (va >= size_) return 0;
+  uint64_t done = 0;
+  uint8_t all = 0;
+  while (done < len) {
+    const uint64_t addr = va + done;
+    const uint8_t f = addr < size_ ? flags(addr) : 0;
+    if ((f & need) != need) break;
+    all |= f;
+    done += kPageSize - (addr & kPageMask);
+  }
+  if (seen != nullptr) *seen = all;
+  return std::min(done, len);
+}
+
+uint8_t* AddressSpace::translate(uint64_t va, uint64_t len, Access access) {
+  const uint8_t need = static_cast<uint8_t>(access) | kPageMapped;
+  if (len == 0) return va <= size_ ? base_ + va : nullptr;
+  uint8_t seen = 0;
+  if (accessible_with(va, len, need, &seen) != len) return nullptr;
+  if ((need & kPageWrite) && (seen & kPageCode) && on_code_write_ != nullptr) {
+    code_writes(va, len);  // the caller writes, or hands the pointer to the host kernel
+  }
+  return base_ + va;
+}
+
+uint64_t AddressSpace::accessible(uint64_t va, uint64_t len, Access access) {
+  return accessible_with(va, len, static_cast<uint8_t>(access) | kPageMapped);
+}
+
+bool TlbGate::fill(const AddressSpace& mem, uint64_t va, int type, uint64_t* paddr, int* perms) {
+  const int give = grant_all ? UC_PROT_ALL : tlb_permissions(mem.flags(va), type);
+  if (give == 0) {
+    faulted = true;
+    fault_page = va;
+    fault_type = type;
+    return false;
+  }
+  *paddr = va;
+  *perms = give;
+  return true;
+}
+
+int tlb_permissions(uint8_t flags, int type) {
+  uint8_t need = kPageRead;
+  int give = UC_PROT_READ;
+  if (type == UC_MEM_WRITE) {
+    need = kPageWrite;
+    give = UC_PROT_READ | UC_PROT_WRITE;
+  } else if (type == UC_MEM_FETCH) {
+    need = kPageExec;
+    give = UC_PROT_READ | UC_PROT_EXEC;
+  } else if (flags & kPageWrite) {
+    give = UC_PROT_READ | UC_PROT_WRITE;
+  }
+  if (!(flags & kPageMapped) || (flags & need) != need) return 0;
+  return give;
+}
+
+}  // namespace padlock::emu

@@ -1,0 +1,145 @@
+// The guest's linear address space: one host reservation (the "window") in which guest
+// address va lives at host address base + va, plus a page table of guest permissions.
+// Unicorn sees the whole window as one RAM region and asks us for permissions on every
+// TLB fill (UC_TLB_VIRTUAL), so mmap/munmap/mprotect are ours alone, and the models read
+// guest memory through translate() at host speed.
+//
+// With host protections mirrored (set_mirror; 32-bit guests whose generated code
+// addresses the window directly, emulator/memory/direct_memory.hpp), each host page carries
+// its guest page's protections, minus write while the page holds translated code
+// (kPageCode: a store there must invalidate that code first).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "models/unit_interface.hpp"
+
+namespace padlock::emu {
+
+enum PageFlag : uint8_t {
+  kPageRead = 1,
+  kPageWrite = 2,
+  kPageExec = 4,
+  kPageMapped = 8,   // mapped, possibly with no access (PROT_NONE)
+  kPageShared = 16,  // MAP_SHARED file mapping: host protections follow the guest's
+  kPageCode = 32,    // writable and holds translated code (host write-protected if mirrored)
+};
+
+// The permissions a Unicorn TLB entry gets for an access of `type` (UC_MEM_READ, WRITE,
+// FETCH) to a page with our `flags`, or 0 when the access faults. A data access never gets
+// EXEC and a fetch never gets WRITE: a TLB entry with EXEC makes QEMU check every store to
+// the page for self-modifying code. A read of a writable page also gets WRITE, since a
+// read is often followed by a write.
+int tlb_permissions(uint8_t flags, int type);
+
+class AddressSpace final : public GuestMemory {
+ public:
+  static constexpr uint64_t kPageSize = 4096;
+  static constexpr uint64_t kPageMask = kPageSize - 1;
+
+  // Reserves the window: 4 GiB for a 32-bit guest; for a 64-bit guest the largest of
+  // 1 TiB, 256 GiB, 64 GiB that the host grants. Throws std::runtime_error on failure.
+  explicit AddressSpace(bool guest64);
+  ~AddressSpace() override;
+  AddressSpace(const AddressSpace&) = delete;
+  AddressSpace& operator=(const AddressSpace&) = delete;
+
+  // Pages with translated code (Unicorn's code page hook, emulator/memory/code_pages.hpp) are
+  // marked kPageCode while the guest may write them. `on_code_write(page, data)` runs
+  // before the emulator itself writes such a page (will_write), once the page has lost
+  // kPageCode; it drops the page's translated code.
+  void track_code(void (*on_code_write)(uint64_t page, void* data), void* data);
+  // Host protections follow the guest's from now on, kPageCode pages write-protected
+  // (call before mapping anything).
+  void set_mirror() { mirror_ = true; }
+  // A page got translated code.
+  void protect_code(uint64_t va);
+  // Pages of [va, va+len) that had kPageCode lose it (and get their protections back).
+  void unprotect_code(uint64_t va, uint64_t len);
+  // The emulator is about to write [va, va+len) itself or through a host system call
+  // (where a write-protected page would give EFAULT rather than a fault we could catch).
+  // translate() with Access::Write calls it.
+  void will_write(uint64_t va, uint64_t len) {
+    if (on_code_write_ != nullptr && range_any(va, len, kPageCode)) code_writes(va, len);
+  }
+  // The host range the window reserves, guard pages included.
+  bool host_in_reservation(const void* p) const {
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    return b >= base_ && b < base_ + reserved_;
+  }
+
+  // Copies that ignore guest protections (the loader, the GDT, mremap's move).
+  void poke(uint64_t va, const void* src, uint64_t len);
+  void copy(uint64_t dst, uint64_t src, uint64_t len);
+
+  uint64_t size() const { return size_; }
+  uint8_t* host_base() const { return base_; }
+  uint8_t* host(uint64_t va) const { return base_ + va; }
+  bool in_window(uint64_t va, uint64_t len) const { return va <= size_ && len <= size_ - va; }
+
+  // Page-granular operations; va and len must be page aligned and inside the window.
+  // map_anonymous replaces whatever was there with zeroed pages (MAP_FIXED semantics).
+  bool map_anonymous(uint64_t va, uint64_t len, uint8_t prot);
+  // MAP_SHARED of a host file; returns 0 or -errno.
+  int map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int fd, uint64_t offset);
+  void unmap(uint64_t va, uint64_t len);
+  // Returns 0 or -errno (-ENOMEM if any page is unmapped, as Linux does).
+  int protect(uint64_t va, uint64_t len, uint8_t prot);
+
+  uint8_t flags(uint64_t va) const;
+  bool range_free(uint64_t va, uint64_t len) const;
+  bool range_mapped(uint64_t va, uint64_t len) const;
+  bool range_has(uint64_t va, uint64_t len, uint8_t flag) const;  // every page
+  bool range_any(uint64_t va, uint64_t len, uint8_t flag) const;  // some page
+  // Highest free page-aligned range of len bytes that ends at or below `limit` and
+  // starts at or above `floor`; 0 if none.
+  uint64_t find_free_below(uint64_t len, uint64_t limit, uint64_t floor) const;
+
+  // Bytes from va (at most len) whose pages all have every bit of `need`; `seen` (if
+  // given) gets the union of the flags of the pages walked.
+  uint64_t accessible_with(uint64_t va, uint64_t len, uint8_t need,
+                           uint8_t* seen = nullptr) const;
+
+  // GuestMemory: the window is contiguous in host memory, so any accessible range
+  // translates.
+  uint8_t* translate(uint64_t va, uint64_t len, Access access) override;
+  uint64_t accessible(uint64_t va, uint64_t len, Access access) override;
+
+ private:
+  static constexpr unsigned kLeafBits = 18;  // 2^18 pages = 1 GiB per leaf
+  uint8_t* leaf(uint64_t page) const {
+    const uint64_t i = page >> kLeafBits;
+    return i < nleaves_ ? leaves_[i].get() : nullptr;
+  }
+  uint8_t* leaf_alloc(uint64_t page);
+  // The flags byte of a mapped page (its leaf exists).
+  uint8_t& flags_of(uint64_t page) { return leaf(page)[page & ((uint64_t{1} << kLeafBits) - 1)]; }
+  void set_flags(uint64_t va, uint64_t len, uint8_t f);
+  int host_prot(uint8_t flags) const;
+  // mprotect [va, va+len) page runs to host_prot of their flags (mirror mode).
+  int apply_host(uint64_t va, uint64_t len);
+  void code_writes(uint64_t va, uint64_t len);
+
+  uint8_t* base_ = nullptr;
+  uint64_t size_ = 0;
+  uint64_t reserved_ = 0;
+  bool mirror_ = false;
+  void (*on_code_write_)(uint64_t, void*) = nullptr;
+  void* on_code_write_data_ = nullptr;
+  uint64_t nleaves_ = 0;
+  std::unique_ptr<std::unique_ptr<uint8_t[]>[]> leaves_;
+};
+
+// Our answer to Unicorn's TLB-fill hook (UC_TLB_VIRTUAL) for Process and Machine: the
+// page's flags decide (tlb_permissions), paddr = va, and a refused access is remembered
+// for the exception that follows it.
+struct TlbGate {
+  bool grant_all = false;  // while Unicorn walks code pages itself (invalidating TBs)
+  bool faulted = false;
+  uint64_t fault_page = 0;
+  int fault_type = 0;  // UC_MEM_READ, WRITE or FETCH
+  bool fill(const AddressSpace& mem, uint64_t va, int type, uint64_t* paddr, int* perms);
+};
+
+}  // namespace padlock::emu

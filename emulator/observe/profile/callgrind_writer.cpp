@@ -1,0 +1,96 @@
+// Profiler::write: the callgrind format ("Callgrind Format Specification", valgrind
+// docs/cl-format), version 1, positions "instr": every cost line starts with a guest
+// address. Functions are grouped by object (ob=); without line information the source
+// file is "???", as callgrind itself writes for code without debug info.
+#include <algorithm>
+#include <cinttypes>
+#include <map>
+
+#include "emulator/observe/profile/profiler.hpp"
+
+namespace padlock::emu::profile {
+
+namespace {
+
+void put_costs(FILE* out, uint64_t pos, const Costs& c) {
+  size_t n = kEventCount;
+  while (n > 1 && c[n - 1] == 0) --n;  // trailing zeros may be left out
+  std::fprintf(out, "0x%" PRIx64, pos);
+  for (size_t k = 0; k < n; ++k) std::fprintf(out, " %" PRIu64, c[k]);
+  std::fputc('\n', out);
+}
+
+bool any(const Costs& c) {
+  return std::any_of(c.begin(), c.end(), [](uint64_t v) { return v != 0; });
+}
+
+}  // namespace
+
+void Profiler::write(FILE* out, const std::string& cmd, const std::string& creator) const {
+  // Self costs per function and position (blocks and PadLock instructions), and the call
+  // edges leaving each function; std::map keeps the file's order deterministic.
+  std::map<uint32_t, std::map<uint64_t, Costs>> self;
+  auto add = [&](uint32_t fn, uint64_t pos, const Costs& c) {
+    if (!any(c)) return;
+    Costs& dst = self[fn][pos];
+    for (size_t k = 0; k < kEventCount; ++k) dst[k] += c[k];
+  };
+  for (const BlockCost& b : blocks_) add(b.fn, b.addr, b.costs);
+  for (const auto& [pc, p] : padlock_) add(p.fn, pc, p.costs);
+  std::map<uint32_t, std::vector<const Edge*>> calls;
+  for (const Edge& e : edges_) {
+    if (e.calls == 0) continue;
+    calls[e.caller_fn].push_back(&e);
+    self[e.caller_fn];  // a caller with no self cost still needs its fn= block
+  }
+  for (auto& [fn, list] : calls) {
+    std::sort(list.begin(), list.end(), [](const Edge* a, const Edge* b) {
+      return a->call_site != b->call_site ? a->call_site < b->call_site
+                                          : a->callee_entry < b->callee_entry;
+    });
+  }
+
+  Costs total = totals();
+  std::fprintf(out, "# callgrind format\nversion: 1\ncreator: %s\n", creator.c_str());
+  std::fprintf(out, "cmd: %s\npart: 1\npositions: instr\n", cmd.c_str());
+  for (const EventInfo& e : kEvents) std::fprintf(out, "event: %s : %s\n", e.name, e.description);
+  std::fputs("events:", out);
+  for (const EventInfo& e : kEvents) std::fprintf(out, " %s", e.name);
+  std::fputc('\n', out);
+  std::fputs("summary:", out);
+  for (uint64_t v : total) std::fprintf(out, " %" PRIu64, v);
+  std::fputs("\n\n", out);
+
+  auto object_of = [&](uint32_t fn) -> std::string {
+    const uint32_t o = objects_.function(fn).object;
+    return o == ObjectMap::kNoObject ? std::string("(anonymous)") : objects_.objects()[o].path;
+  };
+  std::string current_ob;
+  for (const auto& [fn, positions] : self) {
+    const std::string ob = object_of(fn);
+    if (ob != current_ob) {
+      std::fprintf(out, "ob=%s\n", ob.c_str());
+      current_ob = ob;
+    }
+    std::fprintf(out, "fl=???\nfn=%s\n", objects_.function(fn).name.c_str());
+    for (const auto& [pos, c] : positions) put_costs(out, pos, c);
+    auto it = calls.find(fn);
+    if (it == calls.end()) {
+      std::fputc('\n', out);
+      continue;
+    }
+    for (const Edge* e : it->second) {
+      const std::string cob = object_of(e->callee_fn);
+      if (cob != ob) std::fprintf(out, "cob=%s\n", cob.c_str());
+      std::fprintf(out, "cfn=%s\ncalls=%" PRIu64 " 0x%" PRIx64 "\n",
+                   objects_.function(e->callee_fn).name.c_str(), e->calls, e->callee_entry);
+      put_costs(out, e->call_site, e->inclusive);
+    }
+    std::fputc('\n', out);
+  }
+  std::fputs("totals:", out);
+  for (uint64_t v : total) std::fprintf(out, " %" PRIu64, v);
+  std::fputc('\n', out);
+}
+
+}  // namespace padlock::emu::profile

@@ -1,0 +1,73 @@
+// The guest's loaded objects (the executable, the interpreter, shared objects mapped by
+// it) with their function symbols, and the function of a guest address. Every function
+// gets a dense id for the profiler's tables; addresses inside an object but outside its
+// symbols share one "??? (object)" function per object, and addresses outside every object
+// (anonymous memory, the stack) one "??? (anonymous)" function.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emulator/observe/profile/elf_symbols.hpp"
+
+namespace padlock::emu::profile {
+
+struct FunctionInfo {
+  std::string name;
+  uint32_t object = 0;  // index into ObjectMap::objects(); kNoObject for anonymous code
+  uint64_t entry = 0;   // guest address of the symbol; 0 for the "???" groups
+};
+
+struct GuestObject {
+  std::string path;  // as the guest names it (for ob= lines)
+  std::string name;  // its last path component (stable across build directories)
+  uint64_t bias = 0;
+  uint64_t lo = 0, hi = 0;  // guest address span of its PT_LOAD segments
+  bool live = true;         // false once unmapped
+  uint32_t first_fn = 0;    // ids first_fn .. first_fn + symbols - 1
+  uint32_t unknown_fn = 0;  // id of its "???" group
+  std::vector<FunctionSymbol> functions;
+};
+
+class ObjectMap {
+ public:
+  static constexpr uint32_t kNoObject = 0xFFFFFFFFu;
+  static constexpr uint32_t kAnonymousFn = 0;
+
+  ObjectMap();
+
+  // An ELF image mapped at `bias` (guest address = link-time address + bias). `host_path`
+  // is read for symbols; `guest_path` names it. The same file at the same bias is added
+  // once. Returns the object's index.
+  uint32_t add(const std::string& host_path, const std::string& guest_path, uint64_t bias);
+  // The same with symbols already read (tests, and callers that hold them).
+  uint32_t add(const ElfSymbols& syms, const std::string& guest_path, uint64_t bias);
+
+  // A file mapping made by the guest (mmap with a descriptor, as ld.so maps shared
+  // objects): when `host_path` is an ELF file and the mapping holds one of its PT_LOAD
+  // segments, the object is added with the bias that mapping implies.
+  void file_mapped(const std::string& host_path, const std::string& guest_path, uint64_t va,
+                   uint64_t offset);
+
+  // [va, va+len) was unmapped: objects inside it are gone (dlclose).
+  void unmapped(uint64_t va, uint64_t len);
+
+  // The function containing `addr` (never fails: "???" groups catch the rest).
+  uint32_t function_at(uint64_t addr) const;
+
+  const FunctionInfo& function(uint32_t id) const { return functions_[id]; }
+  size_t function_count() const { return functions_.size(); }
+  const std::vector<GuestObject>& objects() const { return objects_; }
+  // Changes whenever an object is added or removed (cached lookups compare it).
+  uint64_t generation() const { return generation_; }
+
+ private:
+  std::vector<GuestObject> objects_;
+  std::vector<FunctionInfo> functions_;
+  uint64_t generation_ = 0;
+};
+
+std::string base_name(const std::string& path);
+
+}  // namespace padlock::emu::profile

@@ -1,0 +1,35 @@
+// The register side of a PadLock trap, shared by the whole-program Process and the
+// function harness Machine: decode the instruction at the PC, read the architectural
+// state the models need and write back what they changed. Execution itself is the core's
+// (emulator/padlock/core.hpp).
+#pragma once
+
+#include <cstdint>
+
+#include "emulator/memory/address_space.hpp"
+#include "emulator/cpu/cpu.hpp"
+#include "isa/decoder.hpp"
+#include "models/unit_interface.hpp"
+
+namespace padlock::emu {
+
+struct PadlockCall {
+  isa::Decoded decoded;
+  uint64_t pc = 0;
+  uint64_t before[8] = {};  // the GPRs at the trap
+  ArchState state;          // the model's input; it updates it in place
+};
+
+// Decodes the instruction at the PC into `c`; false if it is not a PadLock instruction
+// (the caller raises SIGILL). EFLAGS[30] comes from the caller's shadow bit: QEMU never
+// holds it (§1.8, §3.2).
+bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, bool eflags30,
+                        PadlockCall& c);
+
+// Re-reads the registers into c.state (a hook may have changed them).
+void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall& c);
+
+// Writes back the GPRs that differ from c.before.
+void finish_padlock_call(Cpu& cpu, const PadlockCall& c);
+
+}  // namespace padlock::emu

@@ -1,0 +1,103 @@
+"""The folders of isa/, models/ and emulator/ and which of them may include which
+(docs/architecture.md). A new include that crosses the lines below is a design change:
+change the table and the document together."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# folder -> folders its files may include (besides itself). emulator/X means the whole
+# sub-folder; run_options.hpp is the emulator's one top-level header.
+ALLOWED: dict[str, set[str]] = {
+    "isa": set(),
+    "models": {"isa"},
+    "emulator/memory": {"isa", "models"},
+    "emulator/cpu": {"emulator/memory", "isa", "models"},
+    "emulator/time": set(),
+    "emulator/loader": {"emulator/memory"},
+    "emulator/observe": {"emulator/cpu", "emulator/loader", "emulator/run_options.hpp", "isa",
+                         "models"},
+    "emulator/padlock": {"emulator/cpu", "emulator/memory", "emulator/observe",
+                         "emulator/time", "isa", "models"},
+    "emulator/linux": {"emulator/cpu", "emulator/memory", "emulator/time", "emulator/loader",
+                       "emulator/padlock", "emulator/observe", "emulator/run_options.hpp",
+                       "isa", "models"},
+    "emulator/harness": {"emulator/cpu", "emulator/memory", "emulator/time", "emulator/loader",
+                         "emulator/padlock", "emulator/observe", "emulator/linux/signal",
+                         "isa", "models"},
+    "emulator/tools": {"emulator/observe", "isa", "models"},
+    "emulator/cli": {"emulator/linux", "emulator/loader", "emulator/tools", "emulator/observe",
+                     "emulator/run_options.hpp", "isa", "models"},
+    "emulator/run_options.hpp": {"models"},
+}
+
+
+def folder(path: str) -> str:
+    parts = path.split("/")
+    if parts[0] != "emulator":
+        return parts[0]
+    return "emulator/" + parts[1] if len(parts) > 2 else path
+
+
+def allowed(src: str, inc: str) -> bool:
+    if folder(inc) == folder(src):
+        return True
+    return any(inc == a or inc.startswith(a + "/") for a in ALLOWED[folder(src)])
+
+
+def includes():
+    files = subprocess.run(["git", "ls-files", "isa", "models", "emulator"], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.split()
+    for f in files:
+        if not f.endswith((".cpp", ".hpp", ".h")):
+            continue
+        for n, line in enumerate((REPO / f).read_text().splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if m and "/" in m.group(1):
+                yield f, n, m.group(1)
+
+
+def test_every_folder_is_in_the_table():
+    folders = {folder(f) for f, _, _ in includes()}
+    assert folders <= set(ALLOWED), folders - set(ALLOWED)
+
+
+def test_includes_follow_the_allowed_dependencies():
+    bad = [f"{f}:{n}: {inc}" for f, n, inc in includes() if not allowed(f, inc)]
+    assert not bad, "includes across the allowed dependencies:\n" + "\n".join(bad)
+
+
+def test_isa_and_models_never_include_unicorn_or_the_emulator():
+    bad = []
+    for top in ("isa", "models"):
+        for path in (REPO / top).rglob("*"):
+            if path.suffix in (".cpp", ".hpp", ".h"):
+                text = path.read_text()
+                if re.search(r'#\s*include\s+[<"](unicorn/|emulator/|capstone/)', text):
+                    bad.append(str(path.relative_to(REPO)))
+    assert not bad
+
+
+def test_the_execution_core_builds_without_unicorn():
+    """emulator/padlock/core.cpp and what it writes to form padlock_exec, a library with
+    no Unicorn, shared by the CLI, the harness and the direct model API (CMakeLists.txt)."""
+    core = [f for f, _, inc in includes() if f.startswith("emulator/padlock/core")]
+    assert core, "emulator/padlock/core.* is the execution core"
+    for f, _, inc in includes():
+        if f.startswith("emulator/padlock/core"):
+            assert not inc.startswith(("emulator/cpu", "emulator/memory", "emulator/linux")), inc
+        if f in ("emulator/padlock/core.hpp", "emulator/padlock/core.cpp"):
+            assert "unicorn" not in (REPO / f).read_text()
+
+
+def test_no_tracker_numbers_in_code_or_docs():
+    """Comments and docs cite guide sections and docs/ pages: 'issue 4' means nothing to a
+    maintainer outside the tracker."""
+    r = subprocess.run(["git", "grep", "-nIE", r"[Ii]ssue ?#?[0-9]+\b", "--", ".",
+                        ":!traces/golden", ":!tests/repo/test_architecture.py"],
+                       cwd=REPO, capture_output=True, text=True)
+    assert r.stdout == "", r.stdout

@@ -1,0 +1,81 @@
+// The guest address space: the page table behind GuestMemory (what the models see),
+// mmap placement, and protections.
+#include "emulator/memory/address_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace padlock::emu {
+namespace {
+
+constexpr uint64_t kPage = AddressSpace::kPageSize;
+
+TEST(AddressSpace, WindowSizes) {
+  AddressSpace a32(false);
+  EXPECT_EQ(a32.size(), uint64_t{1} << 32);
+  AddressSpace a64(true);
+  EXPECT_GE(a64.size(), uint64_t{1} << 36);
+}
+
+TEST(AddressSpace, MapTranslateAndPermissions) {
+  AddressSpace as(false);
+  EXPECT_EQ(as.translate(0x10000, 4, Access::Read), nullptr);  // unmapped
+  ASSERT_TRUE(as.map_anonymous(0x10000, 3 * kPage, kPageRead | kPageWrite));
+  uint8_t* p = as.translate(0x10000, 3 * kPage, Access::Write);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p, as.host(0x10000));
+  EXPECT_EQ(p[0], 0);  // fresh pages are zero
+  std::memset(p, 0xAB, 3 * kPage);
+  // Read-only middle page: reads pass, writes see the first inaccessible byte.
+  ASSERT_EQ(as.protect(0x10000 + kPage, kPage, kPageRead), 0);
+  EXPECT_NE(as.translate(0x10000, 3 * kPage, Access::Read), nullptr);
+  EXPECT_EQ(as.translate(0x10000, 3 * kPage, Access::Write), nullptr);
+  EXPECT_EQ(as.accessible(0x10000 + 100, 3 * kPage, Access::Write), kPage - 100);
+  // Partly unmapped range.
+  EXPECT_EQ(as.accessible(0x10000 + 2 * kPage + 8, 2 * kPage, Access::Read), kPage - 8);
+  // GuestMemory::read/write across pages.
+  uint8_t buf[16];
+  EXPECT_TRUE(as.read(0x10000 + kPage - 8, buf, 16));
+  EXPECT_EQ(buf[15], 0xAB);
+  EXPECT_FALSE(as.write(0x10000 + kPage - 8, buf, 16));
+  // PROT_NONE is mapped but inaccessible; unmap makes it free again.
+  ASSERT_EQ(as.protect(0x10000, kPage, 0), 0);
+  EXPECT_EQ(as.flags(0x10000), kPageMapped);
+  EXPECT_EQ(as.accessible(0x10000, 1, Access::Read), 0u);
+  as.unmap(0x10000, 3 * kPage);
+  EXPECT_TRUE(as.range_free(0x10000, 3 * kPage));
+  EXPECT_EQ(as.protect(0x10000, kPage, kPageRead), -ENOMEM);  // Linux: ENOMEM if unmapped
+}
+
+TEST(AddressSpace, UnmapDiscardsContents) {
+  AddressSpace as(false);
+  ASSERT_TRUE(as.map_anonymous(0x20000, kPage, kPageRead | kPageWrite));
+  as.host(0x20000)[5] = 7;
+  as.unmap(0x20000, kPage);
+  ASSERT_TRUE(as.map_anonymous(0x20000, kPage, kPageRead | kPageWrite));
+  EXPECT_EQ(as.host(0x20000)[5], 0);
+}
+
+TEST(AddressSpace, FindFreeBelowSkipsMappings) {
+  AddressSpace as(false);
+  const uint64_t top = 0x80000000;
+  ASSERT_TRUE(as.map_anonymous(top - 2 * kPage, 2 * kPage, kPageRead));
+  EXPECT_EQ(as.find_free_below(kPage, top, 0x10000), top - 3 * kPage);
+  ASSERT_TRUE(as.map_anonymous(top - 4 * kPage, kPage, kPageRead));
+  // Now only [top-3p, top-2p) is free above top-4p: one page fits there, two do not.
+  EXPECT_EQ(as.find_free_below(2 * kPage, top, 0x10000), top - 6 * kPage);
+  EXPECT_EQ(as.find_free_below(kPage, top, 0x10000), top - 3 * kPage);
+  EXPECT_EQ(as.find_free_below(kPage, 0x10000 + kPage, 0x10000), 0x10000u);
+  EXPECT_EQ(as.find_free_below(2 * kPage, 0x10000 + kPage, 0x10000), 0u);
+}
+
+TEST(AddressSpace, OutsideTheWindow) {
+  AddressSpace as(false);
+  EXPECT_FALSE(as.map_anonymous(0xFFFFF000, 2 * kPage, kPageRead));
+  EXPECT_EQ(as.translate(0xFFFFFFFF, 2, Access::Read), nullptr);
+  EXPECT_EQ(as.flags(uint64_t{1} << 33), 0);
+}
+
+}  // namespace
+}  // namespace padlock::emu
