@@ -26,8 +26,10 @@
  *
  * Output (one record per line, "tag key=value ..."):
  *   modetest samples=N1,N2 offset=O iv_offset=V affinity=ok|enosys
- *   cell mode=ecb dir=encrypt align=aligned blocks=1 cpb=8.25 cpb_raw=8.2571
- *        mean=171.2 base=39.1 kept=10000 tol=10 converged=1
+ *   cell mode=ecb|cbc|cfb|ofb|ctr dir=encrypt|decrypt align=aligned|unaligned blocks=N
+ *        cpb=C.CC cpb_raw=C.CCCC mean=CYCLES base=CYCLES kept=K tol=T converged=0|1
+ *   (cpb as the method prints it; cpb_raw unrounded; mean and base are the filtered means
+ *   of the call and of the empty interval)
  *
  * usage: modetest [-align aligned|unaligned|both] [-modes ecb,cbc,cfb,ofb,ctr]
  *                 [-blocks 1,10,100,1000] [-samples N1,N2] [-offset O] [-iv-offset V]
