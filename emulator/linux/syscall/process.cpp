@@ -302,12 +302,37 @@ int64_t sys_sched_yield(SyscallContext&) {
   return 0;
 }
 
+// The guest has one CPU, CPU 0 (the modelled chip is single-core): the affinity calls see
+// a one-CPU mask, and a process that pins itself to CPU 0 (Gladman's modetest does) may.
+namespace {
+bool is_self(const SyscallContext& c, uint64_t pid) {
+  return pid == 0 || static_cast<int>(pid) == c.p.pid();
+}
+}  // namespace
+
 int64_t sys_sched_getaffinity(SyscallContext& c) {
   // One CPU, reported as one "long" of mask like the kernel does.
   const uint64_t size = c.abi.wide ? 8 : 4;
+  if (!is_self(c, c.a[0])) return -ESRCH;
   if (c.a[1] < size || (c.a[1] & (size - 1))) return -EINVAL;
   uint8_t mask[8] = {1};
   return c.p.write_user(c.a[2], mask, size) ? static_cast<int64_t>(size) : -EFAULT;
+}
+
+int64_t sys_sched_setaffinity(SyscallContext& c) {
+  if (!is_self(c, c.a[0])) return -ESRCH;
+  if (c.a[1] == 0) return -EINVAL;
+  uint8_t first = 0;
+  if (!c.p.read_user(c.a[2], &first, 1)) return -EFAULT;
+  // Linux: EINVAL when the mask holds no CPU of the system; CPU 0 is the only one.
+  return (first & 1) != 0 ? 0 : -EINVAL;
+}
+
+int64_t sys_getcpu(SyscallContext& c) {
+  const uint32_t zero = 0;
+  if (c.a[0] != 0 && !c.p.put(c.a[0], zero)) return -EFAULT;
+  if (c.a[1] != 0 && !c.p.put(c.a[1], zero)) return -EFAULT;
+  return 0;
 }
 
 // --- TLS -----------------------------------------------------------------------------------

@@ -170,6 +170,8 @@ PADLOCK_SYSCALL(sys_futex);
 PADLOCK_SYSCALL(sys_futex_time64);
 PADLOCK_SYSCALL(sys_sched_yield);
 PADLOCK_SYSCALL(sys_sched_getaffinity);
+PADLOCK_SYSCALL(sys_sched_setaffinity);
+PADLOCK_SYSCALL(sys_getcpu);
 PADLOCK_SYSCALL(sys_set_thread_area);
 PADLOCK_SYSCALL(sys_get_thread_area);
 PADLOCK_SYSCALL(sys_arch_prctl);

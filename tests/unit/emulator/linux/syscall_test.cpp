@@ -20,6 +20,7 @@ const char* kProgram = R"SRC(
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -136,6 +137,19 @@ static void identity(void) {
   getrandom(r2, 16, 0);
   printf("random_differs=%d\n", memcmp(r1, r2, 16) != 0);
   printf("random0=%02x%02x%02x%02x\n", r1[0], r1[1], r1[2], r1[3]);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  printf("getaffinity=%d %d\n", sched_getaffinity(0, sizeof set, &set), CPU_COUNT(&set));
+  CPU_ZERO(&set);
+  CPU_SET(0, &set);
+  int pin0 = sched_setaffinity(0, sizeof set, &set);
+  CPU_ZERO(&set);
+  CPU_SET(1, &set);
+  int pin1 = sched_setaffinity(0, sizeof set, &set);
+  printf("setaffinity=%d %d %d\n", pin0, pin1, errno == EINVAL);
+  unsigned cpu = 9, node = 9;
+  long got = syscall(SYS_getcpu, &cpu, &node, 0);
+  printf("getcpu=%ld %u %u\n", got, cpu, node);
 }
 
 static void times_(void) {
@@ -265,6 +279,9 @@ TEST_P(SyscallTest, Identity) {
   EXPECT_EQ(field(r.out, "sysinfo"), "1");
   EXPECT_EQ(field(r.out, "getrandom"), "16");
   EXPECT_EQ(field(r.out, "random_differs"), "1");
+  // One CPU (CPU 0): the mask has one bit, pinning to CPU 0 works, to CPU 1 is EINVAL.
+  EXPECT_EQ(field(r.out, "setaffinity"), "0 -1 1");
+  EXPECT_EQ(field(r.out, "getcpu"), "0 0 0");
   // getrandom is reproducible from --seed.
   RUN_OR_SKIP(again, {"identity"}, false, 7);
   RUN_OR_SKIP(other, {"identity"}, false, 8);
