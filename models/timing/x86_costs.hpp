@@ -1,14 +1,19 @@
-// Cost model of ordinary x86 instructions on the VIA in-order cores (docs/timing.md,
-// "Ordinary x86 instructions"). Each instruction falls into one class; a class costs a
-// fixed number of issue clocks on a given core, with an L1 hit assumed for memory operands
-// (the cache model adds misses where it is enabled). A translated block is costed once, as
-// the sum over its instructions, and charged each time it executes.
+// Class cost table of ordinary x86 instructions on the VIA cores: the FALLBACK of the
+// measured model. Per-instruction figures measured on our three cores (InstLat dumps,
+// models/timing/x86_measured.hpp) take precedence; an instruction takes its class's cost
+// here only when the dumps time neither its form nor a close one (resolve_insn_cost says
+// which figure applies: CostBasis::Class is this table). In practice that is branches,
+// jumps, calls and returns, system calls, and rare forms (ENTER, LOOP ...); the
+// RepStartup entry is also the start-up of REP string instructions, which the dumps do
+// not measure.
 //
-// The guide gives no x86 timings. The figures are choices (docs/timing.md): the usual
-// shape of a single-issue in-order x86 pipeline (one clock for simple operations, a few for
-// multiplies and microcoded string/stack forms, tens for divides), scaled per core and
-// calibrated so that the BAES loop (bench/guest/baes.c) reproduces the 16-64 B rows of the
-// §3.3 throughput tables. Data lives in models/timing/x86_costs_data.cpp.
+// Each instruction falls into one class; a class costs a fixed number of issue clocks on
+// a given core, with an L1 hit assumed for memory operands. The guide gives no x86
+// timings. The figures are choices (docs/timing.md): the usual shape of a single-issue
+// in-order x86 pipeline (one clock for simple operations, a few for multiplies and
+// microcoded string/stack forms, tens for divides), scaled per core and calibrated so that
+// the BAES loop (bench/guest/baes.c) reproduced the 16-64 B rows of the §3.3 throughput
+// tables. Data lives in models/timing/x86_costs_data.cpp.
 #pragma once
 
 #include <array>
@@ -68,7 +73,8 @@ struct X86Costs {
 const X86Costs& x86_costs_for(const CpuModel& cpu);
 const X86Costs& x86_costs_for_core(const char* core);
 
-// The cost of a block as the emulator accumulates it: class counts to clocks.
+// The cost of a block as a sum of class costs (the model before the measured one; kept for
+// comparison and tests).
 struct BlockCost {
   std::array<uint16_t, kInsnClassCount> count{};
   uint32_t insns = 0;

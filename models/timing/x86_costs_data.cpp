@@ -1,7 +1,10 @@
-// Per-core x86 issue clocks (models/timing/x86_costs.hpp). The guide gives none; every
-// figure is a choice with the shape of a single-issue in-order x86 pipeline (Nehemiah,
-// Esther) or a wider out-of-order one (Nano), calibrated where noted on the 16-64 B rows of
-// the §3.3 throughput tables through the BAES loop (bench/guest/baes.c, docs/timing.md).
+// Per-core x86 issue clocks by class (models/timing/x86_costs.hpp): the fallback for
+// instructions without a measured figure (models/timing/x86_measured.hpp). The guide gives
+// none; every figure is a choice with the shape of a single-issue in-order x86 pipeline
+// (Nehemiah, Esther) or a wider out-of-order one (Nano), calibrated where noted on the
+// 16-64 B rows of the §3.3 throughput tables through the BAES loop (bench/guest/baes.c,
+// docs/timing.md). Classes that the measured rows now cover in practice (ALU, loads,
+// stores, PUSHA/POPA ...) keep their entries for forms the dumps do not time.
 #include <cstring>
 
 #include "models/timing/x86_costs.hpp"
