@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <utility>
 
 namespace padlock::timing {
 
@@ -126,7 +127,8 @@ bool alu_analogue(std::string_view m) {
 
 // Instructions whose memory operand 0 is only read.
 bool reads_op0_only(std::string_view m) {
-  return m == "CMP" || m == "TEST" || m == "BT";
+  constexpr std::string_view kRead[] = {"CMP", "TEST", "BT", "MUL", "IMUL", "DIV", "IDIV"};
+  return std::find(std::begin(kRead), std::end(kRead), m) != std::end(kRead);
 }
 
 double latency_of(const MeasuredRow& r) {
@@ -161,16 +163,20 @@ InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bo
   InsnCost c;
   const MeasuredCore& mc = measured_core(core);
   if (!key.empty()) {
-    const Form f = parse(key);
+    Form f = parse(key);
     const std::string_view lock = key.starts_with("LOCK ") ? "LOCK " : "";
     const std::string_view bare = f.mnemonic.substr(lock.size());
+    // XCHG is symmetric; the dumps time "XCHG r32, [m32]".
+    if (bare == "XCHG" && f.n == 2 && is_sized_mem(f.ops[0])) std::swap(f.ops[0], f.ops[1]);
     bool altered = false;
     if (const MeasuredRow* r = lookup_form(core, f.mnemonic, f, altered)) {
       c = {latency_of(*r), r->throughput, altered ? CostBasis::OtherImmediate : CostBasis::Measured,
            r};
       return c;
     }
-    if (alu_analogue(bare)) {
+    // A locked read-modify-write (LOCK XADD, LOCK CMPXCHG ...) costs what the lock costs:
+    // LOCK ADD's figures. The other simple ALU operations take ADD's.
+    if (alu_analogue(bare) || !lock.empty()) {
       Form g = f;
       if (g.n == 1) g.ops[g.n++] = "i8";  // INC/DEC/NEG/NOT x -> ADD x, i8
       KeyBuf m;

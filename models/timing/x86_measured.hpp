@@ -10,7 +10,8 @@
 // resolve_insn_cost() turns a key into the L and T the block timing model uses
 // (models/timing/x86_block_model.hpp), saying which figure applies: the measured row, a
 // measured row of a close form (another immediate size; the register form plus a load; ADD
-// for the other simple ALU operations on memory), or, for instructions the dumps do not
+// for the other simple ALU operations on memory, LOCK ADD for locked read-modify-writes;
+// XCHG with its operands swapped), or, for instructions the dumps do not
 // time (branches, calls, returns, system calls ...), the class table of
 // models/timing/x86_costs.hpp. Lookups run once per translated block, never per
 // execution, and allocate nothing.
@@ -87,7 +88,8 @@ enum class CostBasis : uint8_t {
   Measured,          // the row of its own key
   OtherImmediate,    // the row of the same form with another immediate size or a register
   RegisterPlusLoad,  // the register form's row, plus the load-use latency
-  AluAnalogue,       // ADD's row of the same operand form (SUB/AND/OR/XOR/ADC/SBB/INC/...)
+  AluAnalogue,       // ADD's row of the same operand form (SUB/AND/OR/XOR/ADC/SBB/INC/...),
+                     // LOCK ADD's for a locked read-modify-write (LOCK XADD, LOCK CMPXCHG)
   Class,             // the class table (models/timing/x86_costs.hpp)
 };
 const char* cost_basis_name(CostBasis b);

@@ -153,6 +153,21 @@ TEST(X86Measured, ResolveAluAnalogueForMemoryDestination) {
   EXPECT_STREQ(inc.row->key, "ADD m32, i8");
 }
 
+// LOCK XADD/CMPXCHG on memory take LOCK ADD [m32], r32 (Esther line 81: 13 clocks); XCHG
+// [m32], r32 is XCHG r32, [m32] (line 64).
+TEST(X86Measured, ResolveLockedAndSymmetricForms) {
+  const InsnCost lock =
+      resolve_insn_cost(X86Core::Esther, "LOCK CMPXCHG m32, r32", InsnClass::Other, true);
+  EXPECT_EQ(lock.basis, CostBasis::AluAnalogue);
+  ASSERT_NE(lock.row, nullptr);
+  EXPECT_STREQ(lock.row->source, at(kEsther, 81).c_str());
+  EXPECT_EQ(lock.throughput, 13.0);
+  const InsnCost x = resolve_insn_cost(X86Core::Esther, "XCHG m32, r32", InsnClass::AluRmw, true);
+  EXPECT_EQ(x.basis, CostBasis::Measured);
+  ASSERT_NE(x.row, nullptr);
+  EXPECT_STREQ(x.row->source, at(kEsther, 64).c_str());
+}
+
 // CMP r32, [m32] is not timed: CMP r32, r32 (T 1.00c, Esther line 116) after a load.
 TEST(X86Measured, ResolveRegisterFormPlusLoad) {
   const MeasuredCore& e = measured_core(X86Core::Esther);
@@ -166,6 +181,11 @@ TEST(X86Measured, ResolveRegisterFormPlusLoad) {
   const InsnCost m = resolve_insn_cost(X86Core::Esther, "CMP m32, i8", InsnClass::AluLoad, true);
   EXPECT_EQ(m.basis, CostBasis::RegisterPlusLoad);
   EXPECT_EQ(m.latency, e.load_use.clocks + 1.0);
+  // DIV [m32]: the divide (line 333, 51 clocks) after the load.
+  const InsnCost d = resolve_insn_cost(X86Core::Esther, "DIV m32", InsnClass::Div, true);
+  EXPECT_EQ(d.basis, CostBasis::RegisterPlusLoad);
+  EXPECT_EQ(d.latency, e.load_use.clocks + 51.0);
+  EXPECT_EQ(d.throughput, 51.0);
 }
 
 // Nothing in the dumps times a branch: the class table applies.
