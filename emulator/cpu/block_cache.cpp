@@ -9,14 +9,14 @@
 
 namespace padlock::emu {
 
-BlockCache::BlockCache(bool guest64, AddressSpace& mem, const timing::X86Costs* costs)
-    : guest64_(guest64), mem_(mem), costs_(costs) {
+BlockCache::BlockCache(bool guest64, AddressSpace& mem, std::optional<timing::X86Core> core)
+    : guest64_(guest64), mem_(mem), core_(core) {
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
     throw std::runtime_error("capstone: cannot open the x86 disassembler");
   }
-  // Operand details feed the cost classes (memory operands, SSE groups).
-  if (costs_ != nullptr) cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  // Operand details feed the cost model (operands, registers read and written, groups).
+  if (core_) cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
   cs_ = h;
   blocks_.reserve(4096);
 }
@@ -48,10 +48,19 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
   const uint8_t* code = mem_.host(address);
   size_t left = avail;
   uint64_t pc = address;
-  timing::BlockCost cost;
+  timing::BlockTimer timer(core_.value_or(timing::X86Core::Esther));
   while (left > 0 && cs_disasm_iter(cs_, &code, &left, &pc, insn)) {
     ++info.insns;
-    if (costs_ != nullptr && classify_insn(*insn, cost).sse) info.uses_sse = true;
+    if (core_) {
+      const InsnTimingInfo t = describe_insn(cs_, *insn, guest64_);
+      if (t.sse) info.uses_sse = true;
+      if (t.rep_string) {
+        info.rep = {timing::rep_string_cost(*core_, t.rep_key_view()), insn->address,
+                    static_cast<uint8_t>(t.count_bits), insn->address == address};
+      } else {
+        timer.add(block_insn(*core_, t));
+      }
+    }
     info.exit = insn->id == X86_INS_CALL  ? BlockExit::Call
                 : insn->id == X86_INS_RET ? BlockExit::Ret
                                           : BlockExit::Other;
@@ -74,7 +83,10 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
   }
   cs_free(insn, 1);
   if (info.insns == 0) info.insns = 1;  // undecodable: QEMU still executes something
-  info.cost = costs_ != nullptr ? std::max(1u, cost.clocks(*costs_)) : info.insns;
+  // A block that is a REP string instruction alone costs nothing by itself: each execution
+  // is one iteration (or the final count check), charged by the hook.
+  const bool rep_alone = info.rep.count_bits != 0 && timer.insns() == 0;
+  info.cost = !core_ ? info.insns : rep_alone ? 0 : std::max(1u, timer.rounded_clocks());
   return info;
 }
 

@@ -4,10 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 
 #include "emulator/memory/address_space.hpp"
-#include "models/timing/x86_costs.hpp"
+#include "models/timing/x86_measured.hpp"
 
 namespace padlock::emu {
 
@@ -23,11 +24,23 @@ struct BlockInfo {
   // Contains PUSHF (§1.8, §3.2: storing EFLAGS clears bit 30) or POPF/IRET (§1.8 step 3:
   // a load sets EFLAGS:30 to 0, since no instruction that loads EFLAGS can set it to 1).
   bool clears_eflags30 = false;
-  // Timing (docs/timing.md): issue clocks of the block on the chip's in-order pipeline
-  // (models/timing/x86_costs.hpp), computed once here, charged per execution; and whether
-  // it has an SSE instruction, which waits for ACE (§3.3 overlap).
+  // Timing (docs/timing.md): clocks of the block on the chip's pipeline from measured
+  // instruction costs and register dependencies (models/timing/x86_block_model.hpp),
+  // computed once here, charged per execution; and whether it has an SSE instruction,
+  // which waits for ACE (§3.3 overlap).
   uint32_t cost = 0;
   bool uses_sse = false;
+  // A REP string instruction, which QEMU always translates as the last instruction of a
+  // block and runs one iteration per execution of a block that starts at it
+  // (docs/timing.md, "REP string instructions"). Its clocks are not in `cost`: the block
+  // hook charges the start-up once per execution of the instruction and each element as it
+  // is processed (Process::charge_rep_string).
+  struct RepString {
+    timing::RepStringCost cost;
+    uint64_t pc = 0;         // address of the REP instruction
+    uint8_t count_bits = 0;  // width of the count register (CX/ECX/RCX); 0: no REP string
+    bool at_start = false;   // the block is the REP instruction alone
+  } rep;
   // The profiler's record of this block and the object-map generation it was found in
   // (profile/profiler.hpp): saves a hash lookup per executed block.
   mutable uint32_t profile_record = 0;
@@ -65,8 +78,8 @@ inline uint32_t cost(uint64_t e) { return static_cast<uint32_t>(e >> 32); }
 
 class BlockCache {
  public:
-  // `costs`: the x86 cost table of the chip (nullptr: no costs, cost = insns).
-  BlockCache(bool guest64, AddressSpace& mem, const timing::X86Costs* costs = nullptr);
+  // `core`: the chip's core for the x86 costs (none: no costs, cost = insns).
+  BlockCache(bool guest64, AddressSpace& mem, std::optional<timing::X86Core> core = {});
   ~BlockCache();
   BlockCache(const BlockCache&) = delete;
   BlockCache& operator=(const BlockCache&) = delete;
@@ -82,10 +95,10 @@ class BlockCache {
     uint32_t size = 0;
     uint32_t cost = 0;
     uint32_t insns = 0;
-    uint8_t flags = 0;  // kSlotClears30, kSlotSse
+    uint8_t flags = 0;  // kSlotClears30, kSlotSse, kSlotRep
     const BlockInfo* info = nullptr;
   };
-  static constexpr uint8_t kSlotClears30 = 1, kSlotSse = 2;
+  static constexpr uint8_t kSlotClears30 = 1, kSlotSse = 2, kSlotRep = 4;
   const Slot& slot(uint64_t address, uint32_t size) {
     Slot& s = fast_[(address ^ (address >> 12)) & (kFastSlots - 1)];
     if (s.address == address && s.size == size && s.info != nullptr) return s;
@@ -95,7 +108,8 @@ class BlockCache {
     s.cost = info.cost;
     s.insns = info.insns;
     s.flags = static_cast<uint8_t>((info.clears_eflags30 ? kSlotClears30 : 0) |
-                                   (info.uses_sse ? kSlotSse : 0));
+                                   (info.uses_sse ? kSlotSse : 0) |
+                                   (info.rep.count_bits != 0 ? kSlotRep : 0));
     s.info = &info;
     return s;
   }
@@ -112,7 +126,7 @@ class BlockCache {
 
   bool guest64_;
   AddressSpace& mem_;
-  const timing::X86Costs* costs_ = nullptr;
+  std::optional<timing::X86Core> core_;
   size_t cs_ = 0;  // csh
   std::unordered_map<uint64_t, BlockInfo> blocks_;
   Slot fast_[kFastSlots];

@@ -72,7 +72,8 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
   if (!guest64_ && opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
   // Timing (docs/timing.md): the guest's clock at --mhz, the periodic interrupt model and the
-  // caches; per-block x86 costs come from the chip's table (models/timing/x86_costs.hpp).
+  // caches; per-block x86 costs come from the core's measured instruction costs
+  // (models/timing/x86_measured.hpp, x86_block_model.hpp).
   VirtualTimeConfig vtc;
   vtc.mhz = mhz_;
   vtc.enabled = opts_.timing;
@@ -83,7 +84,8 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   pt.memory = pt.overlap = opts_.timing;
   core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
   blocks_ = std::make_unique<BlockCache>(
-      guest64_, *mem_, opts_.timing ? &timing::x86_costs_for(*opts_.cpu) : nullptr);
+      guest64_, *mem_,
+      opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt);
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
     throw LoadError("capstone: cannot open the x86 disassembler");
@@ -297,7 +299,9 @@ void Process::on_block(uint64_t address, uint32_t size) {
     if (b.flags & BlockCache::kSlotSse) vt_->wait_for_sse();
     vt_->advance(b.cost);
     stats_.x86_cycles += b.cost;
+    if (b.flags & BlockCache::kSlotRep) charge_rep_string(*b.info);
     if (vt_->now() >= vt_->next_event()) time_events();
+    if (b.flags & BlockCache::kSlotRep) rep_.mark = vt_->now();
   } else {
     vt_->advance(b.insns);  // --icount without timing: one cycle per instruction
   }
@@ -326,7 +330,8 @@ uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
     }
     *tag = block_log::entry(inline_cost(*b.info, opts_.timing), *b.info);
   }
-  // SSE waits and EFLAGS[30] clears need the hook on every execution (on_costed_block).
+  // SSE waits, REP string charges and EFLAGS[30] clears need the hook on every execution
+  // (on_costed_block).
   const uint8_t hooked = opts_.timing ? b.flags : (b.flags & BlockCache::kSlotClears30);
   return inline_cost(*b.info, opts_.timing) | (hooked != 0 ? UC_BLOCK_COST_ALWAYS_HOOK : 0);
 }
@@ -360,9 +365,49 @@ void Process::on_costed_block(uint64_t address, uint32_t size) {
       const uint64_t issued = vt_->now() - b.cost;
       if (vt_->sse_ready() > issued) vt_->advance_to(vt_->sse_ready() + b.cost);
     }
+    if (b.flags & BlockCache::kSlotRep) charge_rep_string(*b.info);
     if (vt_->now() >= vt_->next_event()) time_events();
+    if (b.flags & BlockCache::kSlotRep) rep_.mark = vt_->now();
   }
   if (b.flags & BlockCache::kSlotClears30) clear_eflags30();
+}
+
+// QEMU runs a REP string instruction one iteration per execution of a block that starts
+// at it and holds it alone (cost 0), then once more to find the count 0; the first
+// iteration runs in the block before it when the instruction is not first in its block.
+// Hooked on every such execution (block_cost), this charges start-up + elements x
+// per-element (timing::RepStringCost, rounded once) as the elements are processed:
+// a block starting at the instruction with a non-zero count processes one element, and a
+// block of the instruction that follows the previous one at once (the clock unchanged
+// since) continues the same execution rather than starting a new one.
+void Process::charge_rep_string(const BlockInfo& b) {
+  const BlockInfo::RepString& r = b.rep;
+  const bool continues = rep_.pc == r.pc && rep_.mark == vt_->now();
+  if (!r.at_start) {
+    // The instruction starts here, after the rest of this block; whether it runs an
+    // iteration here (count not 0) shows when its own block follows at once.
+    rep_ = RepRun{r.pc, 0, 0, 0, 0, true};
+  } else if (continues && !rep_.pending_first) {
+    // The previous iteration took one from the count (at 0 it would have left): no need
+    // to read the register again.
+    rep_.count = rep_.count - 1;
+    if (rep_.count != 0) ++rep_.elements;
+  } else {
+    if (!continues) rep_ = RepRun{r.pc, 0, 0, 0, 0, false};
+    if (rep_.pending_first) {
+      ++rep_.elements;
+      rep_.pending_first = false;
+    }
+    const uint64_t mask = r.count_bits >= 64 ? ~0ull : (1ull << r.count_bits) - 1;
+    rep_.count = cpu_->reg(guest64_ ? UC_X86_REG_RCX : UC_X86_REG_ECX) & mask;
+    if (rep_.count != 0) ++rep_.elements;
+  }
+  const uint64_t total = r.cost.clocks(rep_.elements);
+  if (total > rep_.charged) {
+    vt_->advance(total - rep_.charged);
+    stats_.x86_cycles += total - rep_.charged;
+    rep_.charged = total;
+  }
 }
 
 void Process::on_mem_access(uint64_t address, int size, bool write) {

@@ -151,6 +151,9 @@ class Process {
   // for blocks that need it (block_cost) or once an event is due.
   void on_costed_block(uint64_t address, uint32_t size);
   uint32_t block_cost(uint64_t address, uint32_t size, uint64_t* tag);  // at translation
+  // A block with a REP string instruction (BlockInfo::rep): charges its start-up once per
+  // execution of the instruction and each element as it is processed.
+  void charge_rep_string(const BlockInfo& b);
   // The profiler sees every block through Unicorn's block log (UC_CTL_BLOCK_LOG): the
   // BlockInfo of each executed block, replayed here in order with its virtual time. Every
   // hook that can move the clock or reach the observers calls this first.
@@ -167,6 +170,19 @@ class Process {
   std::string disassemble(uint64_t pc);
 
  private:
+  // The REP string instruction in progress (charge_rep_string): its address, the clock
+  // when its last block ended (a block that is the instruction alone costs 0, so an
+  // iteration that follows at once finds the clock unchanged), elements charged so far,
+  // and the count register when its block was last entered.
+  struct RepRun {
+    uint64_t pc = 0;
+    uint64_t mark = ~0ull;
+    uint64_t elements = 0;
+    uint64_t charged = 0;  // clocks
+    uint64_t count = 0;
+    bool pending_first = false;  // began in a block before it: that block may have run one
+  };
+
   void load_program();
   void read_interpreter();
   void install_hooks();
@@ -184,6 +200,7 @@ class Process {
   std::unique_ptr<AddressSpace> mem_;
   std::unique_ptr<Cpu> cpu_;
   std::unique_ptr<BlockCache> blocks_;
+  RepRun rep_;
   std::unique_ptr<Padlock> padlock_;
   Stats stats_;
   std::unique_ptr<DiagnosticPrinter> diag_;
