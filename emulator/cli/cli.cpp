@@ -217,6 +217,8 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
     for (size_t i = 1; i < args.size(); ++i) {
       if (args[i] == "--verbose" || args[i] == "-v")
         inv.verbose = true;
+      else if (args[i] == "--x86")
+        inv.x86 = true;
       else if (args[i] == "--help" || args[i] == "-h")
         inv.command = Command::Help;
       else
@@ -267,7 +269,7 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
 void print_usage(FILE* out) {
   std::fprintf(out,
                "usage: padlock-emu run [OPTIONS] PROGRAM [ARGS...]\n"
-               "       padlock-emu cpus [--verbose]\n"
+               "       padlock-emu cpus [--verbose] [--x86]\n"
                "       padlock-emu trace summary FILE | trace diff [--ignore F,...] A B\n"
                "       padlock-emu --help | --version\n"
                "\n"
@@ -278,6 +280,8 @@ void print_usage(FILE* out) {
                "commands:\n"
                "  run     run PROGRAM (see 'padlock-emu run --help')\n"
                "  cpus    list the CPU models, their PadLock units and steppings\n"
+               "          (--verbose: every constant with its source; --x86: every\n"
+               "          measured x86 instruction cost with its source)\n"
                "  trace   summarize a --trace file, or find where two of them diverge\n");
 }
 

@@ -23,6 +23,7 @@ struct Invocation {
   Command command = Command::Help;
   bool help_for_run = false;  // `padlock-emu run --help`
   bool verbose = false;       // `cpus --verbose`
+  bool x86 = false;           // `cpus --x86`
   emu::RunOptions run;
   std::vector<std::string> trace_args;  // `trace SUBCOMMAND ...` (trace_cmd.cpp)
 };
@@ -33,7 +34,7 @@ Invocation parse(const std::vector<std::string>& args, char** environ);
 
 void print_usage(FILE* out);
 void print_run_usage(FILE* out);
-void print_cpus(FILE* out, bool verbose);
+void print_cpus(FILE* out, bool verbose, bool x86 = false);
 
 // `padlock-emu trace summary FILE` / `trace diff [--ignore F,...] A B`; returns the exit
 // status (diff: 0 same, 1 different; 2 usage or unreadable file).

@@ -27,7 +27,7 @@ namespace {
   std::fflush(stderr);
   struct rlimit none = {0, 0};
   setrlimit(RLIMIT_CORE, &none);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = SIG_DFL;
   sigemptyset(&sa.sa_mask);
   sigaction(sig, &sa, nullptr);
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     case cli::Command::Cpus:
-      cli::print_cpus(stdout, inv.verbose);
+      cli::print_cpus(stdout, inv.verbose, inv.x86);
       return 0;
     case cli::Command::Trace:
       return cli::run_trace_command(inv.trace_args, stdout, stderr);

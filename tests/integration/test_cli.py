@@ -8,6 +8,7 @@ is missing are skipped with the reason."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -126,6 +127,22 @@ def test_cpus_verbose_shows_params_with_units_and_sources(emulator_path):
     assert "§3.3" in r.stdout
     assert "ace.ecb_sse_base[0][0]" in r.stdout
     assert "clocks" in r.stdout
+    # x86 costs per core: core figures and the class fallback, with their sources
+    assert "Esther (esther-c5j, esther-c5j-s9)" in r.stdout
+    assert re.search(r"load-use latency\s+6 clocks\s+CentaurHauls00006A9_C5J_Esther_InstLatX86"
+                     r"\.txt:39", r.stdout)
+    assert re.search(r"class branch\s+2 clocks\s+choice", r.stdout)
+
+
+def test_cpus_x86_lists_measured_forms_with_sources(emulator_path):
+    r = run(emulator_path, "cpus", "--x86")
+    assert r.returncode == 0
+    # "ADD [m32], r32  L: 8.9c  T: 5.50c" and "BT r32, r32  T: 12.00c" in the Esther dump
+    assert re.search(r"^  ADD m32, r32\s+L\s+8\.9 T\s+5\.5\s+"
+                     r"CentaurHauls00006A9_C5J_Esther_InstLatX86\.txt:77$", r.stdout, re.M)
+    assert re.search(r"^  BT r32, r32\s+L\s+- T\s+12\s+"
+                     r"CentaurHauls00006A9_C5J_Esther_InstLatX86\.txt:148$", r.stdout, re.M)
+    assert "ace.ecb_sse_base" not in r.stdout  # --x86 alone: no model constants
 
 
 # --- usage errors: one line, non-zero status ----------------------------------------------
