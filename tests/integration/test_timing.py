@@ -152,6 +152,44 @@ def test_baes_throughput_emerges_and_scales_with_clock_Sec3_3_Sec6_2(runner):
     assert abs(g2 / g - 0.5) < 0.01
 
 
+def x86_costs(runner) -> dict[str, dict[str, float]]:
+    """Per core, the REP string figures `padlock-emu cpus --x86` prints (the model's data)."""
+    out = subprocess.run([str(runner.emulator), "cpus", "--x86"], capture_output=True,
+                         text=True, check=True).stdout
+    cores, core = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^(\w+) \(([^)]*)\): ", line)
+        if m:
+            core = cores.setdefault(m.group(1), {"models": m.group(2).split(", ")})
+            continue
+        m = re.match(r"^  (REP string start-up|REP\w* \w+ per element)\s+([0-9.e+-]+) clocks", line)
+        if m and core is not None:
+            core[m.group(1)] = float(m.group(2))
+    return cores
+
+
+@pytest.mark.parametrize("cpu", ["esther-c5j", "nehemiah-c5p", "nano"])
+def test_rep_string_startup_once_plus_per_element(runner, cpu):
+    """A REP string instruction costs its start-up once per execution plus its measured
+    per-element cost (L1D bandwidth of the InstLat dumps) per element, whether it starts
+    its translated block or follows other instructions (docs/timing.md, "REP string
+    instructions"); formerly every iteration paid the start-up."""
+    core = next(c for c in x86_costs(runner).values() if cpu in c["models"])
+    startup = core["REP string start-up"]
+    out = emu(runner, "--cpu", cpu, "--irq-hz", "0", guest(runner, "rep_string")).stdout
+    rows = records(out, "rep")
+    keys = {"movsd": "REP MOVSD", "stosb": "REP STOSB", "cmpsb": "REPE CMPSB"}
+    assert len(rows) == 3 * 2 * 8
+    for r in rows:
+        per = core[keys[r["insn"]] + " per element"]
+        zero = next(z for z in rows if z["insn"] == r["insn"] and z["at"] == r["at"]
+                    and z["n"] == "0")
+        n = int(r["n"])
+        # round(start-up + n x per element) - round(start-up), the rest of the code equal
+        want = int(startup + n * per + 0.5) - int(startup + 0.5)
+        assert int(r["clocks"]) - int(zero["clocks"]) == want, (r, per)
+
+
 @pytest.mark.parametrize("observe", [["--stats"], ["--icount"]])
 def test_inline_block_costs_equal_hooked_block_costs(runner, observe):
     """A plain timed run adds block costs in generated code (UC_CTL_BLOCK_COST, docs/
