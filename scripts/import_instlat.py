@@ -29,7 +29,8 @@ operand values ("(0.0f/x)", "(x/1.0)"), offset or unaligned memory ("[m32 + 8]",
 - Otherwise the first row with a key wins, in the order the files are given below (Nano:
   the 32-bit run first, the 64-bit run adds its r64 and other new forms).
 - DIV/IDIV: the "(full)" row (full-width dividend); MUL/IMUL with one operand: the row
-  that times the low half (al/ax/eax); CPUID: the EAX = 1 row; x87 FDIV: the 80-bit
+  that times the low half (al/ax/eax); CPUID: the EAX = 0 row (the serialising idiom of
+  timing code, `xor eax, eax; cpuid`); x87 FDIV: the 80-bit
   precision row (Linux runs the x87 at extended precision); FSQRT likewise.
 - Mnemonics follow Capstone's: PUSHAD -> PUSHAL, PUSHA -> PUSHAW, SETC -> SETcc,
   CMOVNZ -> CMOVcc, FCMOVE -> FCMOVcc (every condition costs the same, one row each).
@@ -68,7 +69,7 @@ MEMLAT = re.compile(r"^(L1D|L2 |Mem) +latency:.*\(\s*(\d+) clks\)")
 
 # Whole-name aliases (the choices listed above).
 ALIASES = {
-    "CPUID (EAX = 1)": "CPUID",
+    "CPUID (EAX = 0)": "CPUID",
     "CMPXCHG8B": "CMPXCHG8B m64",
     "CMPXCHG16B": "CMPXCHG16B m128",
     "FDIV80 st(i), st": "FDIV st, st",
