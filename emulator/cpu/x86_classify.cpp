@@ -428,6 +428,20 @@ InsnTimingInfo describe_insn(csh cs, const cs_insn& in, bool guest64) {
     info.reads = mask_of(rd, nrd);
     info.writes = mask_of(wr, nwr);
   }
+  // Registers that form a memory operand's address (base, index) wait for an address-ready
+  // value (timing::InsnCost::latency); unless also named as a register operand, they are
+  // not data reads.
+  RegMask named = 0;
+  for (uint8_t i = 0; i < x.op_count; ++i) {
+    const cs_x86_op& op = x.operands[i];
+    const auto bit = [](x86_reg r) {
+      const uint8_t b = r != X86_REG_INVALID && r < X86_REG_ENDING ? reg_index()[r] : 0xFF;
+      return b != 0xFF ? timing::reg_bit(b) : RegMask{0};
+    };
+    if (op.type == X86_OP_MEM) info.addr_reads |= bit(op.mem.base) | bit(op.mem.index);
+    if (op.type == X86_OP_REG) named |= bit(op.reg);
+  }
+  info.reads &= ~(info.addr_reads & ~named);
   // Capstone lists no x87 result register: the destination (operand 0, else ST(0)).
   constexpr RegMask kStBits = ((RegMask{1} << 8) - 1) << timing::reg::kSt;
   if (info.cls == InsnClass::X87 && (info.writes & kStBits) == 0) {
@@ -445,7 +459,7 @@ InsnTimingInfo describe_insn(csh cs, const cs_insn& in, bool guest64) {
 
 timing::BlockInsn block_insn(timing::X86Core core, const InsnTimingInfo& info) {
   return {timing::resolve_insn_cost(core, info.key_view(), info.cls, info.reads_memory), info.reads,
-          info.writes};
+          info.writes, info.addr_reads};
 }
 
 }  // namespace padlock::emu

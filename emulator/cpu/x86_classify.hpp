@@ -15,9 +15,10 @@ namespace padlock::emu {
 
 struct InsnTimingInfo {
   timing::InsnClass cls = timing::InsnClass::Other;
-  char key[48] = {};  // "" when the instruction has no key form (then cls applies)
-  timing::RegMask reads = 0;
+  char key[48] = {};          // "" when the instruction has no key form (then cls applies)
+  timing::RegMask reads = 0;  // as data
   timing::RegMask writes = 0;
+  timing::RegMask addr_reads = 0;  // to form a memory address (base, index)
   bool reads_memory = false;
   bool sse = false;  // an SSE instruction: waits for ACE (§3.3 overlap)
   // REP string instructions (REP MOVS/STOS/LODS, REPE/REPNE CMPS/SCAS).

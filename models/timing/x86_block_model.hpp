@@ -2,16 +2,18 @@
 // reciprocal throughput (models/timing/x86_measured.hpp) and register dependencies.
 //
 // In-order cores (Nehemiah, Esther issue one instruction at a time):
-//   issue(i) = max(issue(i-1) + T(i-1), ready(r) for every register r that i reads)
-//   ready(w) = issue(i) + L(i) for every register w that i writes
+//   issue(i) = max(issue(i-1) + T(i-1), ready(r) for every register r that i reads,
+//                  addr_ready(r) for every register r that forms i's memory address)
+//   ready(w) = issue(i) + Ldata(i), addr_ready(w) = issue(i) + L(i) for every w i writes
 //   block    = max(issue(last) + T(last), ready(w) for every w written)
-// T is the time an instruction holds the single issue slot, L the time until its result
-// can be used (a load's: the measured load-use latency). The block ends when its results
-// are ready, because each block is costed alone (registers ready on entry): a load whose
-// consumer lies in the next block is charged here, not there.
+// T is the time an instruction holds the single issue slot; L the measured latency, which
+// for a load is a pointer chase (its value forms the next load's address: the load-use
+// latency); Ldata the latency to a use as data, shorter for loads (InsnCost::data_latency,
+// a choice). The block ends when its results are ready, because each block is costed
+// alone (registers ready on entry).
 //
-// Out-of-order core (Nano): block = max(sum of T, longest dependency chain), where a chain
-// link costs L; the core overlaps everything else.
+// Out-of-order core (Nano): block = max(sum of T, longest dependency chain), the chain's
+// links costing as above; the core overlaps everything else.
 //
 // Memory dependencies (a load of what a store just wrote) are not modelled; the cache model
 // (models/timing/cache_model.hpp) adds misses where it is enabled. Runs once per translated
@@ -41,11 +43,13 @@ inline constexpr RegMask reg_bit(unsigned r) {
   return RegMask{1} << r;
 }
 
-// One instruction as the block model sees it.
+// One instruction as the block model sees it: the registers it reads as data, those it
+// reads to form a memory address (base, index), and those it writes.
 struct BlockInsn {
   InsnCost cost;
   RegMask reads = 0;
   RegMask writes = 0;
+  RegMask addr_reads = 0;
 };
 
 class BlockTimer {
@@ -64,7 +68,8 @@ class BlockTimer {
  private:
   bool in_order_;
   uint32_t insns_ = 0;
-  std::array<double, reg::kCount> ready_{};
+  std::array<double, reg::kCount> ready_{};       // as data
+  std::array<double, reg::kCount> addr_ready_{};  // as an address
   double last_issue_ = 0;
   double next_issue_ = 0;      // in order: earliest issue of the next instruction
   double last_ready_ = 0;      // latest result of the block

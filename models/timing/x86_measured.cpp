@@ -131,6 +131,15 @@ bool reads_op0_only(std::string_view m) {
   return std::find(std::begin(kRead), std::end(kRead), m) != std::end(kRead);
 }
 
+InsnCost make_cost(double latency, double throughput, CostBasis basis, const MeasuredRow* row) {
+  InsnCost c;
+  c.latency = c.data_latency = latency;
+  c.throughput = throughput;
+  c.basis = basis;
+  c.row = row;
+  return c;
+}
+
 double latency_of(const MeasuredRow& r) {
   return r.latency >= 0 ? r.latency : r.throughput;
 }
@@ -159,7 +168,9 @@ const char* cost_basis_name(CostBasis b) {
   return i < std::size(kNames) ? kNames[i] : "?";
 }
 
-InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bool reads_memory) {
+// The cost with its measured (pointer-chase) latency for every consumer.
+static InsnCost resolve_latency(X86Core core, std::string_view key, InsnClass cls,
+                                bool reads_memory) {
   InsnCost c;
   const MeasuredCore& mc = measured_core(core);
   if (!key.empty()) {
@@ -170,9 +181,8 @@ InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bo
     if (bare == "XCHG" && f.n == 2 && is_sized_mem(f.ops[0])) std::swap(f.ops[0], f.ops[1]);
     bool altered = false;
     if (const MeasuredRow* r = lookup_form(core, f.mnemonic, f, altered)) {
-      c = {latency_of(*r), r->throughput, altered ? CostBasis::OtherImmediate : CostBasis::Measured,
-           r};
-      return c;
+      return make_cost(latency_of(*r), r->throughput,
+                       altered ? CostBasis::OtherImmediate : CostBasis::Measured, r);
     }
     // A locked read-modify-write (LOCK XADD, LOCK CMPXCHG ...) costs what the lock costs:
     // LOCK ADD's figures. The other simple ALU operations take ADD's.
@@ -183,7 +193,7 @@ InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bo
       m.put(lock);
       m.put("ADD");
       if (const MeasuredRow* r = lookup_form(core, m.view(), g, altered)) {
-        return {latency_of(*r), r->throughput, CostBasis::AluAnalogue, r};
+        return make_cost(latency_of(*r), r->throughput, CostBasis::AluAnalogue, r);
       }
     }
     // A memory source: the register form's figures after the load.
@@ -193,8 +203,9 @@ InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bo
       std::string_view other = f.n > 1 ? f.ops[i == 0 ? 1 : 0] : std::string_view{};
       g.ops[i] = (other == "xmm" || other == "mm") ? other : reg_like(f.ops[i]);
       if (const MeasuredRow* r = lookup_form(core, f.mnemonic, g, altered)) {
-        return {mc.load_use.clocks + latency_of(*r),
-                std::max(r->throughput, mc.load_throughput.clocks), CostBasis::RegisterPlusLoad, r};
+        return make_cost(mc.load_use.clocks + latency_of(*r),
+                         std::max(r->throughput, mc.load_throughput.clocks),
+                         CostBasis::RegisterPlusLoad, r);
       }
       break;
     }
@@ -204,6 +215,18 @@ InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bo
   c.throughput = k;
   c.basis = CostBasis::Class;
   c.row = nullptr;
+  return c;
+}
+
+// The measured latency of a load form is a pointer chase: the loaded value feeds the next
+// load's address. A value used as data waits less: the in-order cores execute after their
+// data-cache stages, so an operation on a loaded value follows the load without the
+// address-generation part of that chase (a choice; docs/timing.md, "x86 costs"). The data
+// latency of a form that loads is its latency less the load-use latency, plus one clock.
+InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bool reads_memory) {
+  InsnCost c = resolve_latency(core, key, cls, reads_memory);
+  const double load_use = measured_core(core).load_use.clocks;
+  c.data_latency = reads_memory ? std::max(1.0, c.latency - load_use + 1) : c.latency;
   return c;
 }
 

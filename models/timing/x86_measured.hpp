@@ -95,8 +95,9 @@ enum class CostBasis : uint8_t {
 const char* cost_basis_name(CostBasis b);
 
 struct InsnCost {
-  double latency = 1;     // clocks until the results can be used
-  double throughput = 1;  // clocks the instruction holds the issue slot
+  double latency = 1;       // clocks until the results can be used as an address
+  double data_latency = 1;  // ... as data by a following instruction (see resolve_insn_cost)
+  double throughput = 1;    // clocks the instruction holds the issue slot
   CostBasis basis = CostBasis::Class;
   const MeasuredRow* row = nullptr;  // the row used (nullptr for Class)
 };

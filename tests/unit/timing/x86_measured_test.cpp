@@ -110,6 +110,7 @@ TEST(X86Measured, BitTestRegister) {
   EXPECT_EQ(c.basis, CostBasis::Measured);
   EXPECT_EQ(c.row, e);
   EXPECT_EQ(c.latency, 12.0);
+  EXPECT_EQ(c.data_latency, 12.0);  // no load: one latency
   EXPECT_EQ(c.throughput, 12.0);
 }
 
@@ -177,6 +178,8 @@ TEST(X86Measured, ResolveRegisterFormPlusLoad) {
   EXPECT_STREQ(c.row->key, "CMP r32, r32");
   EXPECT_EQ(c.latency, e.load_use.clocks + 1.0);
   EXPECT_EQ(c.throughput, 1.0);
+  // Used as data, the flags wait the compare, not the address part of the chase.
+  EXPECT_EQ(c.data_latency, 2.0);
   // Memory operand 0 of CMP is a source too: CMP [m32], imm8 -> CMP r32, r32 + load.
   const InsnCost m = resolve_insn_cost(X86Core::Esther, "CMP m32, i8", InsnClass::AluLoad, true);
   EXPECT_EQ(m.basis, CostBasis::RegisterPlusLoad);

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "emulator/memory/address_space.hpp"
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/memory/address_space.hpp"
 
 namespace padlock::emu {
 namespace {
@@ -104,7 +104,8 @@ TEST(X86Classify, RegisterSetsAndMemory) {
   EXPECT_FALSE(add.reads_memory);
   EXPECT_EQ(add.cls, InsnClass::Alu);
   const InsnTimingInfo load = describe("8b 01");  // mov eax, [ecx]: ECX is the address
-  EXPECT_EQ(load.reads, kEcx);
+  EXPECT_EQ(load.addr_reads, kEcx);
+  EXPECT_EQ(load.reads, 0u);
   EXPECT_EQ(load.writes, kEax);
   EXPECT_TRUE(load.reads_memory);
   EXPECT_EQ(load.cls, InsnClass::Load);
@@ -157,13 +158,21 @@ class BlockCacheCost : public ::testing::Test {
 TEST_F(BlockCacheCost, LoadUseStallIsInTheBlockCost) {
   BlockCache c(false, mem, timing::X86Core::Esther);
   const timing::MeasuredCore& e = timing::measured_core(timing::X86Core::Esther);
-  // mov eax, [ecx]; add edx, eax: the add waits for the load.
-  const BlockInfo& dep = block(c, kBase, "8b 01 01 c2");
-  // mov eax, [ecx]; add edx, ebx: it does not (the block still ends when EAX is ready).
-  const BlockInfo& indep = block(c, kBase + 0x100, "8b 01 01 da");
-  EXPECT_EQ(dep.cost, static_cast<uint32_t>(e.load_use.clocks + 1));
-  EXPECT_EQ(indep.cost, static_cast<uint32_t>(e.load_use.clocks));
-  EXPECT_EQ(dep.rep.count_bits, 0u);
+  // mov eax, [ecx]; mov edx, [eax]: the second load's address waits for the first load.
+  const BlockInfo& chase = block(c, kBase, "8b 01 8b 10");
+  // mov eax, [ecx]; mov edx, [ebx]: independent, one after the other.
+  const BlockInfo& indep = block(c, kBase + 0x100, "8b 01 8b 13");
+  // Each load's value is ready for data one clock after it issues.
+  EXPECT_EQ(chase.cost, static_cast<uint32_t>(e.load_use.clocks + 1));
+  EXPECT_EQ(indep.cost, 2u);
+  EXPECT_EQ(chase.rep.count_bits, 0u);
+  // The address registers are address reads, not data reads.
+  const InsnTimingInfo load = describe("8b 10");  // mov edx, [eax]
+  EXPECT_EQ(load.addr_reads, kEax);
+  EXPECT_EQ(load.reads, 0u);
+  const InsnTimingInfo both = describe("03 00");  // add eax, [eax]
+  EXPECT_EQ(both.addr_reads, kEax);
+  EXPECT_EQ(both.reads, kEax);
 }
 
 TEST_F(BlockCacheCost, RepStringBlocks) {
