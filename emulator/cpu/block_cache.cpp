@@ -53,7 +53,7 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
     ++info.insns;
     if (core_) {
       const InsnTimingInfo t = describe_insn(cs_, *insn, guest64_);
-      if (t.sse) info.uses_sse = true;
+      if (t.sse || insn->id == X86_INS_CPUID) info.waits_for_ace = true;
       if (t.rep_string) {
         info.rep = {timing::rep_string_cost(*core_, t.rep_key_view()), insn->address,
                     static_cast<uint8_t>(t.count_bits), insn->address == address};

@@ -26,10 +26,11 @@ struct BlockInfo {
   bool clears_eflags30 = false;
   // Timing (docs/timing.md): clocks of the block on the chip's pipeline from measured
   // instruction costs and register dependencies (models/timing/x86_block_model.hpp),
-  // computed once here, charged per execution; and whether it has an SSE instruction,
-  // which waits for ACE (§3.3 overlap).
+  // computed once here, charged per execution; and whether it waits for ACE: an SSE
+  // instruction does (§3.3 overlap), and so does a serializing one (CPUID), which waits for
+  // every earlier instruction to finish.
   uint32_t cost = 0;
-  bool uses_sse = false;
+  bool waits_for_ace = false;
   // A REP string instruction, which QEMU always translates as the last instruction of a
   // block and runs one iteration per execution of a block that starts at it
   // (docs/timing.md, "REP string instructions"). Its clocks are not in `cost`: the block
@@ -108,7 +109,7 @@ class BlockCache {
     s.cost = info.cost;
     s.insns = info.insns;
     s.flags = static_cast<uint8_t>((info.clears_eflags30 ? kSlotClears30 : 0) |
-                                   (info.uses_sse ? kSlotSse : 0) |
+                                   (info.waits_for_ace ? kSlotSse : 0) |
                                    (info.rep.count_bits != 0 ? kSlotRep : 0));
     s.info = &info;
     return s;

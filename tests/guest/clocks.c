@@ -4,8 +4,8 @@
  * for ACE; integer clocks: followed by integer code) for R = 10, 12, 14, the three key
  * states and 1-4 blocks, and the XSTORE table of §2.3.
  *
- * Method: t0 = RDTSC ends one block; the instruction; then a fixed block B
- * ([xorps] rdtsc; mov; jmp). The same sequence with the instruction replaced by a jump
+ * Method: t0 = RDTSC (which ends its block: docs/emulator.md, "Unicorn"); the register
+ * set-up; the instruction; then [xorps] RDTSC. The same sequence without the instruction
  * gives the reference; the difference is the instruction's clocks. Each case runs twice
  * (the second, with warm caches, is printed). i386 only.
  *
@@ -32,7 +32,7 @@ static uint8_t rnd[64] __attribute__((aligned(16)));
 #define T1 "rdtsc\n\tmovl %%eax, g_t1\n\tjmp 1f\n1:\n\t"
 #define SSE "xorps %%xmm0, %%xmm0\n\t"
 #define ECB ".byte 0xf3, 0x0f, 0xa7, 0xc8\n\t"
-#define REF "jmp 2f\n2:\n\t"
+#define REF ""
 #define XCRYPT_REGS "movl g_cw_p, %%edx\n\tmovl g_iv_p, %%eax\n\t"
 #define RELOAD "pushfl\n\tpopfl\n\t"
 
