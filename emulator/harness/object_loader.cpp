@@ -1,189 +1,18 @@
 #include "emulator/harness/object_loader.hpp"
 
 #include <elf.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "emulator/loader/elf_loader.hpp"
+#include "emulator/memory/address_text.hpp"
 
 namespace padlock::emu {
 
 namespace {
 
 constexpr uint64_t kPage = AddressSpace::kPageSize;
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
-// Class-neutral views of the ELF structures the loader reads.
-struct Shdr {
-  uint32_t name = 0, type = 0;
-  uint64_t flags = 0, addr = 0, offset = 0, size = 0;
-  uint32_t link = 0, info = 0;
-  uint64_t addralign = 0, entsize = 0;
-};
-struct Sym {
-  std::string name;
-  uint64_t value = 0, size = 0;
-  uint8_t info = 0;
-  uint16_t shndx = 0;
-  uint8_t type() const { return info & 0xF; }
-  uint8_t bind() const { return info >> 4; }
-};
-struct Rel {
-  uint64_t offset = 0;
-  uint32_t sym = 0, type = 0;
-  int64_t addend = 0;
-  bool rela = false;
-};
-
-// The parts of one ELF file's bytes the loader needs, with bounds checks.
-class ElfView {
- public:
-  ElfView(std::string path, const std::vector<uint8_t>& d) : path_(std::move(path)), d_(d) {
-    if (d.size() < EI_NIDENT || std::memcmp(d.data(), ELFMAG, SELFMAG) != 0)
-      fail("not an ELF file");
-    if (d[EI_CLASS] != ELFCLASS32 && d[EI_CLASS] != ELFCLASS64) fail("unsupported ELF class");
-    if (d[EI_DATA] != ELFDATA2LSB) fail("not a little-endian ELF file");
-    is64 = d[EI_CLASS] == ELFCLASS64;
-    if (is64) {
-      const auto e = get<Elf64_Ehdr>(0);
-      type = e.e_type, machine = e.e_machine, entry = e.e_entry;
-      shoff = e.e_shoff, shnum = e.e_shnum, shentsize = e.e_shentsize, shstrndx = e.e_shstrndx;
-    } else {
-      const auto e = get<Elf32_Ehdr>(0);
-      type = e.e_type, machine = e.e_machine, entry = e.e_entry;
-      shoff = e.e_shoff, shnum = e.e_shnum, shentsize = e.e_shentsize, shstrndx = e.e_shstrndx;
-    }
-    if (machine != (is64 ? EM_X86_64 : EM_386)) {
-      fail(std::string("wrong machine: ") + elf_machine_name(machine) + " in a " +
-           (is64 ? "64" : "32") + "-bit ELF file");
-    }
-    for (uint16_t i = 0; i < shnum; ++i) sections.push_back(shdr(i));
-  }
-
-  [[noreturn]] void fail(const std::string& why) const { throw MachineError(path_ + ": " + why); }
-
-  template <typename T>
-  T get(uint64_t off) const {
-    if (off > d_.size() || sizeof(T) > d_.size() - off) fail("truncated ELF file");
-    T v;
-    std::memcpy(&v, d_.data() + off, sizeof v);
-    return v;
-  }
-  const uint8_t* bytes(uint64_t off, uint64_t len) const {
-    if (off > d_.size() || len > d_.size() - off) fail("truncated ELF file (section past the end)");
-    return d_.data() + off;
-  }
-  std::string str(uint32_t strtab, uint64_t off) const {
-    if (strtab >= sections.size()) fail("bad string table index");
-    const Shdr& s = sections[strtab];
-    if (off >= s.size) fail("bad string offset");
-    const char* p = reinterpret_cast<const char*>(bytes(s.offset, s.size)) + off;
-    return std::string(p, strnlen(p, s.size - off));
-  }
-  std::string section_name(const Shdr& s) const {
-    return shstrndx < sections.size() ? str(shstrndx, s.name) : "";
-  }
-  size_t symbol_count(const Shdr& symtab) const {
-    return symtab.size / (is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym));
-  }
-  Sym symbol(const Shdr& symtab, size_t i) const {
-    Sym s;
-    uint32_t name = 0;
-    if (is64) {
-      const auto e = get<Elf64_Sym>(symtab.offset + i * sizeof(Elf64_Sym));
-      name = e.st_name, s.value = e.st_value, s.size = e.st_size, s.info = e.st_info;
-      s.shndx = e.st_shndx;
-    } else {
-      const auto e = get<Elf32_Sym>(symtab.offset + i * sizeof(Elf32_Sym));
-      name = e.st_name, s.value = e.st_value, s.size = e.st_size, s.info = e.st_info;
-      s.shndx = e.st_shndx;
-    }
-    s.name = name != 0 ? str(symtab.link, name) : "";
-    return s;
-  }
-  std::vector<Rel> relocations(const Shdr& s) const {
-    std::vector<Rel> out;
-    const bool rela = s.type == SHT_RELA;
-    const size_t ent = is64 ? (rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))
-                            : (rela ? sizeof(Elf32_Rela) : sizeof(Elf32_Rel));
-    for (uint64_t off = 0; off + ent <= s.size; off += ent) {
-      Rel r;
-      r.rela = rela;
-      if (is64) {
-        const auto e = get<Elf64_Rela>(s.offset + off);  // Elf64_Rel is its prefix
-        r.offset = e.r_offset;
-        r.sym = static_cast<uint32_t>(ELF64_R_SYM(e.r_info));
-        r.type = static_cast<uint32_t>(ELF64_R_TYPE(e.r_info));
-        r.addend = rela ? e.r_addend : 0;
-      } else {
-        Elf32_Rela e{};
-        std::memcpy(&e, bytes(s.offset + off, ent), ent);
-        r.offset = e.r_offset;
-        r.sym = ELF32_R_SYM(e.r_info);
-        r.type = ELF32_R_TYPE(e.r_info);
-        r.addend = rela ? e.r_addend : 0;
-      }
-      out.push_back(r);
-    }
-    return out;
-  }
-
-  bool is64 = false;
-  uint16_t type = 0, machine = 0;
-  uint64_t entry = 0, shoff = 0;
-  uint16_t shnum = 0, shentsize = 0, shstrndx = 0;
-  std::vector<Shdr> sections;
-
- private:
-  Shdr shdr(uint16_t i) const {
-    Shdr s;
-    if (is64) {
-      const auto e = get<Elf64_Shdr>(shoff + uint64_t{i} * shentsize);
-      s = {e.sh_name, e.sh_type, e.sh_flags, e.sh_addr,      e.sh_offset,
-           e.sh_size, e.sh_link, e.sh_info,  e.sh_addralign, e.sh_entsize};
-    } else {
-      const auto e = get<Elf32_Shdr>(shoff + uint64_t{i} * shentsize);
-      s = {e.sh_name, e.sh_type, e.sh_flags, e.sh_addr,      e.sh_offset,
-           e.sh_size, e.sh_link, e.sh_info,  e.sh_addralign, e.sh_entsize};
-    }
-    return s;
-  }
-
-  std::string path_;
-  const std::vector<uint8_t>& d_;
-};
-
-std::vector<uint8_t> read_file(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw MachineError(path + ": " + std::strerror(errno));
-  struct stat st{};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    throw MachineError(path + ": not a regular file");
-  }
-  std::vector<uint8_t> data(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < data.size()) {
-    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  close(fd);
-  data.resize(got);
-  return data;
-}
 
 const char* reloc_name(bool is64, uint32_t type) {
   if (is64) {
@@ -270,48 +99,50 @@ uint64_t ObjectLoader::resolve_import(LoadedObject& obj, const std::string& name
   return m_.stub_address(name);
 }
 
+// ELF errors (LoadError) reach the harness's users as MachineError, with the same text.
 const LoadedObject& ObjectLoader::load(const std::string& path, uint64_t base) {
   if (base & (kPage - 1)) throw MachineError("load: base must be page aligned");
-  const std::vector<uint8_t> data = read_file(path);
-  auto obj = std::make_unique<LoadedObject>();
-  obj->path = path;
-  {
+  try {
+    const std::vector<uint8_t> data = read_file_bytes(path);
     const ElfView v(path, data);
+    if (v.machine != (v.is64 ? EM_X86_64 : EM_386)) {
+      v.fail(std::string("wrong machine: ") + elf_machine_name(v.machine) + " in a " +
+             (v.is64 ? "64" : "32") + "-bit ELF file");
+    }
+    const std::vector<ElfSection> sections = v.sections();
     if (v.is64 != m_.guest64()) {
       throw MachineError(path + ": a " + (v.is64 ? "64" : "32") +
                          "-bit ELF file, but this Machine is " + std::to_string(m_.bits()) +
                          "-bit");
     }
+    auto obj = std::make_unique<LoadedObject>();
+    obj->path = path;
     obj->type = v.type;
-  }
-  LoadedObject& ref = *obj;
-  objects_.push_back(std::move(obj));
-  try {
-    if (ref.type == ET_REL) {
-      load_relocatable(ref, data, base);
-    } else if (ref.type == ET_EXEC || ref.type == ET_DYN) {
-      load_image(ref, data, base);
-    } else {
-      throw MachineError(path + ": ELF type " + std::to_string(ref.type) +
-                         " is neither an executable, a shared object nor an object file");
+    LoadedObject& ref = *obj;
+    objects_.push_back(std::move(obj));
+    try {
+      if (ref.type == ET_REL) {
+        load_relocatable(ref, v, sections, base);
+      } else if (ref.type == ET_EXEC || ref.type == ET_DYN) {
+        load_image(ref, ElfFile::parse(path, data), v, sections, base);
+      } else {
+        throw MachineError(path + ": ELF type " + std::to_string(ref.type) +
+                           " is neither an executable, a shared object nor an object file");
+      }
+    } catch (...) {
+      objects_.pop_back();
+      throw;
     }
-  } catch (...) {
-    objects_.pop_back();
-    throw;
+    return ref;
+  } catch (const LoadError& e) {
+    throw MachineError(e.what());
   }
-  return ref;
 }
 
 // --- executables and shared objects ------------------------------------------------------------
 
-void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& data, uint64_t base) {
-  ElfFile elf;
-  try {
-    elf = ElfFile::parse(obj.path, data);
-  } catch (const LoadError& e) {
-    throw MachineError(e.what());
-  }
-  const ElfView v(obj.path, data);
+void ObjectLoader::load_image(LoadedObject& obj, const ElfFile& elf, const ElfView& v,
+                              const std::vector<ElfSection>& sections, uint64_t base) {
   AddressSpace& mem = m_.mem();
   uint64_t bias = 0;
   if (elf.type == ET_DYN) {
@@ -327,21 +158,17 @@ void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& dat
     throw MachineError(obj.path + ": its address range " + hex(elf.min_vaddr + bias) + ".." +
                        hex(elf.max_vaddr + bias) + " is already in use");
   }
-  try {
-    load_elf(elf, mem, bias, !elf.is64 && !elf.has_gnu_stack);
-  } catch (const LoadError& e) {
-    throw MachineError(e.what());
-  }
+  load_elf(elf, mem, bias, !elf.is64 && !elf.has_gnu_stack);
   obj.bias = bias;
   obj.start = elf.min_vaddr + bias;
   obj.end = elf.max_vaddr + bias;
   obj.entry = elf.entry + bias;
 
   // Symbols: .symtab (static functions too) and .dynsym.
-  for (const Shdr& s : v.sections) {
+  for (const ElfSection& s : sections) {
     if (s.type != SHT_SYMTAB && s.type != SHT_DYNSYM) continue;
     for (size_t i = 1; i < v.symbol_count(s); ++i) {
-      const Sym sym = v.symbol(s, i);
+      const ElfSymbol sym = v.symbol(s, i);
       if (sym.shndx == SHN_UNDEF || sym.name.empty() || sym.type() == STT_SECTION ||
           sym.type() == STT_FILE || sym.type() == STT_TLS) {
         continue;
@@ -357,10 +184,10 @@ void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& dat
   // Dynamic relocations: every allocated SHT_REL/SHT_RELA section (.rel.dyn, .rel.plt ...).
   const bool is64 = v.is64;
   const uint64_t word = is64 ? 8 : 4;
-  for (const Shdr& rs : v.sections) {
+  for (const ElfSection& rs : sections) {
     if ((rs.type != SHT_REL && rs.type != SHT_RELA) || !(rs.flags & SHF_ALLOC)) continue;
-    const Shdr* symtab = rs.link < v.sections.size() ? &v.sections[rs.link] : nullptr;
-    for (const Rel& r : v.relocations(rs)) {
+    const ElfSection* symtab = rs.link < sections.size() ? &sections[rs.link] : nullptr;
+    for (const ElfRelocation& r : v.relocations(rs)) {
       const uint64_t P = r.offset + bias;
       if (!mem.in_window(P, word) || !mem.range_mapped(P, word)) {
         throw MachineError(obj.path + ": relocation at " + hex(P) + " outside the object");
@@ -376,7 +203,7 @@ void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& dat
       uint64_t S = 0;
       std::string name;
       if (r.sym != 0 && symtab != nullptr) {
-        const Sym sym = v.symbol(*symtab, r.sym);
+        const ElfSymbol sym = v.symbol(*symtab, r.sym);
         name = sym.name;
         if (sym.shndx != SHN_UNDEF) {
           S = sym.shndx == SHN_ABS ? sym.value : sym.value + bias;
@@ -425,26 +252,25 @@ void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& dat
 
 // --- relocatable objects -------------------------------------------------------------------------
 
-void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t>& data,
-                                    uint64_t base) {
-  const ElfView v(obj.path, data);
-  if (v.sections.empty()) v.fail("an object file without section headers");
+void ObjectLoader::load_relocatable(LoadedObject& obj, const ElfView& v,
+                                    const std::vector<ElfSection>& sections, uint64_t base) {
+  if (sections.empty()) v.fail("an object file without section headers");
   const bool is64 = v.is64;
   const uint64_t word = is64 ? 8 : 4;
 
   // Three groups of pages: code (R+X), read-only data (R) and writable data (R+W).
   enum Group { kX, kR, kW, kGroups };
   uint64_t group_size[kGroups] = {};
-  std::vector<int> group_of(v.sections.size(), -1);
-  std::vector<uint64_t> offset_in_group(v.sections.size(), 0);
+  std::vector<int> group_of(sections.size(), -1);
+  std::vector<uint64_t> offset_in_group(sections.size(), 0);
   auto place = [&](int g, uint64_t size, uint64_t align) {
     align = std::max<uint64_t>(align, 1);
     const uint64_t off = (group_size[g] + align - 1) / align * align;
     group_size[g] = off + size;
     return off;
   };
-  for (size_t i = 0; i < v.sections.size(); ++i) {
-    const Shdr& s = v.sections[i];
+  for (size_t i = 0; i < sections.size(); ++i) {
+    const ElfSection& s = sections[i];
     if (!(s.flags & SHF_ALLOC) || s.size == 0) continue;
     const int g = (s.flags & SHF_EXECINSTR) ? kX : (s.flags & SHF_WRITE) ? kW : kR;
     group_of[i] = g;
@@ -453,11 +279,11 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t
 
   // The symbol table, COMMON symbols (into writable data) and GOT slots for the
   // GOT-relative relocations of position-independent code.
-  const Shdr* symtab = nullptr;
-  for (const Shdr& s : v.sections) {
+  const ElfSection* symtab = nullptr;
+  for (const ElfSection& s : sections) {
     if (s.type == SHT_SYMTAB) symtab = &s;
   }
-  std::vector<Sym> syms;
+  std::vector<ElfSymbol> syms;
   if (symtab != nullptr) {
     for (size_t i = 0; i < v.symbol_count(*symtab); ++i) syms.push_back(v.symbol(*symtab, i));
   }
@@ -478,12 +304,12 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t
   std::unordered_map<uint32_t, uint64_t> got_slot;  // symbol index -> offset in the GOT
   std::vector<bool> referenced(syms.size(), false);
   bool want_got = false;
-  std::vector<const Shdr*> rel_sections;
-  for (const Shdr& rs : v.sections) {
+  std::vector<const ElfSection*> rel_sections;
+  for (const ElfSection& rs : sections) {
     if (rs.type != SHT_REL && rs.type != SHT_RELA) continue;
-    if (rs.info >= v.sections.size() || group_of[rs.info] < 0) continue;  // e.g. debug info
+    if (rs.info >= sections.size() || group_of[rs.info] < 0) continue;  // e.g. debug info
     rel_sections.push_back(&rs);
-    for (const Rel& r : v.relocations(rs)) {
+    for (const ElfRelocation& r : v.relocations(rs)) {
       if (r.sym < referenced.size()) referenced[r.sym] = true;
       if (uses_got(r.type)) want_got = true;
       if (needs_got_slot(r.type) && !got_slot.count(r.sym)) {
@@ -512,11 +338,11 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t
   auto section_addr = [&](size_t i) {
     return start + group_start[group_of[i]] + offset_in_group[i];
   };
-  for (size_t i = 0; i < v.sections.size(); ++i) {
+  for (size_t i = 0; i < sections.size(); ++i) {
     if (group_of[i] < 0) continue;
-    const Shdr& s = v.sections[i];
+    const ElfSection& s = sections[i];
     if (s.type != SHT_NOBITS)
-      std::memcpy(mem.host(section_addr(i)), v.bytes(s.offset, s.size), s.size);
+      std::memcpy(mem.host(section_addr(i)), v.bytes(s.offset, s.size, "section"), s.size);
     const std::string name = v.section_name(s);
     if (!name.empty() && !obj.sections.count(name)) obj.sections[name] = section_addr(i);
   }
@@ -528,12 +354,12 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t
   // Symbol values.
   std::vector<uint64_t> value(syms.size(), 0);
   for (size_t i = 1; i < syms.size(); ++i) {
-    const Sym& s = syms[i];
+    const ElfSymbol& s = syms[i];
     if (s.shndx == SHN_ABS) {
       value[i] = s.value;
     } else if (s.shndx == SHN_COMMON) {
       value[i] = start + group_start[kW] + common_off[i];
-    } else if (s.shndx != SHN_UNDEF && s.shndx < v.sections.size()) {
+    } else if (s.shndx != SHN_UNDEF && s.shndx < sections.size()) {
       value[i] = group_of[s.shndx] >= 0 ? section_addr(s.shndx) + s.value : 0;
     }
     const bool defined =
@@ -545,7 +371,7 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t
   // Undefined symbols resolve after this object's own symbols are known (another object
   // loaded earlier, a user definition, or a stub).
   for (size_t i = 1; i < syms.size(); ++i) {
-    const Sym& s = syms[i];
+    const ElfSymbol& s = syms[i];
     if (s.shndx != SHN_UNDEF) continue;
     if (s.name == "_GLOBAL_OFFSET_TABLE_") {
       value[i] = got;
@@ -559,10 +385,10 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t
   }
 
   // Relocations.
-  for (const Shdr* rs : rel_sections) {
+  for (const ElfSection* rs : rel_sections) {
     const uint64_t target_base = section_addr(rs->info);
-    const std::string target_name = v.section_name(v.sections[rs->info]);
-    for (const Rel& r : v.relocations(*rs)) {
+    const std::string target_name = v.section_name(sections[rs->info]);
+    for (const ElfRelocation& r : v.relocations(*rs)) {
       const uint64_t P = target_base + r.offset;
       const uint32_t t = r.type;
       const unsigned size = is64 ? ((t == R_X86_64_64 || t == R_X86_64_PC64 ||
@@ -570,7 +396,7 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t
                                         ? 8
                                         : 4)
                                  : 4;
-      if (r.offset + size > v.sections[rs->info].size) {
+      if (r.offset + size > sections[rs->info].size) {
         v.fail("relocation at " + target_name + "+" + hex(r.offset) + " past the section's end");
       }
       uint8_t* p = mem.host(P);
