@@ -9,23 +9,18 @@
 #include <cstring>
 
 #include "emulator/cpu/cpu_features.hpp"
-#include "emulator/linux/signal/exception_signals.hpp"
 #include "emulator/cpu/fault_address.hpp"
-#include "emulator/padlock/padlock_call.hpp"
-#include "emulator/linux/signal/signals.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
+#include "emulator/linux/signal/exception_signals.hpp"
+#include "emulator/linux/signal/signals.hpp"
+#include "emulator/memory/address_text.hpp"
+#include "emulator/padlock/padlock_call.hpp"
 
 namespace padlock::emu {
 
 namespace {
 
 constexpr uint64_t kPage = AddressSpace::kPageSize;
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
 
 }  // namespace
 

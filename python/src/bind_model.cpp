@@ -10,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "direct_model.hpp"
+#include "emulator/memory/address_text.hpp"
 #include "models/cpu_model.hpp"
 
 namespace py = pybind11;
@@ -27,26 +28,6 @@ const CpuModel& lookup_cpu(const std::string& name) {
     if (*c->aliases) known += std::string(" (") + c->aliases + ")";
   }
   throw py::value_error("unknown CPU model '" + name + "'; known: " + known);
-}
-
-const char* fault_name(FaultKind k) {
-  switch (k) {
-    case FaultKind::None:
-      return "none";
-    case FaultKind::InvalidOpcode:
-      return "#UD";
-    case FaultKind::GeneralProtection:
-      return "#GP";
-    case FaultKind::PageFault:
-      return "#PF";
-  }
-  return "?";
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 void check_size(unsigned size) {
@@ -115,7 +96,7 @@ void bind_model(py::module_& m) {
       .def_readonly("write", &Fault::write)
       .def("__repr__", [](const Fault& f) {
         if (f.kind == FaultKind::None) return std::string("<Fault none>");
-        return std::string("<Fault ") + fault_name(f.kind) + " at " + hex(f.address) +
+        return std::string("<Fault ") + fault_name(f.kind) + " at " + emu::hex(f.address) +
                (f.write ? " (write)" : "") + ">";
       });
 
@@ -138,7 +119,7 @@ void bind_model(py::module_& m) {
       .def_property_readonly("name",
                              [](const DiagEvent& e) { return std::string(diag_info(e.id).name); })
       .def("__repr__", [](const DiagEvent& e) {
-        return std::string("<DiagEvent ") + diag_info(e.id).name + " at " + hex(e.pc) + ">";
+        return std::string("<DiagEvent ") + diag_info(e.id).name + " at " + emu::hex(e.pc) + ">";
       });
 
   py::class_<Execution>(m, "Execution",
@@ -164,7 +145,7 @@ void bind_model(py::module_& m) {
         if (x.outcome.status == Status::Faulted) {
           r += std::string(" ") + fault_name(x.outcome.fault.kind);
           if (x.outcome.fault.kind != FaultKind::InvalidOpcode)
-            r += " at " + hex(x.outcome.fault.address);
+            r += " at " + emu::hex(x.outcome.fault.address);
         }
         r += " cycles=" + std::to_string(x.outcome.cycles);
         for (const DiagEvent& e : x.diagnostics) r += std::string(" !") + diag_info(e.id).name;

@@ -73,20 +73,6 @@ const char* status_name(Status s) {
   return "?";
 }
 
-const char* fault_name(FaultKind k) {
-  switch (k) {
-    case FaultKind::InvalidOpcode:
-      return "#UD";
-    case FaultKind::GeneralProtection:
-      return "#GP";
-    case FaultKind::PageFault:
-      return "#PF";
-    case FaultKind::None:
-      break;
-  }
-  return "none";
-}
-
 const char* xcrypt_mode(isa::InsnId id) {
   switch (id) {
     case isa::InsnId::XcryptEcb:

@@ -28,9 +28,8 @@ class JsonlTrace {
 };
 
 // Names used in the trace (and by `trace summary`): "completed", "interrupted", "faulted";
-// fault kinds "#UD", "#GP", "#PF"; ACE modes "ecb".."ofb".
+// ACE modes "ecb".."ofb". Fault kinds: fault_name() (models/unit_interface.hpp).
 const char* status_name(Status s);
-const char* fault_name(FaultKind k);
 const char* xcrypt_mode(isa::InsnId id);
 
 }  // namespace padlock::emu::trace
