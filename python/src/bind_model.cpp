@@ -19,17 +19,6 @@ namespace padlock::python {
 
 namespace {
 
-const CpuModel& lookup_cpu(const std::string& name) {
-  if (const CpuModel* c = find_cpu_model(name)) return *c;
-  std::string known;
-  for (const CpuModel* c : all_cpu_models()) {
-    known += known.empty() ? "" : ", ";
-    known += c->name;
-    if (*c->aliases) known += std::string(" (") + c->aliases + ")";
-  }
-  throw py::value_error("unknown CPU model '" + name + "'; known: " + known);
-}
-
 void check_size(unsigned size) {
   if (size != 16 && size != 32 && size != 64)
     throw py::value_error("register size must be 16, 32 or 64");
@@ -43,20 +32,10 @@ void bind_model(py::module_& m) {
   static PyObject* padlock_error =
       PyErr_NewExceptionWithDoc("padlock_emu._core.PadlockError",
                                 "Base class of padlock_emu errors", PyExc_Exception, nullptr);
-  py::tuple unmapped_bases =
-      py::make_tuple(py::handle(padlock_error), py::handle(PyExc_LookupError));
-  static PyObject* unmapped_error = PyErr_NewExceptionWithDoc(
-      "padlock_emu._core.UnmappedMemoryError",
-      "A direct-model memory access touched an unmapped page", unmapped_bases.ptr(), nullptr);
   m.attr("PadlockError") = py::handle(padlock_error);
-  m.attr("UnmappedMemoryError") = py::handle(unmapped_error);
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const UnmappedAddress& e) {
-      PyErr_SetString(unmapped_error, e.what());
-    }
-  });
+  register_error<UnmappedAddress>(
+      m, "UnmappedMemoryError", "A direct-model memory access touched an unmapped page",
+      py::make_tuple(py::handle(padlock_error), py::handle(PyExc_LookupError)).ptr());
 
   py::enum_<Gpr>(m, "Gpr", "General-purpose register index of ArchState.gpr")
       .value("AX", Gpr::AX)
@@ -157,14 +136,9 @@ void bind_model(py::module_& m) {
                           "PadLock instructions on buffers (no ELF, no Unicorn)")
       .def(py::init([](py::object cpu, unsigned bits, uint64_t seed, bool host_entropy, bool errata,
                        std::optional<double> mhz, bool timing) {
-             const CpuModel& c = py::isinstance<CpuModel>(cpu)
-                                     ? cpu.cast<const CpuModel&>()
-                                     : lookup_cpu(cpu.cast<std::string>());
-             PadlockConfig config;
-             config.seed = seed;
-             config.host_entropy = host_entropy;
-             config.errata = errata;
-             return new DirectModel(c, bits, config, mhz ? *mhz : c.default_mhz.value,
+             const CpuModel& c = cpu_arg(cpu);
+             return new DirectModel(c, bits, padlock_config(seed, host_entropy, errata),
+                                    mhz ? *mhz : c.default_mhz.value,
                                     emu::PadlockTiming{timing, timing});
            }),
            py::arg("cpu") = "esther", py::kw_only(), py::arg("bits") = 32, py::arg("seed") = 0,
