@@ -11,22 +11,7 @@
 #   PADLOCK_EMU_BINARY defaults to $PADLOCK_EMU_BIN, then build*/emulator/padlock-emu;
 #   ROUNDS (default 16) is compute's work factor. REPEAT (env, default 3) timed runs each.
 set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(dirname "$here")
-emu=${1:-${PADLOCK_EMU_BIN:-}}
-if [[ -z "$emu" ]]; then
-  for cand in "$repo"/build*/emulator/padlock-emu; do
-    [[ -x "$cand" ]] && emu=$cand && break
-  done
-fi
-rounds=${2:-16}
-repeat=${REPEAT:-3}
-[[ -x "${emu:-}" ]] || { echo "profile_overhead: padlock-emu not found (pass its path)" >&2; exit 2; }
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-gcc -m32 -static -O2 -o "$work/compute" "$here/guest/compute.c"
+source "$(dirname "$0")/common.sh" profile_overhead "$@"
 
 # measure NAME ARGS...: best wall and best CPU seconds over $repeat runs -> "wall cpu"
 measure() {

@@ -12,23 +12,8 @@
 #   PADLOCK_EMU_BINARY defaults to $PADLOCK_EMU_BIN, then build*/emulator/padlock-emu;
 #   ROUNDS (default 16) is compute's work factor. REPEAT (env, default 3) timed runs each.
 set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(dirname "$here")
-emu=${1:-${PADLOCK_EMU_BIN:-}}
-if [[ -z "$emu" ]]; then
-  for cand in "$repo"/build*/emulator/padlock-emu; do
-    [[ -x "$cand" ]] && emu=$cand && break
-  done
-fi
-rounds=${2:-16}
-repeat=${REPEAT:-3}
-[[ -x "${emu:-}" ]] || { echo "run_vs_qemu: padlock-emu not found (pass its path)" >&2; exit 2; }
 command -v qemu-i386 >/dev/null || { echo "run_vs_qemu: qemu-i386 not installed (apt install qemu-user)" >&2; exit 2; }
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-gcc -m32 -static -O2 -o "$work/compute" "$here/guest/compute.c"
+source "$(dirname "$0")/common.sh" run_vs_qemu "$@"
 gcc -m32 -static -O2 -o "$work/hello" "$here/guest/hello.c"
 
 now_ns() { date +%s%N; }

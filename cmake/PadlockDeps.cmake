@@ -18,6 +18,22 @@ function(padlock_find_wheel module out_dir)
   set(${out_dir} "${dir}" PARENT_SCOPE)
 endfunction()
 
+# The SONAME of the shared library `file` (readelf -d), else its file name: binaries record
+# the SONAME, so that is the name the library must have where they look for it.
+function(padlock_soname file out_name)
+  set(name "")
+  find_program(PADLOCK_READELF NAMES readelf)
+  if(PADLOCK_READELF)
+    execute_process(COMMAND ${PADLOCK_READELF} -d ${file} OUTPUT_VARIABLE dyn ERROR_QUIET)
+    string(REGEX MATCH "Library soname: \\[([^]]+)\\]" m "${dyn}")
+    set(name "${CMAKE_MATCH_1}")
+  endif()
+  if(NOT name)
+    get_filename_component(name ${file} NAME)
+  endif()
+  set(${out_name} "${name}" PARENT_SCOPE)
+endfunction()
+
 if(PADLOCK_BUILD_EMULATOR)
   include(${CMAKE_CURRENT_LIST_DIR}/PadlockUnicorn.cmake)
   padlock_find_wheel(capstone CAPSTONE_WHEEL_DIR)

@@ -2,8 +2,10 @@
 // reporting, EFLAGS[30], a clock and a diagnostics sink. Nothing here knows Unicorn.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "isa/control_word.hpp"
@@ -71,6 +73,14 @@ enum class FaultKind : uint8_t {
   GeneralProtection,  // #GP (misalignment, §3.1 "must be aligned ... or a General Protection")
   PageFault,          // #PF (an inaccessible byte)
 };
+
+// The mnemonic of a fault kind, as traces and the Python API print it: "none", "#UD",
+// "#GP", "#PF".
+inline const char* fault_name(FaultKind k) {
+  static constexpr const char* kNames[] = {"none", "#UD", "#GP", "#PF"};
+  const auto i = static_cast<size_t>(k);
+  return i < std::size(kNames) ? kNames[i] : "?";
+}
 
 struct Fault {
   FaultKind kind = FaultKind::None;

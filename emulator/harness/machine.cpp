@@ -9,11 +9,12 @@
 #include <cstring>
 
 #include "emulator/cpu/cpu_features.hpp"
-#include "emulator/linux/signal/exception_signals.hpp"
 #include "emulator/cpu/fault_address.hpp"
-#include "emulator/padlock/padlock_call.hpp"
-#include "emulator/linux/signal/signals.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
+#include "emulator/linux/signal/exception_signals.hpp"
+#include "emulator/linux/signal/signals.hpp"
+#include "emulator/memory/address_text.hpp"
+#include "emulator/padlock/padlock_call.hpp"
 
 namespace padlock::emu {
 
@@ -21,11 +22,9 @@ namespace {
 
 constexpr uint64_t kPage = AddressSpace::kPageSize;
 
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+// x86-64 SysV: the first six integer arguments.
+constexpr int kArgRegs64[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
+                               UC_X86_REG_RCX, UC_X86_REG_R8,  UC_X86_REG_R9};
 
 }  // namespace
 
@@ -240,9 +239,7 @@ uint64_t Machine::arg(unsigned i) const {
   const uint64_t sp = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
   uint64_t v = 0;
   if (guest64_) {
-    static constexpr int kArgRegs[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
-                                        UC_X86_REG_RCX, UC_X86_REG_R8,  UC_X86_REG_R9};
-    if (i < 6) return cpu_->reg(kArgRegs[i]);
+    if (i < 6) return cpu_->reg(kArgRegs64[i]);
     read(sp + 8 + 8 * (i - 6), &v, 8);
     return v;
   }
@@ -253,13 +250,41 @@ uint64_t Machine::arg(unsigned i) const {
 // --- calls -----------------------------------------------------------------------------------
 
 CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, uint64_t timeout_us) {
-  const uint64_t word = guest64_ ? 8 : 4;
   CpuContext outer;
   const bool nested = depth_ > 0;
   if (nested) cpu_->save(outer);
+  push_call_frame(address, args, nested);
 
-  // Stack at entry: the return address on top, stack arguments above it, and (SP + word)
-  // 16-byte aligned (i386 and x86-64 psABI).
+  CallResult r;
+  const uint64_t t0 = now(), i0 = stats_.guest_insns, p0 = stats_.padlock_cycles,
+                 n0 = padlock_count_, s0 = stub_calls_;
+  auto finish = [&]() {
+    r.cycles = now() - t0;
+    r.instructions = stats_.guest_insns - i0;
+    r.padlock_cycles = stats_.padlock_cycles - p0;
+    r.padlock_count = padlock_count_ - n0;
+    r.stub_calls = stub_calls_ - s0;
+    if (nested) cpu_->load(outer);
+  };
+  struct Depth {
+    int& d;
+    explicit Depth(int& x) : d(x) { ++d; }
+    ~Depth() { --d; }
+  } depth(depth_);
+  try {
+    run_call(r, timeout_us);
+  } catch (...) {
+    finish();
+    throw;
+  }
+  finish();
+  return r;
+}
+
+// Stack at entry: the return address (the sentinel, kStubBase) on top, stack arguments
+// above it, and (SP + word) 16-byte aligned (i386 and x86-64 psABI).
+void Machine::push_call_frame(uint64_t address, const std::vector<uint64_t>& args, bool nested) {
+  const uint64_t word = guest64_ ? 8 : 4;
   const uint64_t sp_now = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
   uint64_t top = nested ? sp_now - 256 : kStackTop - 64;  // below the caller's red zone
   const size_t reg_args = guest64_ ? std::min<size_t>(args.size(), 6) : 0;
@@ -275,9 +300,7 @@ CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, ui
   write(sp, &sentinel, word);
 
   if (guest64_) {
-    static constexpr int kArgRegs[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
-                                        UC_X86_REG_RCX, UC_X86_REG_R8,  UC_X86_REG_R9};
-    for (size_t i = 0; i < reg_args; ++i) cpu_->set_reg(kArgRegs[i], args[i]);
+    for (size_t i = 0; i < reg_args; ++i) cpu_->set_reg(kArgRegs64[i], args[i]);
     cpu_->set_reg(UC_X86_REG_RAX, 0);  // AL: no vector registers used (varargs)
     cpu_->set_reg(UC_X86_REG_RSP, sp);
     cpu_->set_reg(UC_X86_REG_RFLAGS, 0x202);
@@ -287,116 +310,98 @@ CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, ui
     cpu_->set_reg(UC_X86_REG_EFLAGS, 0x202);
   }
   cpu_->set_pc(address);
+}
 
-  CallResult r;
-  const uint64_t t0 = now(), i0 = stats_.guest_insns, p0 = stats_.padlock_cycles,
-                 n0 = padlock_count_, s0 = stub_calls_;
-  // The timeout covers the whole call, stubs included: each emulation slice gets what is
-  // left of it.
+// Emulation slices until the call returns to the sentinel or stops; each stub entered on
+// the way runs its handler and returns to its caller. The timeout covers the whole call,
+// stubs included: each slice gets what is left of it.
+void Machine::run_call(CallResult& r, uint64_t timeout_us) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout_us);
-  struct Depth {
-    int& d;
-    explicit Depth(int& x) : d(x) { ++d; }
-    ~Depth() { --d; }
-  } depth(depth_);
-
-  auto finish = [&]() {
-    r.cycles = now() - t0;
-    r.instructions = stats_.guest_insns - i0;
-    r.padlock_cycles = stats_.padlock_cycles - p0;
-    r.padlock_count = padlock_count_ - n0;
-    r.stub_calls = stub_calls_ - s0;
-  };
-
-  try {
-    for (;;) {
-      stop_fault_ = false;
-      tlb_.faulted = false;
-      hook_error_ = nullptr;
-      uint64_t slice_us = 0;
-      if (timeout_us != 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
-                              deadline - std::chrono::steady_clock::now())
-                              .count();
-        slice_us = left > 0 ? static_cast<uint64_t>(left) : 1;
-      }
-      const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, slice_us, 0);
-      if (hook_error_) std::rethrow_exception(hook_error_);
-      if (stop_fault_) {
-        r.fault = fault_;
-        break;
-      }
-      if (err == UC_ERR_EXCEPTION && tlb_.faulted) {
-        MachineFault f;
-        const bool mapped = (mem_->flags(tlb_.fault_page) & kPageMapped) != 0;
-        f.signo = SIGSEGV;
-        f.code = mapped ? kSegvAccerr : kSegvMaperr;
-        f.trapno = 14;
-        f.pc = cpu_->pc();
-        f.address = first_faulting_byte(cs_, *cpu_, *mem_, tlb_.fault_page, tlb_.fault_type);
-        f.write = tlb_.fault_type == UC_MEM_WRITE;
-        f.disassembly = disassemble(f.pc);
-        eflags30_ = false;  // the exception stores EFLAGS (§1.8)
-        r.fault = f;
-        break;
-      }
-      if (err != UC_ERR_OK) {
-        MachineFault f;
-        f.kind = MachineFault::Kind::InternalStop;
-        f.pc = cpu_->pc();
-        f.disassembly = std::string("unicorn: ") + uc_strerror(err);
-        r.fault = f;
-        break;
-      }
-      size_t timed_out = 0;
-      if (slice_us != 0 && uc_query(cpu_->uc(), UC_QUERY_TIMEOUT, &timed_out) == UC_ERR_OK &&
-          timed_out) {
-        MachineFault f;
-        f.kind = MachineFault::Kind::Timeout;
-        f.pc = cpu_->pc();
-        f.disassembly = disassemble(f.pc);
-        r.fault = f;
-        break;
-      }
-      const uint64_t pc = cpu_->pc();
-      if (pc == sentinel) {
-        r.returned = true;
-        r.value = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
-        r.value_hi = cpu_->reg(guest64_ ? UC_X86_REG_RDX : UC_X86_REG_EDX);
-        break;
-      }
-      if (const StubSlot* slot = stub_at(pc)) {
-        ++stub_calls_;
-        if (!stub_handler_) throw MachineError("no stub handler for '" + slot->name + "'");
-        const StubSlot copy = *slot;  // the handler may add stubs
-        const uint64_t value = stub_handler_(*this, copy);
-        // Return to the caller: EAX/RAX, then pop the return address (cdecl: the caller
-        // removes the arguments).
-        const uint64_t csp = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
-        uint64_t ret = 0;
-        read(csp, &ret, word);
-        cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
-                      guest64_ ? value : value & 0xFFFFFFFFu);
-        cpu_->set_reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP, csp + word);
-        cpu_->set_pc(ret);
-        continue;
-      }
-      // Stopped with no reason we know of (QEMU halted): report it rather than spin.
-      MachineFault f;
-      f.kind = MachineFault::Kind::InternalStop;
-      f.pc = pc;
-      f.disassembly = disassemble(pc);
-      r.fault = f;
-      break;
+  for (;;) {
+    stop_fault_ = false;
+    tlb_.faulted = false;
+    hook_error_ = nullptr;
+    uint64_t slice_us = 0;
+    if (timeout_us != 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+                            deadline - std::chrono::steady_clock::now())
+                            .count();
+      slice_us = left > 0 ? static_cast<uint64_t>(left) : 1;
     }
-  } catch (...) {
-    finish();
-    if (nested) cpu_->load(outer);
-    throw;
+    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, slice_us, 0);
+    if (hook_error_) std::rethrow_exception(hook_error_);
+    if (std::optional<MachineFault> f = slice_stop(err, slice_us != 0)) {
+      r.fault = *f;
+      return;
+    }
+    const uint64_t pc = cpu_->pc();
+    if (pc == kStubBase) {
+      r.returned = true;
+      r.value = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
+      r.value_hi = cpu_->reg(guest64_ ? UC_X86_REG_RDX : UC_X86_REG_EDX);
+      return;
+    }
+    if (const StubSlot* slot = stub_at(pc)) {
+      return_from_stub(*slot);
+      continue;
+    }
+    // Stopped with no reason we know of (QEMU halted): report it rather than spin.
+    MachineFault f;
+    f.kind = MachineFault::Kind::InternalStop;
+    f.pc = pc;
+    f.disassembly = disassemble(pc);
+    r.fault = f;
+    return;
   }
-  finish();
-  if (nested) cpu_->load(outer);
-  return r;
+}
+
+// A fault a hook raised, a page fault the TLB-fill hook refused, a Unicorn error, or the
+// end of the slice's time (`timed`: the slice had a timeout).
+std::optional<MachineFault> Machine::slice_stop(uc_err err, bool timed) {
+  if (stop_fault_) return fault_;
+  MachineFault f;
+  if (err == UC_ERR_EXCEPTION && tlb_.faulted) {
+    const bool mapped = (mem_->flags(tlb_.fault_page) & kPageMapped) != 0;
+    f.signo = SIGSEGV;
+    f.code = mapped ? kSegvAccerr : kSegvMaperr;
+    f.trapno = 14;
+    f.pc = cpu_->pc();
+    f.address = first_faulting_byte(cs_, *cpu_, *mem_, tlb_.fault_page, tlb_.fault_type);
+    f.write = tlb_.fault_type == UC_MEM_WRITE;
+    f.disassembly = disassemble(f.pc);
+    eflags30_ = false;  // the exception stores EFLAGS (§1.8)
+    return f;
+  }
+  if (err != UC_ERR_OK) {
+    f.kind = MachineFault::Kind::InternalStop;
+    f.pc = cpu_->pc();
+    f.disassembly = std::string("unicorn: ") + uc_strerror(err);
+    return f;
+  }
+  size_t timed_out = 0;
+  if (timed && uc_query(cpu_->uc(), UC_QUERY_TIMEOUT, &timed_out) == UC_ERR_OK && timed_out) {
+    f.kind = MachineFault::Kind::Timeout;
+    f.pc = cpu_->pc();
+    f.disassembly = disassemble(f.pc);
+    return f;
+  }
+  return std::nullopt;
+}
+
+// The stub's value in EAX/RAX, then a return: pop the return address (cdecl: the caller
+// removes the arguments).
+void Machine::return_from_stub(const StubSlot& slot) {
+  ++stub_calls_;
+  if (!stub_handler_) throw MachineError("no stub handler for '" + slot.name + "'");
+  const StubSlot copy = slot;  // the handler may add stubs
+  const uint64_t value = stub_handler_(*this, copy);
+  const uint64_t word = guest64_ ? 8 : 4;
+  const uint64_t csp = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
+  uint64_t ret = 0;
+  read(csp, &ret, word);
+  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX, guest64_ ? value : value & 0xFFFFFFFFu);
+  cpu_->set_reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP, csp + word);
+  cpu_->set_pc(ret);
 }
 
 void Machine::stop_with(const MachineFault& f) {

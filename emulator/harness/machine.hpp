@@ -12,14 +12,15 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "emulator/memory/address_space.hpp"
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/cpu/cpu.hpp"
+#include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
 #include "emulator/time/virtual_time.hpp"
@@ -211,6 +212,13 @@ class Machine {
   void stop_with(const MachineFault& f);
   void set_exits();
   void reg_checked(const std::string& name, int& id, unsigned& width) const;
+  // The steps of call(): the entry frame and registers, the emulation until the call
+  // returns or stops, why one emulation slice stopped (none: at the sentinel or a stub),
+  // and a stub's return to its caller.
+  void push_call_frame(uint64_t address, const std::vector<uint64_t>& args, bool nested);
+  void run_call(CallResult& r, uint64_t timeout_us);
+  std::optional<MachineFault> slice_stop(uc_err err, bool timed);
+  void return_from_stub(const StubSlot& slot);
 
   bool guest64_;
   double mhz_;

@@ -1,189 +1,18 @@
 #include "emulator/harness/object_loader.hpp"
 
 #include <elf.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "emulator/loader/elf_loader.hpp"
+#include "emulator/memory/address_text.hpp"
 
 namespace padlock::emu {
 
 namespace {
 
 constexpr uint64_t kPage = AddressSpace::kPageSize;
-
-std::string hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
-// Class-neutral views of the ELF structures the loader reads.
-struct Shdr {
-  uint32_t name = 0, type = 0;
-  uint64_t flags = 0, addr = 0, offset = 0, size = 0;
-  uint32_t link = 0, info = 0;
-  uint64_t addralign = 0, entsize = 0;
-};
-struct Sym {
-  std::string name;
-  uint64_t value = 0, size = 0;
-  uint8_t info = 0;
-  uint16_t shndx = 0;
-  uint8_t type() const { return info & 0xF; }
-  uint8_t bind() const { return info >> 4; }
-};
-struct Rel {
-  uint64_t offset = 0;
-  uint32_t sym = 0, type = 0;
-  int64_t addend = 0;
-  bool rela = false;
-};
-
-// The parts of one ELF file's bytes the loader needs, with bounds checks.
-class ElfView {
- public:
-  ElfView(std::string path, const std::vector<uint8_t>& d) : path_(std::move(path)), d_(d) {
-    if (d.size() < EI_NIDENT || std::memcmp(d.data(), ELFMAG, SELFMAG) != 0)
-      fail("not an ELF file");
-    if (d[EI_CLASS] != ELFCLASS32 && d[EI_CLASS] != ELFCLASS64) fail("unsupported ELF class");
-    if (d[EI_DATA] != ELFDATA2LSB) fail("not a little-endian ELF file");
-    is64 = d[EI_CLASS] == ELFCLASS64;
-    if (is64) {
-      const auto e = get<Elf64_Ehdr>(0);
-      type = e.e_type, machine = e.e_machine, entry = e.e_entry;
-      shoff = e.e_shoff, shnum = e.e_shnum, shentsize = e.e_shentsize, shstrndx = e.e_shstrndx;
-    } else {
-      const auto e = get<Elf32_Ehdr>(0);
-      type = e.e_type, machine = e.e_machine, entry = e.e_entry;
-      shoff = e.e_shoff, shnum = e.e_shnum, shentsize = e.e_shentsize, shstrndx = e.e_shstrndx;
-    }
-    if (machine != (is64 ? EM_X86_64 : EM_386)) {
-      fail(std::string("wrong machine: ") + elf_machine_name(machine) + " in a " +
-           (is64 ? "64" : "32") + "-bit ELF file");
-    }
-    for (uint16_t i = 0; i < shnum; ++i) sections.push_back(shdr(i));
-  }
-
-  [[noreturn]] void fail(const std::string& why) const { throw MachineError(path_ + ": " + why); }
-
-  template <typename T>
-  T get(uint64_t off) const {
-    if (off > d_.size() || sizeof(T) > d_.size() - off) fail("truncated ELF file");
-    T v;
-    std::memcpy(&v, d_.data() + off, sizeof v);
-    return v;
-  }
-  const uint8_t* bytes(uint64_t off, uint64_t len) const {
-    if (off > d_.size() || len > d_.size() - off) fail("truncated ELF file (section past the end)");
-    return d_.data() + off;
-  }
-  std::string str(uint32_t strtab, uint64_t off) const {
-    if (strtab >= sections.size()) fail("bad string table index");
-    const Shdr& s = sections[strtab];
-    if (off >= s.size) fail("bad string offset");
-    const char* p = reinterpret_cast<const char*>(bytes(s.offset, s.size)) + off;
-    return std::string(p, strnlen(p, s.size - off));
-  }
-  std::string section_name(const Shdr& s) const {
-    return shstrndx < sections.size() ? str(shstrndx, s.name) : "";
-  }
-  size_t symbol_count(const Shdr& symtab) const {
-    return symtab.size / (is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym));
-  }
-  Sym symbol(const Shdr& symtab, size_t i) const {
-    Sym s;
-    uint32_t name = 0;
-    if (is64) {
-      const auto e = get<Elf64_Sym>(symtab.offset + i * sizeof(Elf64_Sym));
-      name = e.st_name, s.value = e.st_value, s.size = e.st_size, s.info = e.st_info;
-      s.shndx = e.st_shndx;
-    } else {
-      const auto e = get<Elf32_Sym>(symtab.offset + i * sizeof(Elf32_Sym));
-      name = e.st_name, s.value = e.st_value, s.size = e.st_size, s.info = e.st_info;
-      s.shndx = e.st_shndx;
-    }
-    s.name = name != 0 ? str(symtab.link, name) : "";
-    return s;
-  }
-  std::vector<Rel> relocations(const Shdr& s) const {
-    std::vector<Rel> out;
-    const bool rela = s.type == SHT_RELA;
-    const size_t ent = is64 ? (rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))
-                            : (rela ? sizeof(Elf32_Rela) : sizeof(Elf32_Rel));
-    for (uint64_t off = 0; off + ent <= s.size; off += ent) {
-      Rel r;
-      r.rela = rela;
-      if (is64) {
-        const auto e = get<Elf64_Rela>(s.offset + off);  // Elf64_Rel is its prefix
-        r.offset = e.r_offset;
-        r.sym = static_cast<uint32_t>(ELF64_R_SYM(e.r_info));
-        r.type = static_cast<uint32_t>(ELF64_R_TYPE(e.r_info));
-        r.addend = rela ? e.r_addend : 0;
-      } else {
-        Elf32_Rela e{};
-        std::memcpy(&e, bytes(s.offset + off, ent), ent);
-        r.offset = e.r_offset;
-        r.sym = ELF32_R_SYM(e.r_info);
-        r.type = ELF32_R_TYPE(e.r_info);
-        r.addend = rela ? e.r_addend : 0;
-      }
-      out.push_back(r);
-    }
-    return out;
-  }
-
-  bool is64 = false;
-  uint16_t type = 0, machine = 0;
-  uint64_t entry = 0, shoff = 0;
-  uint16_t shnum = 0, shentsize = 0, shstrndx = 0;
-  std::vector<Shdr> sections;
-
- private:
-  Shdr shdr(uint16_t i) const {
-    Shdr s;
-    if (is64) {
-      const auto e = get<Elf64_Shdr>(shoff + uint64_t{i} * shentsize);
-      s = {e.sh_name, e.sh_type, e.sh_flags, e.sh_addr,      e.sh_offset,
-           e.sh_size, e.sh_link, e.sh_info,  e.sh_addralign, e.sh_entsize};
-    } else {
-      const auto e = get<Elf32_Shdr>(shoff + uint64_t{i} * shentsize);
-      s = {e.sh_name, e.sh_type, e.sh_flags, e.sh_addr,      e.sh_offset,
-           e.sh_size, e.sh_link, e.sh_info,  e.sh_addralign, e.sh_entsize};
-    }
-    return s;
-  }
-
-  std::string path_;
-  const std::vector<uint8_t>& d_;
-};
-
-std::vector<uint8_t> read_file(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw MachineError(path + ": " + std::strerror(errno));
-  struct stat st{};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    throw MachineError(path + ": not a regular file");
-  }
-  std::vector<uint8_t> data(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < data.size()) {
-    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  close(fd);
-  data.resize(got);
-  return data;
-}
 
 const char* reloc_name(bool is64, uint32_t type) {
   if (is64) {
@@ -239,6 +68,216 @@ std::string reloc_label(bool is64, uint32_t type) {
   return n != nullptr ? n : "relocation type " + std::to_string(type);
 }
 
+// --- relocatable objects: layout, GOT and relocation rules ---------------------------------
+
+// Three groups of pages: code (R+X), read-only data (R) and writable data (R+W), one after
+// the other from the object's start, each starting on a page.
+struct Groups {
+  enum Group { kX, kR, kW, kCount };
+  static constexpr uint8_t kProt[kCount] = {kPageRead | kPageExec, kPageRead,
+                                            kPageRead | kPageWrite};
+  uint64_t size[kCount] = {};
+  uint64_t start[kCount] = {};   // offsets from the object's start, once laid out
+  std::vector<int> group_of;     // per section: its group, -1 when not loaded
+  std::vector<uint64_t> offset;  // per section: its offset in its group
+
+  // Appends `size` bytes aligned to `align` to group g; returns their offset in it.
+  uint64_t place(int g, uint64_t len, uint64_t align) {
+    align = std::max<uint64_t>(align, 1);
+    const uint64_t off = (size[g] + align - 1) / align * align;
+    size[g] = off + len;
+    return off;
+  }
+  static uint64_t pages(uint64_t len) { return (len + kPage - 1) / kPage * kPage; }
+  // Places the groups one after the other; returns the object's whole length.
+  uint64_t lay_out() {
+    uint64_t total = 0;
+    for (int g = 0; g < kCount; ++g) {
+      start[g] = total;
+      total += pages(size[g]);
+    }
+    return total;
+  }
+  uint64_t section_offset(size_t i) const { return start[group_of[i]] + offset[i]; }
+};
+
+// Every allocated, non-empty section in its group.
+Groups place_sections(const std::vector<ElfSection>& sections) {
+  Groups gr;
+  gr.group_of.assign(sections.size(), -1);
+  gr.offset.assign(sections.size(), 0);
+  for (size_t i = 0; i < sections.size(); ++i) {
+    const ElfSection& s = sections[i];
+    if (!(s.flags & SHF_ALLOC) || s.size == 0) continue;
+    const int g = (s.flags & SHF_EXECINSTR) ? Groups::kX
+                  : (s.flags & SHF_WRITE)   ? Groups::kW
+                                            : Groups::kR;
+    gr.group_of[i] = g;
+    gr.offset[i] = gr.place(g, s.size, s.addralign);
+  }
+  return gr;
+}
+
+// What a relocation type stores (the psABI's formulas; G: the symbol's GOT slot, GOT: the
+// GOT's address), in how many bytes, and the range the value must fit.
+enum class Calc : uint8_t { None, SA, SAP, GAP, GGotA, SAGot, GotAP };
+enum class Fits : uint8_t { Any, U32, S32 };
+struct RelocRule {
+  uint32_t type;
+  Calc calc;
+  uint8_t size;
+  Fits fits;
+};
+constexpr RelocRule kRules64[] = {
+    {R_X86_64_NONE, Calc::None, 4, Fits::Any},
+    {R_X86_64_64, Calc::SA, 8, Fits::Any},
+    {R_X86_64_PC32, Calc::SAP, 4, Fits::S32},
+    {R_X86_64_PLT32, Calc::SAP, 4, Fits::S32},
+    {R_X86_64_32, Calc::SA, 4, Fits::U32},
+    {R_X86_64_32S, Calc::SA, 4, Fits::S32},
+    {R_X86_64_PC64, Calc::SAP, 8, Fits::Any},
+    {R_X86_64_GOTPCREL, Calc::GAP, 4, Fits::S32},
+    {R_X86_64_GOTPCRELX, Calc::GAP, 4, Fits::S32},
+    {R_X86_64_REX_GOTPCRELX, Calc::GAP, 4, Fits::S32},
+    {R_X86_64_GOT32, Calc::GGotA, 4, Fits::Any},
+    {R_X86_64_GOTOFF64, Calc::SAGot, 8, Fits::Any},
+    {R_X86_64_GOTPC32, Calc::GotAP, 4, Fits::Any},
+    {R_X86_64_GOTPC64, Calc::GotAP, 8, Fits::Any},
+};
+constexpr RelocRule kRules32[] = {
+    {R_386_NONE, Calc::None, 4, Fits::Any},    {R_386_32, Calc::SA, 4, Fits::Any},
+    {R_386_PC32, Calc::SAP, 4, Fits::Any},     {R_386_PLT32, Calc::SAP, 4, Fits::Any},
+    {R_386_GOT32, Calc::GGotA, 4, Fits::Any},  // PIC form: relative to the GOT in a register
+    {R_386_GOT32X, Calc::GGotA, 4, Fits::Any}, {R_386_GOTOFF, Calc::SAGot, 4, Fits::Any},
+    {R_386_GOTPC, Calc::GotAP, 4, Fits::Any},
+};
+
+// Null for a type the loader does not apply.
+const RelocRule* reloc_rule(bool is64, uint32_t type) {
+  const auto find = [type](const auto& rules) -> const RelocRule* {
+    for (const RelocRule& r : rules) {
+      if (r.type == type) return &r;
+    }
+    return nullptr;
+  };
+  return is64 ? find(kRules64) : find(kRules32);
+}
+bool needs_got_slot(const RelocRule* r) {
+  return r != nullptr && (r->calc == Calc::GAP || r->calc == Calc::GGotA);
+}
+bool uses_got(const RelocRule* r) {
+  return needs_got_slot(r) || (r != nullptr && (r->calc == Calc::SAGot || r->calc == Calc::GotAP));
+}
+
+// The relocation sections to apply (those of loaded sections: not debug information) and
+// what they need: the symbols they name, a GOT slot per GOT-loaded symbol, and a GOT at
+// all (also when the code names _GLOBAL_OFFSET_TABLE_).
+struct GotPlan {
+  std::vector<const ElfSection*> rel_sections;
+  std::vector<bool> referenced;                 // by symbol index
+  std::unordered_map<uint32_t, uint64_t> slot;  // symbol index -> offset in the GOT
+  bool want_got = false;
+};
+GotPlan plan_got(const ElfView& v, const std::vector<ElfSection>& sections, const Groups& gr,
+                 const std::vector<ElfSymbol>& syms) {
+  const uint64_t word = v.is64 ? 8 : 4;
+  GotPlan plan;
+  plan.referenced.assign(syms.size(), false);
+  for (const ElfSection& rs : sections) {
+    if (rs.type != SHT_REL && rs.type != SHT_RELA) continue;
+    if (rs.info >= sections.size() || gr.group_of[rs.info] < 0) continue;  // e.g. debug info
+    plan.rel_sections.push_back(&rs);
+    for (const ElfRelocation& r : v.relocations(rs)) {
+      const RelocRule* rule = reloc_rule(v.is64, r.type);
+      if (r.sym < plan.referenced.size()) plan.referenced[r.sym] = true;
+      if (uses_got(rule)) plan.want_got = true;
+      if (needs_got_slot(rule) && !plan.slot.count(r.sym)) {
+        plan.slot[r.sym] = plan.slot.size() * word;
+      }
+    }
+  }
+  for (const ElfSymbol& s : syms) {
+    if (s.shndx == SHN_UNDEF && s.name == "_GLOBAL_OFFSET_TABLE_") plan.want_got = true;
+  }
+  return plan;
+}
+
+// Where the relocations of one object point: its sections' addresses, its symbols'
+// values, its GOT and GOT slots.
+struct RelocTargets {
+  uint64_t start = 0;  // the object's first page
+  const Groups& groups;
+  const std::vector<uint64_t>& value;  // by symbol index
+  const GotPlan& got_plan;
+  uint64_t got = 0;
+};
+
+// Applies the relocations of section `rs` (the psABI formulas of kRules64/kRules32); counts them in
+// `applied`. Throws LoadError for a type, symbol or place it cannot apply.
+void apply_relocations(const ElfView& v, const std::vector<ElfSection>& sections,
+                       const ElfSection& rs, const RelocTargets& at, AddressSpace& mem,
+                       size_t& applied) {
+  const ElfSection& target = sections[rs.info];
+  const uint64_t target_base = at.start + at.groups.section_offset(rs.info);
+  const std::string target_name = v.section_name(target);
+  for (const ElfRelocation& r : v.relocations(rs)) {
+    const uint64_t P = target_base + r.offset;
+    const RelocRule* rule = reloc_rule(v.is64, r.type);
+    const unsigned size = rule != nullptr ? rule->size : 4;
+    if (r.offset + size > target.size) {
+      v.fail("relocation at " + target_name + "+" + hex(r.offset) + " past the section's end");
+    }
+    uint8_t* p = mem.host(P);
+    int64_t A = r.addend;
+    if (!r.rela) {
+      int32_t implicit = 0;
+      std::memcpy(&implicit, p, 4);
+      A = implicit;
+    }
+    if (r.sym >= at.value.size() && r.sym != 0) v.fail("relocation names a bad symbol index");
+    const uint64_t S = r.sym != 0 ? at.value[r.sym] : 0;
+    const auto slot = at.got_plan.slot.find(r.sym);
+    const uint64_t G = slot != at.got_plan.slot.end() ? at.got + slot->second : 0;
+    if (rule != nullptr && rule->calc == Calc::None) continue;
+    if (rule == nullptr) {
+      v.fail("unsupported relocation type " + std::to_string(r.type) + " in " + target_name);
+    }
+    uint64_t result = 0;
+    switch (rule->calc) {
+      case Calc::None:
+        break;
+      case Calc::SA:
+        result = S + A;
+        break;
+      case Calc::SAP:
+        result = S + A - P;
+        break;
+      case Calc::GAP:
+        result = G + A - P;
+        break;
+      case Calc::GGotA:
+        result = G - at.got + A;
+        break;
+      case Calc::SAGot:
+        result = S + A - at.got;
+        break;
+      case Calc::GotAP:
+        result = at.got + A - P;
+        break;
+    }
+    const bool ok = rule->fits == Fits::Any ? true
+                    : rule->fits == Fits::U32
+                        ? result <= 0xFFFFFFFFull
+                        : static_cast<int64_t>(result) == static_cast<int32_t>(result);
+    if (!ok) {
+      v.fail(reloc_label(v.is64, r.type) + " at " + target_name + "+" + hex(r.offset) +
+             " overflows (target " + hex(S) + ")");
+    }
+    std::memcpy(p, &result, size);
+    ++applied;
+  }
+}
+
 }  // namespace
 
 const MachineSymbol* ObjectLoader::find(const std::string& name) const {
@@ -270,48 +309,50 @@ uint64_t ObjectLoader::resolve_import(LoadedObject& obj, const std::string& name
   return m_.stub_address(name);
 }
 
+// ELF errors (LoadError) reach the harness's users as MachineError, with the same text.
 const LoadedObject& ObjectLoader::load(const std::string& path, uint64_t base) {
   if (base & (kPage - 1)) throw MachineError("load: base must be page aligned");
-  const std::vector<uint8_t> data = read_file(path);
-  auto obj = std::make_unique<LoadedObject>();
-  obj->path = path;
-  {
+  try {
+    const std::vector<uint8_t> data = read_file_bytes(path);
     const ElfView v(path, data);
+    if (v.machine != (v.is64 ? EM_X86_64 : EM_386)) {
+      v.fail(std::string("wrong machine: ") + elf_machine_name(v.machine) + " in a " +
+             (v.is64 ? "64" : "32") + "-bit ELF file");
+    }
+    const std::vector<ElfSection> sections = v.sections();
     if (v.is64 != m_.guest64()) {
       throw MachineError(path + ": a " + (v.is64 ? "64" : "32") +
                          "-bit ELF file, but this Machine is " + std::to_string(m_.bits()) +
                          "-bit");
     }
+    auto obj = std::make_unique<LoadedObject>();
+    obj->path = path;
     obj->type = v.type;
-  }
-  LoadedObject& ref = *obj;
-  objects_.push_back(std::move(obj));
-  try {
-    if (ref.type == ET_REL) {
-      load_relocatable(ref, data, base);
-    } else if (ref.type == ET_EXEC || ref.type == ET_DYN) {
-      load_image(ref, data, base);
-    } else {
-      throw MachineError(path + ": ELF type " + std::to_string(ref.type) +
-                         " is neither an executable, a shared object nor an object file");
+    LoadedObject& ref = *obj;
+    objects_.push_back(std::move(obj));
+    try {
+      if (ref.type == ET_REL) {
+        load_relocatable(ref, v, sections, base);
+      } else if (ref.type == ET_EXEC || ref.type == ET_DYN) {
+        load_image(ref, ElfFile::parse(path, data), v, sections, base);
+      } else {
+        throw MachineError(path + ": ELF type " + std::to_string(ref.type) +
+                           " is neither an executable, a shared object nor an object file");
+      }
+    } catch (...) {
+      objects_.pop_back();
+      throw;
     }
-  } catch (...) {
-    objects_.pop_back();
-    throw;
+    return ref;
+  } catch (const LoadError& e) {
+    throw MachineError(e.what());
   }
-  return ref;
 }
 
 // --- executables and shared objects ------------------------------------------------------------
 
-void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& data, uint64_t base) {
-  ElfFile elf;
-  try {
-    elf = ElfFile::parse(obj.path, data);
-  } catch (const LoadError& e) {
-    throw MachineError(e.what());
-  }
-  const ElfView v(obj.path, data);
+void ObjectLoader::load_image(LoadedObject& obj, const ElfFile& elf, const ElfView& v,
+                              const std::vector<ElfSection>& sections, uint64_t base) {
   AddressSpace& mem = m_.mem();
   uint64_t bias = 0;
   if (elf.type == ET_DYN) {
@@ -327,21 +368,17 @@ void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& dat
     throw MachineError(obj.path + ": its address range " + hex(elf.min_vaddr + bias) + ".." +
                        hex(elf.max_vaddr + bias) + " is already in use");
   }
-  try {
-    load_elf(elf, mem, bias, !elf.is64 && !elf.has_gnu_stack);
-  } catch (const LoadError& e) {
-    throw MachineError(e.what());
-  }
+  load_elf(elf, mem, bias, !elf.is64 && !elf.has_gnu_stack);
   obj.bias = bias;
   obj.start = elf.min_vaddr + bias;
   obj.end = elf.max_vaddr + bias;
   obj.entry = elf.entry + bias;
 
   // Symbols: .symtab (static functions too) and .dynsym.
-  for (const Shdr& s : v.sections) {
+  for (const ElfSection& s : sections) {
     if (s.type != SHT_SYMTAB && s.type != SHT_DYNSYM) continue;
     for (size_t i = 1; i < v.symbol_count(s); ++i) {
-      const Sym sym = v.symbol(s, i);
+      const ElfSymbol sym = v.symbol(s, i);
       if (sym.shndx == SHN_UNDEF || sym.name.empty() || sym.type() == STT_SECTION ||
           sym.type() == STT_FILE || sym.type() == STT_TLS) {
         continue;
@@ -357,10 +394,10 @@ void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& dat
   // Dynamic relocations: every allocated SHT_REL/SHT_RELA section (.rel.dyn, .rel.plt ...).
   const bool is64 = v.is64;
   const uint64_t word = is64 ? 8 : 4;
-  for (const Shdr& rs : v.sections) {
+  for (const ElfSection& rs : sections) {
     if ((rs.type != SHT_REL && rs.type != SHT_RELA) || !(rs.flags & SHF_ALLOC)) continue;
-    const Shdr* symtab = rs.link < v.sections.size() ? &v.sections[rs.link] : nullptr;
-    for (const Rel& r : v.relocations(rs)) {
+    const ElfSection* symtab = rs.link < sections.size() ? &sections[rs.link] : nullptr;
+    for (const ElfRelocation& r : v.relocations(rs)) {
       const uint64_t P = r.offset + bias;
       if (!mem.in_window(P, word) || !mem.range_mapped(P, word)) {
         throw MachineError(obj.path + ": relocation at " + hex(P) + " outside the object");
@@ -376,7 +413,7 @@ void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& dat
       uint64_t S = 0;
       std::string name;
       if (r.sym != 0 && symtab != nullptr) {
-        const Sym sym = v.symbol(*symtab, r.sym);
+        const ElfSymbol sym = v.symbol(*symtab, r.sym);
         name = sym.name;
         if (sym.shndx != SHN_UNDEF) {
           S = sym.shndx == SHN_ABS ? sym.value : sym.value + bias;
@@ -425,250 +462,94 @@ void ObjectLoader::load_image(LoadedObject& obj, const std::vector<uint8_t>& dat
 
 // --- relocatable objects -------------------------------------------------------------------------
 
-void ObjectLoader::load_relocatable(LoadedObject& obj, const std::vector<uint8_t>& data,
-                                    uint64_t base) {
-  const ElfView v(obj.path, data);
-  if (v.sections.empty()) v.fail("an object file without section headers");
-  const bool is64 = v.is64;
-  const uint64_t word = is64 ? 8 : 4;
+// Sections laid out in three groups of pages (Groups), COMMON symbols and the GOT in the
+// writable group; undefined symbols bound after the object's own (resolve_import); then
+// the relocations and the groups' final permissions.
+void ObjectLoader::load_relocatable(LoadedObject& obj, const ElfView& v,
+                                    const std::vector<ElfSection>& sections, uint64_t base) {
+  if (sections.empty()) v.fail("an object file without section headers");
+  const uint64_t word = v.is64 ? 8 : 4;
+  Groups gr = place_sections(sections);
 
-  // Three groups of pages: code (R+X), read-only data (R) and writable data (R+W).
-  enum Group { kX, kR, kW, kGroups };
-  uint64_t group_size[kGroups] = {};
-  std::vector<int> group_of(v.sections.size(), -1);
-  std::vector<uint64_t> offset_in_group(v.sections.size(), 0);
-  auto place = [&](int g, uint64_t size, uint64_t align) {
-    align = std::max<uint64_t>(align, 1);
-    const uint64_t off = (group_size[g] + align - 1) / align * align;
-    group_size[g] = off + size;
-    return off;
-  };
-  for (size_t i = 0; i < v.sections.size(); ++i) {
-    const Shdr& s = v.sections[i];
-    if (!(s.flags & SHF_ALLOC) || s.size == 0) continue;
-    const int g = (s.flags & SHF_EXECINSTR) ? kX : (s.flags & SHF_WRITE) ? kW : kR;
-    group_of[i] = g;
-    offset_in_group[i] = place(g, s.size, s.addralign);
-  }
-
-  // The symbol table, COMMON symbols (into writable data) and GOT slots for the
-  // GOT-relative relocations of position-independent code.
-  const Shdr* symtab = nullptr;
-  for (const Shdr& s : v.sections) {
+  const ElfSection* symtab = nullptr;
+  for (const ElfSection& s : sections) {
     if (s.type == SHT_SYMTAB) symtab = &s;
   }
-  std::vector<Sym> syms;
+  std::vector<ElfSymbol> syms;
   if (symtab != nullptr) {
     for (size_t i = 0; i < v.symbol_count(*symtab); ++i) syms.push_back(v.symbol(*symtab, i));
   }
   std::vector<uint64_t> common_off(syms.size(), 0);
   for (size_t i = 0; i < syms.size(); ++i) {
-    if (syms[i].shndx == SHN_COMMON) common_off[i] = place(kW, syms[i].size, syms[i].value);
-  }
-  auto needs_got_slot = [&](uint32_t t) {
-    return is64 ? (t == R_X86_64_GOTPCREL || t == R_X86_64_GOTPCRELX ||
-                   t == R_X86_64_REX_GOTPCRELX || t == R_X86_64_GOT32)
-                : (t == R_386_GOT32 || t == R_386_GOT32X);
-  };
-  auto uses_got = [&](uint32_t t) {
-    return needs_got_slot(t) ||
-           (is64 ? (t == R_X86_64_GOTPC32 || t == R_X86_64_GOTOFF64 || t == R_X86_64_GOTPC64)
-                 : (t == R_386_GOTPC || t == R_386_GOTOFF));
-  };
-  std::unordered_map<uint32_t, uint64_t> got_slot;  // symbol index -> offset in the GOT
-  std::vector<bool> referenced(syms.size(), false);
-  bool want_got = false;
-  std::vector<const Shdr*> rel_sections;
-  for (const Shdr& rs : v.sections) {
-    if (rs.type != SHT_REL && rs.type != SHT_RELA) continue;
-    if (rs.info >= v.sections.size() || group_of[rs.info] < 0) continue;  // e.g. debug info
-    rel_sections.push_back(&rs);
-    for (const Rel& r : v.relocations(rs)) {
-      if (r.sym < referenced.size()) referenced[r.sym] = true;
-      if (uses_got(r.type)) want_got = true;
-      if (needs_got_slot(r.type) && !got_slot.count(r.sym)) {
-        got_slot[r.sym] = got_slot.size() * word;
-      }
+    if (syms[i].shndx == SHN_COMMON) {
+      common_off[i] = gr.place(Groups::kW, syms[i].size, syms[i].value);
     }
   }
-  for (size_t i = 0; i < syms.size(); ++i) {
-    if (syms[i].shndx == SHN_UNDEF && syms[i].name == "_GLOBAL_OFFSET_TABLE_") want_got = true;
-  }
+  const GotPlan plan = plan_got(v, sections, gr, syms);
   uint64_t got_off = 0;
-  if (want_got) got_off = place(kW, std::max<uint64_t>(got_slot.size(), 1) * word, word);
-
-  // Memory: the groups one after the other, each starting on a page.
-  uint64_t group_start[kGroups] = {};
-  uint64_t total = 0;
-  for (int g = 0; g < kGroups; ++g) {
-    group_start[g] = total;
-    total += (group_size[g] + kPage - 1) / kPage * kPage;
+  if (plan.want_got) {
+    got_off = gr.place(Groups::kW, std::max<uint64_t>(plan.slot.size(), 1) * word, word);
   }
+
+  const uint64_t total = gr.lay_out();
   if (total == 0) v.fail("no allocatable sections");
   const uint64_t start = base != 0 ? base : m_.reserve(total);
   AddressSpace& mem = m_.mem();
   if (!mem.range_free(start, total)) v.fail("the range at " + hex(start) + " is already in use");
   m_.map(start, total, kPageRead | kPageWrite);
-  auto section_addr = [&](size_t i) {
-    return start + group_start[group_of[i]] + offset_in_group[i];
-  };
-  for (size_t i = 0; i < v.sections.size(); ++i) {
-    if (group_of[i] < 0) continue;
-    const Shdr& s = v.sections[i];
+  for (size_t i = 0; i < sections.size(); ++i) {
+    if (gr.group_of[i] < 0) continue;
+    const ElfSection& s = sections[i];
+    const uint64_t at = start + gr.section_offset(i);
     if (s.type != SHT_NOBITS)
-      std::memcpy(mem.host(section_addr(i)), v.bytes(s.offset, s.size), s.size);
+      std::memcpy(mem.host(at), v.bytes(s.offset, s.size, "section"), s.size);
     const std::string name = v.section_name(s);
-    if (!name.empty() && !obj.sections.count(name)) obj.sections[name] = section_addr(i);
+    if (!name.empty() && !obj.sections.count(name)) obj.sections[name] = at;
   }
-  const uint64_t got = start + group_start[kW] + got_off;
+  const uint64_t got = start + gr.start[Groups::kW] + got_off;
   obj.bias = start;
   obj.start = start;
   obj.end = start + total;
 
-  // Symbol values.
+  // Symbol values: the object's own first, then the undefined ones (another object loaded
+  // earlier, a user definition, or a stub).
   std::vector<uint64_t> value(syms.size(), 0);
   for (size_t i = 1; i < syms.size(); ++i) {
-    const Sym& s = syms[i];
+    const ElfSymbol& s = syms[i];
     if (s.shndx == SHN_ABS) {
       value[i] = s.value;
     } else if (s.shndx == SHN_COMMON) {
-      value[i] = start + group_start[kW] + common_off[i];
-    } else if (s.shndx != SHN_UNDEF && s.shndx < v.sections.size()) {
-      value[i] = group_of[s.shndx] >= 0 ? section_addr(s.shndx) + s.value : 0;
+      value[i] = start + gr.start[Groups::kW] + common_off[i];
+    } else if (s.shndx != SHN_UNDEF && s.shndx < sections.size()) {
+      value[i] = gr.group_of[s.shndx] >= 0 ? start + gr.section_offset(s.shndx) + s.value : 0;
     }
     const bool defined =
-        s.shndx != SHN_UNDEF && (s.shndx >= SHN_LORESERVE || group_of[s.shndx] >= 0);
+        s.shndx != SHN_UNDEF && (s.shndx >= SHN_LORESERVE || gr.group_of[s.shndx] >= 0);
     if (defined && !s.name.empty() && s.type() != STT_SECTION && s.type() != STT_FILE) {
       obj.symbols.push_back({s.name, value[i], s.size, s.type(), s.bind()});
     }
   }
-  // Undefined symbols resolve after this object's own symbols are known (another object
-  // loaded earlier, a user definition, or a stub).
   for (size_t i = 1; i < syms.size(); ++i) {
-    const Sym& s = syms[i];
+    const ElfSymbol& s = syms[i];
     if (s.shndx != SHN_UNDEF) continue;
     if (s.name == "_GLOBAL_OFFSET_TABLE_") {
       value[i] = got;
-      continue;
+    } else if (plan.referenced[i]) {
+      value[i] = resolve_import(obj, s.name, s.bind() == STB_WEAK);
     }
-    if (referenced[i]) value[i] = resolve_import(obj, s.name, s.bind() == STB_WEAK);
   }
-  for (const auto& [sym, off] : got_slot) {
+  for (const auto& [sym, off] : plan.slot) {
     const uint64_t target = sym < value.size() ? value[sym] : 0;
     std::memcpy(mem.host(got + off), &target, word);
   }
 
-  // Relocations.
-  for (const Shdr* rs : rel_sections) {
-    const uint64_t target_base = section_addr(rs->info);
-    const std::string target_name = v.section_name(v.sections[rs->info]);
-    for (const Rel& r : v.relocations(*rs)) {
-      const uint64_t P = target_base + r.offset;
-      const uint32_t t = r.type;
-      const unsigned size = is64 ? ((t == R_X86_64_64 || t == R_X86_64_PC64 ||
-                                     t == R_X86_64_GOTOFF64 || t == R_X86_64_GOTPC64)
-                                        ? 8
-                                        : 4)
-                                 : 4;
-      if (r.offset + size > v.sections[rs->info].size) {
-        v.fail("relocation at " + target_name + "+" + hex(r.offset) + " past the section's end");
-      }
-      uint8_t* p = mem.host(P);
-      int64_t A = r.addend;
-      if (!r.rela) {
-        int32_t implicit = 0;
-        std::memcpy(&implicit, p, 4);
-        A = implicit;
-      }
-      if (r.sym >= value.size() && r.sym != 0) v.fail("relocation names a bad symbol index");
-      const uint64_t S = r.sym != 0 ? value[r.sym] : 0;
-      const uint64_t G = got_slot.count(r.sym) ? got + got_slot[r.sym] : 0;
-      uint64_t result = 0;
-      bool ok = true;
-      if (is64) {
-        switch (t) {
-          case R_X86_64_NONE:
-            continue;
-          case R_X86_64_64:
-            result = S + A;
-            break;
-          case R_X86_64_PC32:
-          case R_X86_64_PLT32:
-            result = S + A - P;
-            ok = static_cast<int64_t>(result) == static_cast<int32_t>(result);
-            break;
-          case R_X86_64_32:
-            result = S + A;
-            ok = result <= 0xFFFFFFFFull;
-            break;
-          case R_X86_64_32S:
-            result = S + A;
-            ok = static_cast<int64_t>(result) == static_cast<int32_t>(result);
-            break;
-          case R_X86_64_PC64:
-            result = S + A - P;
-            break;
-          case R_X86_64_GOTPCREL:
-          case R_X86_64_GOTPCRELX:
-          case R_X86_64_REX_GOTPCRELX:
-            result = G + A - P;
-            ok = static_cast<int64_t>(result) == static_cast<int32_t>(result);
-            break;
-          case R_X86_64_GOT32:
-            result = G - got + A;
-            break;
-          case R_X86_64_GOTOFF64:
-            result = S + A - got;
-            break;
-          case R_X86_64_GOTPC32:
-            result = got + A - P;
-            break;
-          case R_X86_64_GOTPC64:
-            result = got + A - P;
-            break;
-          default:
-            v.fail("unsupported relocation type " + std::to_string(t) + " in " + target_name);
-        }
-      } else {
-        switch (t) {
-          case R_386_NONE:
-            continue;
-          case R_386_32:
-            result = S + A;
-            break;
-          case R_386_PC32:
-          case R_386_PLT32:
-            result = S + A - P;
-            break;
-          case R_386_GOT32:
-          case R_386_GOT32X:
-            result = G - got + A;  // PIC form: relative to the GOT in the base register
-            break;
-          case R_386_GOTOFF:
-            result = S + A - got;
-            break;
-          case R_386_GOTPC:
-            result = got + A - P;
-            break;
-          default:
-            v.fail("unsupported relocation type " + std::to_string(t) + " in " + target_name);
-        }
-      }
-      if (!ok) {
-        v.fail(reloc_label(is64, t) + " at " + target_name + "+" + hex(r.offset) +
-               " overflows (target " + hex(S) + ")");
-      }
-      std::memcpy(p, &result, size);
-      ++obj.relocations;
-    }
+  const RelocTargets targets{start, gr, value, plan, got};
+  for (const ElfSection* rs : plan.rel_sections) {
+    apply_relocations(v, sections, *rs, targets, mem, obj.relocations);
   }
-
-  // Final permissions.
-  static constexpr uint8_t kProt[kGroups] = {kPageRead | kPageExec, kPageRead,
-                                             kPageRead | kPageWrite};
-  for (int g = 0; g < kGroups; ++g) {
-    const uint64_t len = (group_size[g] + kPage - 1) / kPage * kPage;
-    if (len != 0) m_.protect(start + group_start[g], len, kProt[g]);
+  for (int g = 0; g < Groups::kCount; ++g) {
+    const uint64_t len = Groups::pages(gr.size[g]);
+    if (len != 0) m_.protect(start + gr.start[g], len, Groups::kProt[g]);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "emulator/harness/machine.hpp"
+#include "emulator/loader/elf_loader.hpp"
 
 namespace padlock::emu {
 
@@ -60,8 +61,10 @@ class ObjectLoader {
 
  private:
   uint64_t resolve_import(LoadedObject& obj, const std::string& name, bool weak);
-  void load_image(LoadedObject& obj, const std::vector<uint8_t>& data, uint64_t base);
-  void load_relocatable(LoadedObject& obj, const std::vector<uint8_t>& data, uint64_t base);
+  void load_image(LoadedObject& obj, const ElfFile& elf, const ElfView& v,
+                  const std::vector<ElfSection>& sections, uint64_t base);
+  void load_relocatable(LoadedObject& obj, const ElfView& v,
+                        const std::vector<ElfSection>& sections, uint64_t base);
 
   Machine& m_;
   std::vector<std::unique_ptr<LoadedObject>> objects_;

@@ -1,14 +1,11 @@
 #include "emulator/loader/elf_loader.hpp"
 
 #include <elf.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
+
+#include "emulator/memory/address_text.hpp"
 
 namespace padlock::emu {
 
@@ -20,27 +17,6 @@ uint64_t page_down(uint64_t v) {
 }
 uint64_t page_up(uint64_t v) {
   return (v + kPage - 1) & ~(kPage - 1);
-}
-
-// One program header in a class-neutral form.
-struct Phdr {
-  uint32_t type, flags;
-  uint64_t offset, vaddr, filesz, memsz, align;
-};
-
-Phdr phdr_at(const ElfFile& f, size_t i) {
-  const uint8_t* p = f.data.data() + f.phoff + i * f.phentsize;
-  Phdr h{};
-  if (f.is64) {
-    Elf64_Phdr e;
-    std::memcpy(&e, p, sizeof e);
-    h = {e.p_type, e.p_flags, e.p_offset, e.p_vaddr, e.p_filesz, e.p_memsz, e.p_align};
-  } else {
-    Elf32_Phdr e;
-    std::memcpy(&e, p, sizeof e);
-    h = {e.p_type, e.p_flags, e.p_offset, e.p_vaddr, e.p_filesz, e.p_memsz, e.p_align};
-  }
-  return h;
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) {
@@ -79,62 +55,21 @@ const char* elf_machine_name(uint16_t machine) {
 }
 
 ElfFile ElfFile::read(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, std::strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    const int err = S_ISDIR(st.st_mode) ? EISDIR : errno;
-    close(fd);
-    fail(path, err != 0 ? std::strerror(err) : "not a regular file");
-  }
-  std::vector<uint8_t> data(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < data.size()) {
-    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  close(fd);
-  data.resize(got);
-  return parse(path, std::move(data));
+  return parse(path, read_file_bytes(path));
 }
 
 ElfFile ElfFile::parse(std::string path, std::vector<uint8_t> data) {
   ElfFile f;
   f.path = std::move(path);
   f.data = std::move(data);
-  const auto& d = f.data;
-  if (d.size() < SELFMAG || std::memcmp(d.data(), ELFMAG, SELFMAG) != 0) {
-    fail(f.path, "not an ELF file");
-  }
-  if (d.size() < EI_NIDENT) fail(f.path, "truncated ELF file (no ELF header)");
-  if (d[EI_CLASS] != ELFCLASS32 && d[EI_CLASS] != ELFCLASS64) {
-    fail(f.path, "unsupported ELF class " + std::to_string(d[EI_CLASS]));
-  }
-  if (d[EI_DATA] != ELFDATA2LSB) fail(f.path, "not a little-endian ELF file");
-  f.is64 = d[EI_CLASS] == ELFCLASS64;
-  const size_t ehsize = f.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-  if (d.size() < ehsize) fail(f.path, "truncated ELF file (ELF header cut short)");
-  if (f.is64) {
-    Elf64_Ehdr e;
-    std::memcpy(&e, d.data(), sizeof e);
-    f.type = e.e_type;
-    f.machine = e.e_machine;
-    f.entry = e.e_entry;
-    f.phoff = e.e_phoff;
-    f.phnum = e.e_phnum;
-    f.phentsize = e.e_phentsize;
-  } else {
-    Elf32_Ehdr e;
-    std::memcpy(&e, d.data(), sizeof e);
-    f.type = e.e_type;
-    f.machine = e.e_machine;
-    f.entry = e.e_entry;
-    f.phoff = e.e_phoff;
-    f.phnum = e.e_phnum;
-    f.phentsize = e.e_phentsize;
-  }
+  const ElfView v(f.path, f.data);
+  f.is64 = v.is64;
+  f.type = v.type;
+  f.machine = v.machine;
+  f.entry = v.entry;
+  f.phoff = v.phoff;
+  f.phnum = v.phnum;
+  f.phentsize = v.phentsize;
   const uint16_t want = f.is64 ? EM_X86_64 : EM_386;
   if (f.machine != want) {
     if (f.machine == EM_386 || f.machine == EM_X86_64) {
@@ -154,16 +89,16 @@ ElfFile ElfFile::parse(std::string path, std::vector<uint8_t> data) {
   }
   const size_t phsize = f.is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
   if (f.phnum == 0 || f.phentsize < phsize) fail(f.path, "no program headers");
-  if (f.phoff > d.size() || uint64_t(f.phnum) * f.phentsize > d.size() - f.phoff) {
+  if (!v.contains(f.phoff, uint64_t(f.phnum) * f.phentsize)) {
     fail(f.path, "truncated ELF file (program headers past the end)");
   }
   bool any_load = false;
   f.min_vaddr = UINT64_MAX;
   for (size_t i = 0; i < f.phnum; ++i) {
-    const Phdr h = phdr_at(f, i);
+    const ElfSegment h = v.program_header(i);
     if (h.type == PT_LOAD) {
       if (h.filesz > h.memsz) fail(f.path, "bad PT_LOAD segment (file size > memory size)");
-      if (h.offset > d.size() || h.filesz > d.size() - h.offset) {
+      if (!v.contains(h.offset, h.filesz)) {
         fail(f.path, "truncated ELF file (segment data past the end)");
       }
       if (h.vaddr + h.memsz < h.vaddr) fail(f.path, "bad PT_LOAD segment (wraps)");
@@ -172,10 +107,7 @@ ElfFile ElfFile::parse(std::string path, std::vector<uint8_t> data) {
       f.max_vaddr = std::max(f.max_vaddr, page_up(h.vaddr + h.memsz));
       f.max_align = std::max(f.max_align, h.align);
     } else if (h.type == PT_INTERP) {
-      if (h.offset > d.size() || h.filesz > d.size() - h.offset) {
-        fail(f.path, "truncated ELF file (PT_INTERP past the end)");
-      }
-      const char* s = reinterpret_cast<const char*>(d.data() + h.offset);
+      const char* s = reinterpret_cast<const char*>(v.bytes(h.offset, h.filesz, "PT_INTERP"));
       f.interp.assign(s, strnlen(s, h.filesz));
     } else if (h.type == PT_GNU_STACK) {
       f.has_gnu_stack = true;
@@ -197,18 +129,16 @@ LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool 
     uint8_t prot;
   };
   std::vector<Seg> segs;
+  const ElfView v(elf.path, elf.data);
   for (size_t i = 0; i < elf.phnum; ++i) {
-    const Phdr h = phdr_at(elf, i);
+    const ElfSegment h = v.program_header(i);
     if (h.type == PT_PHDR) img.phdr = h.vaddr + bias;
     if (h.type != PT_LOAD || h.memsz == 0) continue;
     const uint64_t va = h.vaddr + bias;
     const uint64_t start = page_down(va), end = page_up(va + h.memsz);
     if (!mem.in_window(start, end - start)) {
-      throw LoadError(elf.path + ": segment at 0x" + [&] {
-        char b[32];
-        std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(va));
-        return std::string(b);
-      }() + " lies outside the emulated address space");
+      throw LoadError(elf.path + ": segment at " + hex(va) +
+                      " lies outside the emulated address space");
     }
     // Pages shared with an earlier segment keep their contents.
     for (uint64_t p = start; p < end; p += kPage) {

@@ -4,19 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "emulator/loader/elf_view.hpp"
 #include "emulator/memory/address_space.hpp"
 
 namespace padlock::emu {
-
-// A one-line, user-facing reason why a program cannot be run.
-class LoadError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct ElfFile {
   std::string path;

@@ -20,17 +20,25 @@ using ace::KeyState;
 using ace::Mode;
 using isa::ControlWord;
 
+namespace {
+
+// The hardware registers EFLAGS[30] = 1 refers to (§1.8): the last control word and key
+// schedule loaded, whatever memory holds now.
+struct KeyRegisters {
+  bool loaded = false;
+  ControlWord cw;
+  ace::RoundKeys enc;
+  ace::RoundKeys dec;
+};
+
+}  // namespace
+
 struct AceUnit::Impl {
   explicit Impl(const CpuModel& c) : cpu(c) {}
   const CpuModel& cpu;
   bool errata = false;
   const ace::Kernels* kernels = ace::kernels_for(ace::Backend::Auto);
-  // The hardware registers EFLAGS[30] = 1 refers to (§1.8): the last control word and
-  // key schedule loaded, whatever memory holds now.
-  bool loaded = false;
-  ControlWord cw;
-  ace::RoundKeys enc;
-  ace::RoundKeys dec;
+  KeyRegisters keys;
 };
 
 namespace {
@@ -105,6 +113,303 @@ uint64_t first_interrupt(const ExecEnv& env, const BlockClock& clk, uint64_t n, 
   return lo * gran;
 }
 
+// Where an execution stops (§1.7): after k blocks, at an interrupt point, at the first
+// faulting access, or at the end.
+struct Stop {
+  uint64_t k = 0;
+  bool interrupted = false;
+  bool faulted = false;
+  Fault fault;
+};
+
+// One REP XCRYPT, step by step in the order the chip takes them (AceUnit::execute). A step
+// that raises an exception fills `out` and returns false; the registers and memory then
+// show only what the guide says a fault leaves (§1.7).
+class XcryptRun {
+ public:
+  XcryptRun(const CpuModel& cpu, KeyRegisters& keys, const isa::Decoded& d, ArchState& s,
+            GuestMemory& mem, const ExecEnv& env)
+      : p_(cpu.ace),
+        ace2_(cpu.units.ace2),
+        mode_(mode_of(d.id)),
+        asz_(d.addr_size),
+        keys_(keys),
+        s_(s),
+        mem_(mem),
+        env_(env),
+        eax_(reg_get(s, Gpr::AX, asz_)),
+        ecx_(reg_get(s, Gpr::CX, asz_)),
+        edx_(reg_get(s, Gpr::DX, asz_)),
+        ebx_(reg_get(s, Gpr::BX, asz_)),
+        esi_(reg_get(s, Gpr::SI, asz_)),
+        edi_(reg_get(s, Gpr::DI, asz_)) {}
+
+  Outcome out;
+
+  // §1.8, §3.2 EFLAGS[30]: 1 = the control word and keys in the hardware are used as they
+  // are, even if memory has changed since. (Never loaded: load, as after RESET.) The
+  // control word is read from ES:EDX otherwise; the diagnostics name its undefined uses.
+  bool load_control_word() {
+    cached_ = s_.eflags30() && keys_.loaded;
+    cw_ = keys_.cw;
+    if (!cached_) {
+      if (edx_ & 15) return gp(edx_);  // §3.2 EDX must be 16-byte aligned
+      uint8_t bytes[16];
+      if (!readable(edx_, 16)) return false;
+      ace::read_wrap(mem_, edx_, bytes, 16, asz_);
+      cw_ = ControlWord::from_bytes(bytes);
+      out.has_cw = true;  // read, even if it is refused below
+      out.cw = cw_;
+      if (cw_.ksize() == isa::KeySize::Reserved) {
+        env_.report(Diag::KsizeReserved);
+        return gp(edx_);
+      }
+      if (!cw_.keygn() && cw_.ksize() != isa::KeySize::Aes128) {
+        env_.report(Diag::HwKeygenNot128);
+        return gp(edx_);
+      }
+    }
+    out.has_cw = true;
+    out.cw = cw_;
+    out.cw_cached = cached_;
+    if (cw_.ciphr()) env_.report(Diag::CiphrSet);
+    if (cw_.reserved_nonzero) env_.report(Diag::ControlWordReserved);
+    if (cw_.inter()) env_.report(Diag::InterMode);
+    if (cw_.keygn() && cw_.rounds() == ace::kMaxRounds) env_.report(Diag::AceKeyRam16Rounds);
+    if (!ace2_ && cw_.dgest()) env_.report(Diag::DgestOnNehemiah);
+    if (!ace2_ && cw_.align()) env_.report(Diag::AlignOnNehemiah);
+    if (ace2_ && cw_.dgest() && (mode_ == Mode::Ecb || mode_ == Mode::Ctr || mode_ == Mode::Ofb)) {
+      env_.report(Diag::DgestIgnoredMode);
+    }
+    align_ = ace2_ && cw_.align();                                                // §3.2 ALIGN
+    dgest_ = ace2_ && cw_.dgest() && (mode_ == Mode::Cbc || mode_ == Mode::Cfb);  // §3.1
+    return true;
+  }
+
+  // §3.1: ESI/EDI 16-byte aligned unless ALIGN = 1, which ECB does not honour (§3.2);
+  // EAX always aligned in the chaining modes.
+  bool check_alignment() {
+    if (!align_ || mode_ == Mode::Ecb) {
+      if (esi_ & 15) return gp(esi_);
+      if (edi_ & 15) return gp(edi_);
+    }
+    if (mode_ != Mode::Ecb && (eax_ & 15)) return gp(eax_);
+    if (align_) {
+      // §3.2: with ALIGN = 1 the 128 bytes at ES:EDX (control word + 112 bytes of scratch)
+      // are used by the microcode, so they must be there and writable.
+      if (edx_ & 15) return gp(edx_);
+      if (!readable(edx_, 128) || !writable(edx_, 128)) return false;
+    }
+    return true;
+  }
+
+  // §3.1 EAX: the chaining modes read the IV, and write it back when the mode updates it.
+  bool load_iv() {
+    job.mode = mode_;
+    job.decrypt = cw_.decrypt();
+    job.in = esi_;
+    job.out = edi_;
+    job.out_stride = dgest_ ? 0 : 16;
+    job.asz = asz_;
+    job.group = input_group(p_, mode_);
+    if (mode_ == Mode::Ecb) return true;
+    if (!readable(eax_, 16)) return false;
+    if (writes_iv_memory(mode_, job.decrypt) && !writable(eax_, 16)) return false;
+    ace::read_wrap(mem_, eax_, job.iv, 16, asz_);
+    return true;
+  }
+
+  // §1.7, §3.3: ACE starts on the first input group before it tests ECX or loads keys,
+  // so even ECX = 0 can page fault here.
+  bool probe_first_group() { return readable(esi_, group_bytes()); }
+
+  bool nothing_to_do() const { return ecx_ == 0; }
+  // §3.3: 10..27 clocks; nothing loaded, EFLAGS[30] unchanged (docs/fidelity/ace.md).
+  Outcome ecx_zero() {
+    out.cycles = out.int_cycles = ace::ecx0_clocks(p_, cached_);
+    return out;
+  }
+
+  // §3.1 EBX, §1.8: without EFLAGS[30] the key (or the key schedule, KEYGN = 1) is read
+  // from ES:EBX into the key RAM, and EFLAGS[30] is set after loading.
+  bool load_key() {
+    ks_ = KeyState::Loaded;
+    if (!cached_) {
+      if (ebx_ & 15) return gp(ebx_);  // §3.1 EBX must be 16-byte aligned
+      const unsigned klen = ace::key_load_bytes(cw_);
+      alignas(16) uint8_t key[256];
+      if (!readable(ebx_, klen)) return false;
+      ace::read_wrap(mem_, ebx_, key, klen, asz_);
+      ace::load_key_ram(cw_, key, keys_.enc, keys_.dec);
+      keys_.cw = cw_;
+      keys_.loaded = true;
+      s_.set_eflags30(true);  // §1.8: set after loading
+      out.key_reloaded = true;
+      out.key_addr = ebx_;
+      ks_ = cw_.keygn() ? KeyState::Memory : KeyState::Hardware;
+    }
+    // The inverse cipher serves ECB and CBC decryption only: CFB, OFB and CTR run the
+    // forward cipher both ways (what OpenSSL's e_padlock.c relies on for CFB decryption).
+    const bool inverse = job.decrypt && (mode_ == Mode::Ecb || mode_ == Mode::Cbc);
+    job.keys = inverse ? &keys_.dec : &keys_.enc;
+    clk_ = mode_ == Mode::Ecb
+               ? BlockClock::ecb(p_, cw_.rounds(), ecx_, ks_)
+               : BlockClock::chain(p_, chain_mode(mode_), align_, ecx_, ks_, cw_.rounds());
+    return true;
+  }
+
+  // §1.7: a fault leaves the registers at the last completed store. Loads of input group g
+  // come before the stores of its blocks, so whichever access fails first decides. A
+  // pending interrupt is taken at the first interrupt point before that (§1.7, §7.1,
+  // §6.6): chaining modes after any block, ECB after each pair, CTR after every 2 blocks
+  // while at least 3 remain (so 1 < ECX < 5 never stops).
+  Stop find_stop() const {
+    const uint64_t n = ecx_;
+    uint64_t stop = n;
+    Fault stop_fault;
+    const uint64_t groups = (n + job.group - 1) / job.group;
+    const uint64_t in_len = groups * group_bytes();
+    const uint64_t out_len = dgest_ ? 16 : 16 * n;
+    const uint64_t in_ok = ace::probe(mem_, esi_, in_len, asz_, Access::Read);
+    const uint64_t out_ok = ace::probe(mem_, edi_, out_len, asz_, Access::Write);
+    const uint64_t k_in = in_ok < in_len ? in_ok / group_bytes() * job.group : kNever;
+    const uint64_t k_out = out_ok < out_len ? (dgest_ ? 0 : out_ok / 16) : kNever;
+    if (k_in != kNever && k_in <= k_out) {
+      stop = k_in;
+      stop_fault = {FaultKind::PageFault, ea_add(esi_, in_ok, asz_), false};
+    } else if (k_out != kNever) {
+      stop = k_out;
+      stop_fault = {FaultKind::PageFault, ea_add(edi_, out_ok, asz_), true};
+    }
+
+    unsigned gran = p_.chain_interrupt_granularity;
+    uint64_t min_left = 1;
+    if (mode_ == Mode::Ecb) gran = p_.ecb_interrupt_granularity;
+    if (mode_ == Mode::Ctr) {
+      gran = p_.ctr_interrupt_granularity;
+      min_left = std::max<uint64_t>(1, p_.ctr_interrupt_min_remaining);
+    }
+    const uint64_t k_int = first_interrupt(env_, clk_, n, std::max(1u, gran), min_left, stop);
+    Stop st;
+    st.interrupted = k_int != kNever;
+    st.faulted = !st.interrupted && stop_fault.kind != FaultKind::None;
+    st.k = st.interrupted ? k_int : stop;
+    st.fault = stop_fault;
+    return st;
+  }
+
+  // Registers reflect the k blocks stored (§3.1 ESI, EDI, ECX; EDI stays in digest mode).
+  void write_registers(uint64_t k) {
+    reg_set(s_, Gpr::CX, ecx_ - k, asz_);
+    reg_set(s_, Gpr::SI, ea_add(esi_, 16 * k, asz_), asz_);
+    if (!dgest_) reg_set(s_, Gpr::DI, ea_add(edi_, 16 * k, asz_), asz_);
+  }
+
+  // §3.1 IV update, so that re-executing continues the chain.
+  void update_chain(uint64_t k) {
+    if (k == 0) return;
+    switch (mode_) {
+      case Mode::Ecb:
+        break;
+      case Mode::Cbc:
+      case Mode::Cfb:
+        if (job.decrypt) {
+          ace::write_wrap(mem_, eax_, job.iv, 16, asz_);  // the last input ciphertext
+        } else if (align_) {
+          // ALIGN = 1: the chain block is kept in the aligned scratch after the control
+          // word and EAX points there, so it stays 16-byte aligned (our choice; OpenSSL
+          // reads it back with movdqa).
+          ace::write_wrap(mem_, ea_add(edx_, 16, asz_), job.iv, 16, asz_);
+          reg_set(s_, Gpr::AX, ea_add(edx_, 16, asz_), asz_);
+        } else {
+          // EAX itself changes: it points at the last ciphertext block written, "the new
+          // IV" (§7.1); the IV memory is left alone (§6.2 Monte Carlo test).
+          reg_set(s_, Gpr::AX, dgest_ ? edi_ : ea_add(edi_, 16 * (k - 1), asz_), asz_);
+        }
+        break;
+      case Mode::Ofb:
+        ace::write_wrap(mem_, eax_, job.iv, 16, asz_);
+        break;  // last keystream block
+      case Mode::Ctr:
+        break;
+    }
+  }
+
+  // §3.1: bytes 14-15 count blocks, big-endian, no carry into byte 13 (App. A 12).
+  // §6.6 erratum (stepping 8): the write-back at completion, and at an interrupt point,
+  // adds one more increment when this execution processed an even number of blocks.
+  void write_back_counter(uint16_t ctr0, uint64_t k, bool errata) {
+    uint64_t extra = 0;
+    if (errata && k % 2 == 0) extra = 1;
+    const uint64_t next = uint64_t(ctr0) + k + extra;
+    if (next > 0xFFFF) env_.report(Diag::CtrCounterWrap);
+    const uint8_t be[2] = {uint8_t(next >> 8), uint8_t(next)};
+    ace::write_wrap(mem_, ea_add(eax_, 14, asz_), be, 2, asz_);
+  }
+
+  // The Outcome of an execution that got as far as the block loop: at an interrupt point
+  // or a fault the clocks up to block k, and EFLAGS[30] cleared (§1.8).
+  Outcome finish(const Stop& st) {
+    out.blocks =
+        static_cast<uint32_t>(std::min<uint64_t>(st.k, std::numeric_limits<uint32_t>::max()));
+    out.bytes = 16 * st.k;
+    if (st.interrupted) {
+      out.status = Status::Interrupted;
+      out.cycles = out.int_cycles = clk_.at(st.k);
+      s_.set_eflags30(false);
+    } else if (st.faulted) {
+      out.status = Status::Faulted;
+      out.fault = st.fault;
+      out.cycles = out.int_cycles = clk_.at(st.k);
+      s_.set_eflags30(false);
+    } else {
+      out.cycles = clk_.sse_total();
+      out.int_cycles = clk_.int_total();
+    }
+    return out;
+  }
+
+  Mode mode() const { return mode_; }
+  ace::BlockJob job;
+
+ private:
+  uint64_t group_bytes() const { return 16ull * job.group; }
+
+  // An exception stores EFLAGS, which clears EFLAGS[30] (§1.8); so does the interrupt
+  // taken at an interrupt point. The model applies that to the state it hands back.
+  bool fault(FaultKind kind, uint64_t addr, bool write) {
+    out.status = Status::Faulted;
+    out.fault = {kind, addr, write};
+    out.cycles = out.int_cycles = p_.ecx0_clocks_min;
+    s_.set_eflags30(false);
+    return false;
+  }
+  bool gp(uint64_t addr) { return fault(FaultKind::GeneralProtection, addr, false); }
+  // False after a #PF at the first byte of [ea, ea + len) that cannot be accessed.
+  bool accessible(uint64_t ea, uint64_t len, Access access) {
+    const uint64_t ok = ace::probe(mem_, ea, len, asz_, access);
+    return ok >= len || fault(FaultKind::PageFault, ea_add(ea, ok, asz_), access == Access::Write);
+  }
+  bool readable(uint64_t ea, uint64_t len) { return accessible(ea, len, Access::Read); }
+  bool writable(uint64_t ea, uint64_t len) { return accessible(ea, len, Access::Write); }
+
+  const AceParams& p_;
+  const bool ace2_;
+  const Mode mode_;
+  const unsigned asz_;
+  KeyRegisters& keys_;
+  ArchState& s_;
+  GuestMemory& mem_;
+  const ExecEnv& env_;
+  const uint64_t eax_, ecx_, edx_, ebx_, esi_, edi_;
+  bool cached_ = false;
+  ControlWord cw_;
+  bool align_ = false;
+  bool dgest_ = false;
+  KeyState ks_ = KeyState::Loaded;
+  BlockClock clk_;
+};
+
 }  // namespace
 
 AceUnit::AceUnit(const CpuModel& cpu) : impl_(new Impl(cpu)) {
@@ -134,249 +439,25 @@ const char* AceUnit::host_aes_name() const {
   return impl_->kernels->name;
 }
 
+// §3.1-§3.3 in the chip's order: control word, alignment, IV, the first input group,
+// ECX = 0, key, then the blocks up to the stop point and the write-backs.
 Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
                          const ExecEnv& env) {
   Impl& u = *impl_;
-  const CpuModel& cpu = u.cpu;
-  const AceParams& p = cpu.ace;
-  const bool ace2 = cpu.units.ace2;
-  const Mode mode = mode_of(d.id);
-  const unsigned asz = d.addr_size;
   // CTR on a chip without ACE2 never gets here: Padlock::execute raises #UD (§0 note).
-
-  Outcome out;
-  // An exception stores EFLAGS, which clears EFLAGS[30] (§1.8); so does the interrupt
-  // taken at an interrupt point. The model applies that to the state it hands back.
-  auto fault = [&](FaultKind kind, uint64_t addr, bool write, uint64_t clocks) {
-    out.status = Status::Faulted;
-    out.fault = {kind, addr, write};
-    out.cycles = out.int_cycles = clocks;
-    s.set_eflags30(false);
-    return out;
-  };
-  const uint64_t early = p.ecx0_clocks_min;
-  auto gp = [&](uint64_t addr) { return fault(FaultKind::GeneralProtection, addr, false, early); };
-  auto pf = [&](uint64_t ea, uint64_t ok, bool write) {
-    return fault(FaultKind::PageFault, ea_add(ea, ok, asz), write, early);
-  };
-
-  const uint64_t eax = reg_get(s, Gpr::AX, asz);
-  const uint64_t ecx = reg_get(s, Gpr::CX, asz);
-  const uint64_t edx = reg_get(s, Gpr::DX, asz);
-  const uint64_t ebx = reg_get(s, Gpr::BX, asz);
-  const uint64_t esi = reg_get(s, Gpr::SI, asz);
-  const uint64_t edi = reg_get(s, Gpr::DI, asz);
-
-  // §1.8, §3.2 EFLAGS[30]: 1 = the control word and keys in the hardware are used as they
-  // are, even if memory has changed since. (Never loaded: load, as after RESET.)
-  const bool cached = s.eflags30() && u.loaded;
-  ControlWord cw = u.cw;
-  if (!cached) {
-    if (edx & 15) return gp(edx);  // §3.2 EDX must be 16-byte aligned
-    uint8_t bytes[16];
-    if (const uint64_t ok = ace::probe(mem, edx, 16, asz, Access::Read); ok < 16)
-      return pf(edx, ok, false);
-    ace::read_wrap(mem, edx, bytes, 16, asz);
-    cw = ControlWord::from_bytes(bytes);
-    out.has_cw = true;  // read, even if it is refused below
-    out.cw = cw;
-    if (cw.ksize() == isa::KeySize::Reserved) {
-      env.report(Diag::KsizeReserved);
-      return gp(edx);
-    }
-    if (!cw.keygn() && cw.ksize() != isa::KeySize::Aes128) {
-      env.report(Diag::HwKeygenNot128);
-      return gp(edx);
-    }
+  XcryptRun x(u.cpu, u.keys, d, s, mem, env);
+  if (!x.load_control_word() || !x.check_alignment() || !x.load_iv() || !x.probe_first_group()) {
+    return x.out;
   }
-  out.has_cw = true;
-  out.cw = cw;
-  out.cw_cached = cached;
-  if (cw.ciphr()) env.report(Diag::CiphrSet);
-  if (cw.reserved_nonzero) env.report(Diag::ControlWordReserved);
-  if (cw.inter()) env.report(Diag::InterMode);
-  if (cw.keygn() && cw.rounds() == ace::kMaxRounds) env.report(Diag::AceKeyRam16Rounds);
-  if (!ace2 && cw.dgest()) env.report(Diag::DgestOnNehemiah);
-  if (!ace2 && cw.align()) env.report(Diag::AlignOnNehemiah);
-  if (ace2 && cw.dgest() && (mode == Mode::Ecb || mode == Mode::Ctr || mode == Mode::Ofb)) {
-    env.report(Diag::DgestIgnoredMode);
-  }
-  const bool align = ace2 && cw.align();                                              // §3.2 ALIGN
-  const bool dgest = ace2 && cw.dgest() && (mode == Mode::Cbc || mode == Mode::Cfb);  // §3.1
-  const bool decrypt = cw.decrypt();
-
-  // §3.1: ESI/EDI 16-byte aligned unless ALIGN = 1, which ECB does not honour (§3.2);
-  // EAX always aligned in the chaining modes.
-  if (!align || mode == Mode::Ecb) {
-    if (esi & 15) return gp(esi);
-    if (edi & 15) return gp(edi);
-  }
-  if (mode != Mode::Ecb && (eax & 15)) return gp(eax);
-  if (align) {
-    // §3.2: with ALIGN = 1 the 128 bytes at ES:EDX (control word + 112 bytes of scratch)
-    // are used by the microcode, so they must be there and writable.
-    if (edx & 15) return gp(edx);
-    if (const uint64_t ok = ace::probe(mem, edx, 128, asz, Access::Read); ok < 128)
-      return pf(edx, ok, false);
-    if (const uint64_t ok = ace::probe(mem, edx, 128, asz, Access::Write); ok < 128)
-      return pf(edx, ok, true);
-  }
-
-  ace::BlockJob job;
-  job.mode = mode;
-  job.decrypt = decrypt;
-  job.in = esi;
-  job.out = edi;
-  job.out_stride = dgest ? 0 : 16;
-  job.asz = asz;
-  job.group = input_group(p, mode);
-  if (mode != Mode::Ecb) {
-    if (const uint64_t ok = ace::probe(mem, eax, 16, asz, Access::Read); ok < 16)
-      return pf(eax, ok, false);
-    if (writes_iv_memory(mode, decrypt)) {
-      if (const uint64_t ok = ace::probe(mem, eax, 16, asz, Access::Write); ok < 16)
-        return pf(eax, ok, true);
-    }
-    ace::read_wrap(mem, eax, job.iv, 16, asz);
-  }
-
-  // §1.7, §3.3: ACE starts on the first input group before it tests ECX or loads keys,
-  // so even ECX = 0 can page fault here.
-  const uint64_t group_bytes = 16ull * job.group;
-  if (const uint64_t ok = ace::probe(mem, esi, group_bytes, asz, Access::Read); ok < group_bytes) {
-    return pf(esi, ok, false);
-  }
-  if (ecx == 0) {
-    // §3.3: 10..27 clocks; nothing loaded, EFLAGS[30] unchanged (docs/fidelity/ace.md).
-    out.cycles = out.int_cycles = ace::ecx0_clocks(p, cached);
-    return out;
-  }
-
-  KeyState ks = KeyState::Loaded;
-  if (!cached) {
-    if (ebx & 15) return gp(ebx);  // §3.1 EBX must be 16-byte aligned
-    const unsigned klen = ace::key_load_bytes(cw);
-    alignas(16) uint8_t key[256];
-    if (const uint64_t ok = ace::probe(mem, ebx, klen, asz, Access::Read); ok < klen)
-      return pf(ebx, ok, false);
-    ace::read_wrap(mem, ebx, key, klen, asz);
-    ace::load_key_ram(cw, key, u.enc, u.dec);
-    u.cw = cw;
-    u.loaded = true;
-    s.set_eflags30(true);  // §1.8: set after loading
-    out.key_reloaded = true;
-    out.key_addr = ebx;
-    ks = cw.keygn() ? KeyState::Memory : KeyState::Hardware;
-  }
-  // The inverse cipher serves ECB and CBC decryption only: CFB, OFB and CTR run the
-  // forward cipher both ways (what OpenSSL's e_padlock.c relies on for CFB decryption).
-  const bool inverse = decrypt && (mode == Mode::Ecb || mode == Mode::Cbc);
-  job.keys = inverse ? &u.dec : &u.enc;
-
-  const uint64_t n = ecx;
-  const BlockClock clk = mode == Mode::Ecb ? BlockClock::ecb(p, cw.rounds(), n, ks)
-                                           : BlockClock::chain(p, chain_mode(mode), align, n, ks,
-                                                               cw.rounds());
-
-  // §1.7: a fault leaves the registers at the last completed store. Loads of input group g
-  // come before the stores of its blocks, so whichever access fails first decides.
-  uint64_t stop = n;
-  Fault stop_fault;
-  {
-    const uint64_t groups = (n + job.group - 1) / job.group;
-    const uint64_t in_len = groups * group_bytes;
-    const uint64_t out_len = dgest ? 16 : 16 * n;
-    const uint64_t in_ok = ace::probe(mem, esi, in_len, asz, Access::Read);
-    const uint64_t out_ok = ace::probe(mem, edi, out_len, asz, Access::Write);
-    const uint64_t k_in = in_ok < in_len ? in_ok / group_bytes * job.group : kNever;
-    const uint64_t k_out = out_ok < out_len ? (dgest ? 0 : out_ok / 16) : kNever;
-    if (k_in != kNever && k_in <= k_out) {
-      stop = k_in;
-      stop_fault = {FaultKind::PageFault, ea_add(esi, in_ok, asz), false};
-    } else if (k_out != kNever) {
-      stop = k_out;
-      stop_fault = {FaultKind::PageFault, ea_add(edi, out_ok, asz), true};
-    }
-  }
-
-  // Interrupt points (§1.7, §7.1, §6.6): chaining modes after any block, ECB after each
-  // pair, CTR after every 2 blocks while at least 3 remain (so 1 < ECX < 5 never stops).
-  unsigned gran = p.chain_interrupt_granularity;
-  uint64_t min_left = 1;
-  if (mode == Mode::Ecb) gran = p.ecb_interrupt_granularity;
-  if (mode == Mode::Ctr) {
-    gran = p.ctr_interrupt_granularity;
-    min_left = std::max<uint64_t>(1, p.ctr_interrupt_min_remaining);
-  }
-  const uint64_t k_int = first_interrupt(env, clk, n, std::max(1u, gran), min_left, stop);
-  const bool interrupted = k_int != kNever;
-  const bool faulted = !interrupted && stop_fault.kind != FaultKind::None;
-  const uint64_t k = interrupted ? k_int : stop;
-
-  const uint16_t ctr0 = uint16_t(job.iv[14] << 8 | job.iv[15]);
-  ace::run_blocks(*u.kernels, mem, job, 0, k);
-
-  // Registers reflect the k blocks stored (§3.1 ESI, EDI, ECX; EDI stays in digest mode).
-  reg_set(s, Gpr::CX, ecx - k, asz);
-  reg_set(s, Gpr::SI, ea_add(esi, 16 * k, asz), asz);
-  if (!dgest) reg_set(s, Gpr::DI, ea_add(edi, 16 * k, asz), asz);
-
-  // §3.1 IV update, so that re-executing continues the chain.
-  if (k > 0) {
-    switch (mode) {
-      case Mode::Ecb:
-        break;
-      case Mode::Cbc:
-      case Mode::Cfb:
-        if (decrypt) {
-          ace::write_wrap(mem, eax, job.iv, 16, asz);  // the last input ciphertext
-        } else if (align) {
-          // ALIGN = 1: the chain block is kept in the aligned scratch after the control
-          // word and EAX points there, so it stays 16-byte aligned (our choice; OpenSSL
-          // reads it back with movdqa).
-          ace::write_wrap(mem, ea_add(edx, 16, asz), job.iv, 16, asz);
-          reg_set(s, Gpr::AX, ea_add(edx, 16, asz), asz);
-        } else {
-          // EAX itself changes: it points at the last ciphertext block written, "the new
-          // IV" (§7.1); the IV memory is left alone (§6.2 Monte Carlo test).
-          reg_set(s, Gpr::AX, dgest ? edi : ea_add(edi, 16 * (k - 1), asz), asz);
-        }
-        break;
-      case Mode::Ofb:
-        ace::write_wrap(mem, eax, job.iv, 16, asz);
-        break;  // last keystream block
-      case Mode::Ctr:
-        break;
-    }
-  }
-  if (mode == Mode::Ctr) {
-    // §3.1: bytes 14-15 count blocks, big-endian, no carry into byte 13 (App. A 12).
-    // §6.6 erratum (stepping 8): the write-back at completion, and at an interrupt point,
-    // adds one more increment when this execution processed an even number of blocks.
-    uint64_t extra = 0;
-    if (u.errata && !faulted && k % 2 == 0) extra = 1;
-    const uint64_t next = uint64_t(ctr0) + k + extra;
-    if (next > 0xFFFF) env.report(Diag::CtrCounterWrap);
-    const uint8_t be[2] = {uint8_t(next >> 8), uint8_t(next)};
-    ace::write_wrap(mem, ea_add(eax, 14, asz), be, 2, asz);
-  }
-
-  out.blocks = static_cast<uint32_t>(std::min<uint64_t>(k, std::numeric_limits<uint32_t>::max()));
-  out.bytes = 16 * k;
-  if (interrupted) {
-    out.status = Status::Interrupted;
-    out.cycles = out.int_cycles = clk.at(k);
-    s.set_eflags30(false);
-  } else if (faulted) {
-    out.status = Status::Faulted;
-    out.fault = stop_fault;
-    out.cycles = out.int_cycles = clk.at(k);
-    s.set_eflags30(false);
-  } else {
-    out.cycles = clk.sse_total();
-    out.int_cycles = clk.int_total();
-  }
-  return out;
+  if (x.nothing_to_do()) return x.ecx_zero();
+  if (!x.load_key()) return x.out;
+  const Stop st = x.find_stop();
+  const uint16_t ctr0 = uint16_t(x.job.iv[14] << 8 | x.job.iv[15]);
+  ace::run_blocks(*u.kernels, mem, x.job, 0, st.k);
+  x.write_registers(st.k);
+  x.update_chain(st.k);
+  if (x.mode() == Mode::Ctr) x.write_back_counter(ctr0, st.k, u.errata && !st.faulted);
+  return x.finish(st);
 }
 
 // §3.1: ESI and EDI advance by 16 per block stored (EDI stays put in digest mode, where the

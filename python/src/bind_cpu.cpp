@@ -54,6 +54,19 @@ py::dict settings_dict(const CpuModel& c) {
 
 }  // namespace
 
+const CpuModel& cpu_arg(const py::object& cpu) {
+  if (py::isinstance<CpuModel>(cpu)) return cpu.cast<const CpuModel&>();
+  const std::string name = cpu.cast<std::string>();
+  if (const CpuModel* c = find_cpu_model(name)) return *c;
+  std::string known;
+  for (const CpuModel* c : all_cpu_models()) {
+    known += known.empty() ? "" : ", ";
+    known += c->name;
+    if (*c->aliases) known += std::string(" (") + c->aliases + ")";
+  }
+  throw py::value_error("unknown CPU model '" + name + "'; known: " + known);
+}
+
 void bind_cpu(py::module_& m) {
   py::class_<Param>(m, "Param",
                     "A sourced constant: value, unit and the guide section it comes from")

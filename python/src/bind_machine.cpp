@@ -32,33 +32,13 @@ py::dict regs_dict(const ArchState& s, bool guest64) {
   return d;
 }
 
-const CpuModel& cpu_from(const py::object& cpu) {
-  if (py::isinstance<CpuModel>(cpu)) return cpu.cast<const CpuModel&>();
-  const std::string name = cpu.cast<std::string>();
-  if (const CpuModel* c = find_cpu_model(name)) return *c;
-  std::string known;
-  for (const CpuModel* c : all_cpu_models()) {
-    if (!known.empty()) known += ", ";
-    known += c->name;
-  }
-  throw py::value_error("unknown CPU model '" + name + "'; known: " + known);
-}
-
 }  // namespace
 
 void bind_machine(py::module_& m) {
-  static PyObject* machine_error = PyErr_NewExceptionWithDoc(
-      "padlock_emu._core.MachineError",
+  register_error<emu::MachineError>(
+      m, "MachineError",
       "Bad use of the function harness (unmapped memory, unknown register or symbol, ...)",
-      m.attr("PadlockError").ptr(), nullptr);
-  m.attr("MachineError") = py::handle(machine_error);
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const emu::MachineError& e) {
-      PyErr_SetString(machine_error, e.what());
-    }
-  });
+      m.attr("PadlockError").ptr());
 
   using emu::Machine;
   using emu::MachineFault;
@@ -122,13 +102,8 @@ void bind_machine(py::module_& m) {
                       "ELF files and call their functions (emulator/harness/machine.hpp)")
       .def(py::init([](py::object cpu, unsigned bits, uint64_t seed, bool host_entropy, bool errata,
                        std::optional<double> mhz, bool timing) {
-             const CpuModel& c = cpu_from(cpu);
-             PadlockConfig config;
-             config.seed = seed;
-             config.host_entropy = host_entropy;
-             config.errata = errata;
-             return new Machine(c, bits, config, mhz ? *mhz : 0.0,
-                                emu::PadlockTiming{timing, timing});
+             return new Machine(cpu_arg(cpu), bits, padlock_config(seed, host_entropy, errata),
+                                mhz ? *mhz : 0.0, emu::PadlockTiming{timing, timing});
            }),
            py::arg("cpu") = "esther", py::kw_only(), py::arg("bits") = 32, py::arg("seed") = 0,
            py::arg("host_entropy") = false, py::arg("errata") = true, py::arg("mhz") = py::none(),

@@ -10,6 +10,7 @@
 
 #include "bindings.hpp"
 #include "direct_model.hpp"
+#include "emulator/memory/address_text.hpp"
 #include "models/cpu_model.hpp"
 
 namespace py = pybind11;
@@ -17,37 +18,6 @@ namespace py = pybind11;
 namespace padlock::python {
 
 namespace {
-
-const CpuModel& lookup_cpu(const std::string& name) {
-  if (const CpuModel* c = find_cpu_model(name)) return *c;
-  std::string known;
-  for (const CpuModel* c : all_cpu_models()) {
-    known += known.empty() ? "" : ", ";
-    known += c->name;
-    if (*c->aliases) known += std::string(" (") + c->aliases + ")";
-  }
-  throw py::value_error("unknown CPU model '" + name + "'; known: " + known);
-}
-
-const char* fault_name(FaultKind k) {
-  switch (k) {
-    case FaultKind::None:
-      return "none";
-    case FaultKind::InvalidOpcode:
-      return "#UD";
-    case FaultKind::GeneralProtection:
-      return "#GP";
-    case FaultKind::PageFault:
-      return "#PF";
-  }
-  return "?";
-}
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 void check_size(unsigned size) {
   if (size != 16 && size != 32 && size != 64)
@@ -62,20 +32,10 @@ void bind_model(py::module_& m) {
   static PyObject* padlock_error =
       PyErr_NewExceptionWithDoc("padlock_emu._core.PadlockError",
                                 "Base class of padlock_emu errors", PyExc_Exception, nullptr);
-  py::tuple unmapped_bases =
-      py::make_tuple(py::handle(padlock_error), py::handle(PyExc_LookupError));
-  static PyObject* unmapped_error = PyErr_NewExceptionWithDoc(
-      "padlock_emu._core.UnmappedMemoryError",
-      "A direct-model memory access touched an unmapped page", unmapped_bases.ptr(), nullptr);
   m.attr("PadlockError") = py::handle(padlock_error);
-  m.attr("UnmappedMemoryError") = py::handle(unmapped_error);
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const UnmappedAddress& e) {
-      PyErr_SetString(unmapped_error, e.what());
-    }
-  });
+  register_error<UnmappedAddress>(
+      m, "UnmappedMemoryError", "A direct-model memory access touched an unmapped page",
+      py::make_tuple(py::handle(padlock_error), py::handle(PyExc_LookupError)).ptr());
 
   py::enum_<Gpr>(m, "Gpr", "General-purpose register index of ArchState.gpr")
       .value("AX", Gpr::AX)
@@ -115,7 +75,7 @@ void bind_model(py::module_& m) {
       .def_readonly("write", &Fault::write)
       .def("__repr__", [](const Fault& f) {
         if (f.kind == FaultKind::None) return std::string("<Fault none>");
-        return std::string("<Fault ") + fault_name(f.kind) + " at " + hex(f.address) +
+        return std::string("<Fault ") + fault_name(f.kind) + " at " + emu::hex(f.address) +
                (f.write ? " (write)" : "") + ">";
       });
 
@@ -138,7 +98,7 @@ void bind_model(py::module_& m) {
       .def_property_readonly("name",
                              [](const DiagEvent& e) { return std::string(diag_info(e.id).name); })
       .def("__repr__", [](const DiagEvent& e) {
-        return std::string("<DiagEvent ") + diag_info(e.id).name + " at " + hex(e.pc) + ">";
+        return std::string("<DiagEvent ") + diag_info(e.id).name + " at " + emu::hex(e.pc) + ">";
       });
 
   py::class_<Execution>(m, "Execution",
@@ -164,7 +124,7 @@ void bind_model(py::module_& m) {
         if (x.outcome.status == Status::Faulted) {
           r += std::string(" ") + fault_name(x.outcome.fault.kind);
           if (x.outcome.fault.kind != FaultKind::InvalidOpcode)
-            r += " at " + hex(x.outcome.fault.address);
+            r += " at " + emu::hex(x.outcome.fault.address);
         }
         r += " cycles=" + std::to_string(x.outcome.cycles);
         for (const DiagEvent& e : x.diagnostics) r += std::string(" !") + diag_info(e.id).name;
@@ -176,14 +136,9 @@ void bind_model(py::module_& m) {
                           "PadLock instructions on buffers (no ELF, no Unicorn)")
       .def(py::init([](py::object cpu, unsigned bits, uint64_t seed, bool host_entropy, bool errata,
                        std::optional<double> mhz, bool timing) {
-             const CpuModel& c = py::isinstance<CpuModel>(cpu)
-                                     ? cpu.cast<const CpuModel&>()
-                                     : lookup_cpu(cpu.cast<std::string>());
-             PadlockConfig config;
-             config.seed = seed;
-             config.host_entropy = host_entropy;
-             config.errata = errata;
-             return new DirectModel(c, bits, config, mhz ? *mhz : c.default_mhz.value,
+             const CpuModel& c = cpu_arg(cpu);
+             return new DirectModel(c, bits, padlock_config(seed, host_entropy, errata),
+                                    mhz ? *mhz : c.default_mhz.value,
                                     emu::PadlockTiming{timing, timing});
            }),
            py::arg("cpu") = "esther", py::kw_only(), py::arg("bits") = 32, py::arg("seed") = 0,

@@ -1,16 +1,10 @@
 // padlock_emu._core.run_guest: a whole guest program under the emulator, in-process
 // (guest_run.hpp), and the run statistics as plain Python data.
-//
-// Options that other parts of the emulator add to RunOptions (an interrupt model, trace
-// and profile writers) are detected at compile time: when RunOptions has the field, the
-// value is passed through; when it does not, run_features() says so and the Python layer
-// raises NotImplementedError instead of ignoring the option.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "bindings.hpp"
@@ -26,45 +20,9 @@ namespace padlock::python {
 
 namespace {
 
-template <typename T>
-concept HasIrqHz = requires(T o) { o.irq_hz; };
-template <typename T>
-concept HasTraceFile = requires(T o) { o.trace_file; };
-template <typename T>
-concept HasChromeTraceFile = requires(T o) { o.chrome_trace_file; };
-template <typename T>
-concept HasProfileFile = requires(T o) { o.profile_file; };
-template <typename T>
-concept HasSysroot = requires(T o) { o.sysroot; };
-template <typename T>
-concept HasTiming = requires(T o) { o.timing; };
-
-template <typename T>
-void set_irq_hz(T& o, double hz) {
-  if constexpr (HasIrqHz<T>) {
-    o.irq_hz = static_cast<std::remove_reference_t<decltype(o.irq_hz)>>(hz);
-  }
-}
-template <typename T>
-void set_trace(T& o, const std::string& path) {
-  if constexpr (HasTraceFile<T>) o.trace_file = path;
-}
-template <typename T>
-void set_chrome_trace(T& o, const std::string& path) {
-  if constexpr (HasChromeTraceFile<T>) o.chrome_trace_file = path;
-}
-template <typename T>
-void set_profile(T& o, const std::string& path) {
-  if constexpr (HasProfileFile<T>) o.profile_file = path;
-}
-template <typename T>
-void set_sysroot(T& o, const std::string& path) {
-  if constexpr (HasSysroot<T>) o.sysroot = path;
-}
-template <typename T>
-void set_timing(T& o, bool on) {
-  if constexpr (HasTiming<T>) o.timing = on;
-}
+// The optional run() arguments this module passes through to RunOptions.
+constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",   "chrome_trace",
+                                        "profile", "sysroot", "timing"};
 
 }  // namespace
 
@@ -99,28 +57,15 @@ py::dict stats_to_dict(const emu::Stats& s) {
 }
 
 void bind_run(py::module_& m) {
-  static PyObject* load_error = PyErr_NewExceptionWithDoc(
-      "padlock_emu._core.LoadError", "The emulator cannot run this program (one-line reason)",
-      m.attr("PadlockError").ptr(), nullptr);
-  m.attr("LoadError") = py::handle(load_error);
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const emu::LoadError& e) {
-      PyErr_SetString(load_error, e.what());
-    }
-  });
+  register_error<emu::LoadError>(m, "LoadError",
+                                 "The emulator cannot run this program (one-line reason)",
+                                 m.attr("PadlockError").ptr());
 
   m.def(
       "run_features",
       [] {
         py::dict f;
-        f["irq_hz"] = HasIrqHz<emu::RunOptions>;
-        f["trace"] = HasTraceFile<emu::RunOptions>;
-        f["chrome_trace"] = HasChromeTraceFile<emu::RunOptions>;
-        f["profile"] = HasProfileFile<emu::RunOptions>;
-        f["sysroot"] = HasSysroot<emu::RunOptions>;
-        f["timing"] = HasTiming<emu::RunOptions>;
+        for (const char* name : kRunFeatures) f[name] = true;
         return f;
       },
       "Which RunOptions this build's emulator has (options the Python run() passes through)");
@@ -144,40 +89,12 @@ void bind_run(py::module_& m) {
         o.strace = strace;
         o.stats = stats;
         o.icount = icount;
-        auto unsupported = [](const char* what) {
-          PyErr_SetString(PyExc_NotImplementedError, what);
-          throw py::error_already_set();
-        };
-        if (timing) {
-          if (!HasTiming<emu::RunOptions>)
-            unsupported("timing: this emulator build has no timing switch");
-          set_timing(o, *timing);
-        }
-        if (!sysroot.empty()) {
-          if (!HasSysroot<emu::RunOptions>)
-            unsupported("sysroot: this emulator build has no sysroot support");
-          set_sysroot(o, sysroot);
-        }
-        if (irq_hz) {
-          if (!HasIrqHz<emu::RunOptions>)
-            unsupported("irq_hz: this emulator build has no interrupt model");
-          set_irq_hz(o, *irq_hz);
-        }
-        if (!trace.empty()) {
-          if (!HasTraceFile<emu::RunOptions>)
-            unsupported("trace: this emulator build writes no traces");
-          set_trace(o, trace);
-        }
-        if (!chrome_trace.empty()) {
-          if (!HasChromeTraceFile<emu::RunOptions>)
-            unsupported("chrome_trace: not in this emulator build");
-          set_chrome_trace(o, chrome_trace);
-        }
-        if (!profile.empty()) {
-          if (!HasProfileFile<emu::RunOptions>)
-            unsupported("profile: this emulator build has no profiler");
-          set_profile(o, profile);
-        }
+        if (timing) o.timing = *timing;
+        o.sysroot = sysroot;
+        if (irq_hz) o.irq_hz = *irq_hz;
+        o.trace_file = trace;
+        o.chrome_trace_file = chrome_trace;
+        o.profile_file = profile;
         const std::string in = stdin_data;
         const GuestRunOutput r = run_guest(o, in, timeout);
         py::dict d;

@@ -1,17 +1,13 @@
 #include "direct_model.hpp"
 
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
+
+#include "emulator/memory/address_text.hpp"
 
 namespace padlock::python {
 
 namespace {
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // Calls fn(host_ptr, offset, n) for each page-bounded chunk of [va, va+len).
 template <typename Fn>
@@ -25,7 +21,7 @@ void for_each_page(FlatMemory& mem, uint64_t va, uint64_t len, Fn&& fn) {
     try {
       p = mem.host(addr, n);
     } catch (const std::invalid_argument&) {
-      throw UnmappedAddress("address " + hex(addr) + " is not mapped");
+      throw UnmappedAddress("address " + emu::hex(addr) + " is not mapped");
     }
     fn(p, done, n);
     done += n;

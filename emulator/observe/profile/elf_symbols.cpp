@@ -4,31 +4,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <optional>
+
+#include "emulator/loader/elf_view.hpp"
 
 namespace padlock::emu::profile {
 
 namespace {
-
-// Class-neutral views of the headers we need.
-struct Shdr {
-  uint32_t type = 0, link = 0;
-  uint64_t addr = 0, offset = 0, size = 0, entsize = 0;
-};
-struct Sym {
-  uint32_t name = 0;
-  uint8_t info = 0;
-  uint16_t shndx = 0;
-  uint64_t value = 0, size = 0;
-};
-
-template <typename T>
-bool load(const uint8_t* data, size_t size, uint64_t off, T& out) {
-  if (off > size || size - off < sizeof(T)) return false;
-  std::memcpy(&out, data + off, sizeof(T));
-  return true;
-}
 
 int binding_rank(uint8_t bind) {
   return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
@@ -56,105 +38,65 @@ bool better(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
+// A reader for what the profiler may meet, not a validator: whatever part of the file
+// cannot be read (LoadError) leaves out what it holds, and no more.
 ElfSymbols parse_elf_symbols(const uint8_t* data, size_t size) {
   ElfSymbols out;
-  if (size < EI_NIDENT || std::memcmp(data, ELFMAG, SELFMAG) != 0) return out;
-  const bool is64 = data[EI_CLASS] == ELFCLASS64;
-  if (!is64 && data[EI_CLASS] != ELFCLASS32) return out;
-  out.is64 = is64;
-
-  uint64_t shoff = 0, phoff = 0;
-  uint16_t shnum = 0, shentsize = 0, phnum = 0, phentsize = 0;
-  if (is64) {
-    Elf64_Ehdr e;
-    if (!load(data, size, 0, e)) return out;
-    shoff = e.e_shoff, shnum = e.e_shnum, shentsize = e.e_shentsize;
-    phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize;
-  } else {
-    Elf32_Ehdr e;
-    if (!load(data, size, 0, e)) return out;
-    shoff = e.e_shoff, shnum = e.e_shnum, shentsize = e.e_shentsize;
-    phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize;
+  std::optional<ElfView> view;
+  try {
+    view.emplace("", data, size);
+  } catch (const LoadError&) {
+    return out;
   }
+  const ElfView& v = *view;
+  out.is64 = v.is64;
   out.ok = true;
 
-  for (uint16_t i = 0; i < phnum; ++i) {
-    const uint64_t at = phoff + uint64_t{i} * phentsize;
-    LoadSegment seg;
-    uint32_t type = 0, flags = 0;
-    if (is64) {
-      Elf64_Phdr p;
-      if (!load(data, size, at, p)) break;
-      type = p.p_type, flags = p.p_flags;
-      seg = {p.p_offset, p.p_vaddr, p.p_memsz, false};
-    } else {
-      Elf32_Phdr p;
-      if (!load(data, size, at, p)) break;
-      type = p.p_type, flags = p.p_flags;
-      seg = {p.p_offset, p.p_vaddr, p.p_memsz, false};
+  try {
+    for (size_t i = 0; i < v.phnum; ++i) {
+      const ElfSegment p = v.program_header(i);
+      if (p.type == PT_LOAD)
+        out.segments.push_back({p.offset, p.vaddr, p.memsz, (p.flags & PF_X) != 0});
     }
-    if (type != PT_LOAD) continue;
-    seg.exec = (flags & PF_X) != 0;
-    out.segments.push_back(seg);
+  } catch (const LoadError&) {
   }
 
-  auto shdr_at = [&](uint64_t i, Shdr& s) {
-    const uint64_t at = shoff + i * shentsize;
-    if (is64) {
-      Elf64_Shdr h;
-      if (!load(data, size, at, h)) return false;
-      s = {h.sh_type, h.sh_link, h.sh_addr, h.sh_offset, h.sh_size, h.sh_entsize};
-    } else {
-      Elf32_Shdr h;
-      if (!load(data, size, at, h)) return false;
-      s = {h.sh_type, h.sh_link, h.sh_addr, h.sh_offset, h.sh_size, h.sh_entsize};
-    }
-    return true;
-  };
-  // .symtab has every function; stripped files keep only .dynsym.
-  Shdr symtab, strtab;
-  bool found = false;
-  for (uint32_t want : {uint32_t{SHT_SYMTAB}, uint32_t{SHT_DYNSYM}}) {
-    for (uint64_t i = 0; i < shnum && !found; ++i) {
-      Shdr s;
-      if (shdr_at(i, s) && s.type == want && shdr_at(s.link, strtab)) {
-        symtab = s;
-        found = true;
-      }
-    }
-    if (found) break;
+  std::vector<ElfSection> sections;
+  try {
+    sections = v.sections();
+  } catch (const LoadError&) {
+    return out;
   }
-  if (!found || symtab.entsize == 0 || strtab.offset > size) return out;
+  // .symtab has every function; stripped files keep only .dynsym.
+  const ElfSection* symtab = nullptr;
+  for (uint32_t want : {uint32_t{SHT_SYMTAB}, uint32_t{SHT_DYNSYM}}) {
+    for (const ElfSection& s : sections) {
+      if (symtab == nullptr && s.type == want) symtab = &s;
+    }
+  }
+  if (symtab == nullptr) return out;
 
   std::vector<Candidate> cands;
-  const uint64_t count = std::min<uint64_t>(symtab.size, size) / symtab.entsize;
-  for (uint64_t i = 1; i < count; ++i) {
-    const uint64_t at = symtab.offset + i * symtab.entsize;
-    Sym s;
-    if (is64) {
-      Elf64_Sym e;
-      if (!load(data, size, at, e)) break;
-      s = {e.st_name, e.st_info, e.st_shndx, e.st_value, e.st_size};
-    } else {
-      Elf32_Sym e;
-      if (!load(data, size, at, e)) break;
-      s = {e.st_name, e.st_info, e.st_shndx, e.st_value, e.st_size};
+  for (size_t i = 1; i < v.symbol_count(*symtab); ++i) {
+    ElfSymbol s;
+    try {
+      s = v.symbol_entry(*symtab, i);
+    } catch (const LoadError&) {
+      break;  // the table runs past the end of the file
     }
-    const unsigned type = s.info & 0xF;
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.shndx == SHN_UNDEF || s.value == 0) {
+    if ((s.type() != STT_FUNC && s.type() != STT_GNU_IFUNC) || s.shndx == SHN_UNDEF ||
+        s.value == 0) {
       continue;
     }
-    const uint64_t name_at = strtab.offset + s.name;
-    if (s.name >= strtab.size || name_at >= size) continue;
-    const char* name = reinterpret_cast<const char*>(data + name_at);
-    const size_t max = std::min<uint64_t>(strtab.size - s.name, size - name_at);
-    const size_t len = strnlen(name, max);
-    if (len == 0) continue;
-    Shdr section;
+    try {
+      s.name = v.string_at(symtab->link, s.name_offset);
+    } catch (const LoadError&) {
+      continue;
+    }
+    if (s.name.empty()) continue;
     const uint64_t section_end =
-        s.shndx < shnum && shdr_at(s.shndx, section) ? section.addr + section.size : UINT64_MAX;
-    cands.push_back(
-        {{s.value, s.size, std::string(name, len)}, binding_rank(s.info >> 4), section_end});
+        s.shndx < sections.size() ? sections[s.shndx].addr + sections[s.shndx].size : UINT64_MAX;
+    cands.push_back({{s.value, s.size, std::move(s.name)}, binding_rank(s.bind()), section_end});
   }
   std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
     if (a.sym.addr != b.sym.addr) return a.sym.addr < b.sym.addr;
@@ -183,10 +125,12 @@ ElfSymbols parse_elf_symbols(const uint8_t* data, size_t size) {
 }
 
 ElfSymbols read_elf_symbols(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return {};
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  return parse_elf_symbols(bytes.data(), bytes.size());
+  try {
+    const std::vector<uint8_t> bytes = read_file_bytes(path);
+    return parse_elf_symbols(bytes.data(), bytes.size());
+  } catch (const LoadError&) {
+    return {};
+  }
 }
 
 }  // namespace padlock::emu::profile

@@ -15,16 +15,7 @@ ChromeTrace::ChromeTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
   ev_.assign(1, '{');  // not = "{": GCC 12 warns falsely (-Wrestrict, PR 105329)
   json_key(ev_, "program");
   json_string(ev_, run.program);
-  json_key(ev_, "cpu");
-  json_string(ev_, run.cpu);
-  json_key(ev_, "mhz");
-  char mhz[32];
-  std::snprintf(mhz, sizeof mhz, "%.17g", run.mhz);
-  ev_ += mhz;
-  json_key(ev_, "seed");
-  json_u64(ev_, run.seed);
-  json_key(ev_, "errata");
-  json_bool(ev_, run.errata);
+  json_run_settings(ev_, run);
   json_key(ev_, "time_axis");
   json_string(ev_, "virtual: cycles / mhz");
   ev_ += "}";

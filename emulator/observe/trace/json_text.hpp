@@ -54,6 +54,13 @@ inline void json_hex(std::string& out, uint64_t v, int digits) {
   out += buf;
 }
 
+// 17 significant digits: the text reads back as the same double.
+inline void json_f64(std::string& out, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  out += buf;
+}
+
 inline void json_bool(std::string& out, bool v) {
   out += v ? "true" : "false";
 }

@@ -73,18 +73,15 @@ const char* status_name(Status s) {
   return "?";
 }
 
-const char* fault_name(FaultKind k) {
-  switch (k) {
-    case FaultKind::InvalidOpcode:
-      return "#UD";
-    case FaultKind::GeneralProtection:
-      return "#GP";
-    case FaultKind::PageFault:
-      return "#PF";
-    case FaultKind::None:
-      break;
-  }
-  return "none";
+void json_run_settings(std::string& out, const RunInfo& run) {
+  json_key(out, "cpu");
+  json_string(out, run.cpu);
+  json_key(out, "mhz");
+  json_f64(out, run.mhz);
+  json_key(out, "seed");
+  json_u64(out, run.seed);
+  json_key(out, "errata");
+  json_bool(out, run.errata);
 }
 
 const char* xcrypt_mode(isa::InsnId id) {
@@ -115,16 +112,7 @@ JsonlTrace::JsonlTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
   json_string(line_, run.program);
   json_key(line_, "arch");
   json_string(line_, run.guest64 ? "x86_64" : "i386");
-  json_key(line_, "cpu");
-  json_string(line_, run.cpu);
-  json_key(line_, "mhz");
-  char mhz[32];
-  std::snprintf(mhz, sizeof mhz, "%.17g", run.mhz);
-  line_ += mhz;
-  json_key(line_, "seed");
-  json_u64(line_, run.seed);
-  json_key(line_, "errata");
-  json_bool(line_, run.errata);
+  json_run_settings(line_, run);
   line_ += "}\n";
   std::fwrite(line_.data(), 1, line_.size(), out_);
 }

@@ -28,9 +28,11 @@ class JsonlTrace {
 };
 
 // Names used in the trace (and by `trace summary`): "completed", "interrupted", "faulted";
-// fault kinds "#UD", "#GP", "#PF"; ACE modes "ecb".."ofb".
+// ACE modes "ecb".."ofb". Fault kinds: fault_name() (models/unit_interface.hpp).
 const char* status_name(Status s);
-const char* fault_name(FaultKind k);
+// The run's settings as JSON members "cpu", "mhz", "seed", "errata", in that order (the
+// run line of --trace, the otherData of --chrome-trace).
+void json_run_settings(std::string& out, const RunInfo& run);
 const char* xcrypt_mode(isa::InsnId id);
 
 }  // namespace padlock::emu::trace

@@ -10,17 +10,6 @@
 namespace padlock::test {
 namespace {
 
-Bytes random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Bytes b(n);
-  for (auto& x : b) x = uint8_t(rng());
-  return b;
-}
-
-// §6.6: the sample's key (SP 800-38A) and initial counter block f0 f1 ... ff.
-const Bytes kKey = hex("2b7e151628aed2a6abf7158809cf4f3c");
-const Bytes kCtr = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
-
 uint16_t counter_of(AceRig& r) {
   const Bytes iv = r.get(Layout::kIv, 16);
   return uint16_t(iv[14] * 256 + iv[15]);  // §6.6: IV[14] * 256 + IV[15]
@@ -34,13 +23,13 @@ uint16_t expected_counter(uint64_t count) {
 struct ErrataRig : AceRig {
   ErrataRig() : AceRig("esther-c5j") {
     EXPECT_TRUE(unit().ctr_errata());
-    set_key(kKey);
+    set_key(kSp800Key);
     set_cw(0x00A);  // §6.6: 128-bit key, hardware key generation, encrypt
   }
   // One REP XCRYPTCTR of n blocks from a reset IV, resumed after every interrupt as the
   // OS would. Interrupts pend at the given cycles (relative to the first start).
   int encrypt(uint64_t n, const std::vector<uint64_t>& interrupts) {
-    set_iv(kCtr);
+    set_iv(kSp800Ctr);
     load_regs(n);
     env.now = 0;
     int taken = 0;
@@ -68,7 +57,8 @@ TEST(AceCtrErrata, A_EvenCountExtraIncrementCiphertextRight_Sec6_6) {
     r.put(Layout::kIn, pt);
     EXPECT_EQ(r.encrypt(n, {}), 0);
     EXPECT_EQ(counter_of(r), uint16_t(0xFEFF + n + (n % 2 == 0 ? 1 : 0))) << n;
-    EXPECT_EQ(to_hex(r.get(Layout::kOut, pt.size())), to_hex(ace_ctr_reference(kKey, kCtr, pt)))
+    EXPECT_EQ(to_hex(r.get(Layout::kOut, pt.size())),
+              to_hex(ace_ctr_reference(kSp800Key, kSp800Ctr, pt)))
         << n;
   }
 }
@@ -81,7 +71,7 @@ TEST(AceCtrErrata, B_InterruptCorruptsRestEvenForOddCount_Sec6_6) {
     const Bytes pt = random_bytes(16 * n, 100 + uint32_t(n));
     r.put(Layout::kIn, pt);
     ASSERT_EQ(r.encrypt(n, {0}), 1) << n;  // pending at once: taken after 2 blocks
-    const Bytes want = ace_ctr_reference(kKey, kCtr, pt);
+    const Bytes want = ace_ctr_reference(kSp800Key, kSp800Ctr, pt);
     const Bytes got = r.get(Layout::kOut, pt.size());
     EXPECT_EQ(to_hex(Bytes(got.begin(), got.begin() + 32)),
               to_hex(Bytes(want.begin(), want.begin() + 32)));
@@ -101,7 +91,8 @@ TEST(AceCtrErrata, C_SmallCountsAlwaysRight_Sec6_6) {
     const Bytes pt = random_bytes(16 * n, 200 + uint32_t(n));
     r.put(Layout::kIn, pt);
     EXPECT_EQ(r.encrypt(n, {0}), 0) << n;  // an interrupt is pending the whole time
-    EXPECT_EQ(to_hex(r.get(Layout::kOut, pt.size())), to_hex(ace_ctr_reference(kKey, kCtr, pt)));
+    EXPECT_EQ(to_hex(r.get(Layout::kOut, pt.size())),
+              to_hex(ace_ctr_reference(kSp800Key, kSp800Ctr, pt)));
     EXPECT_EQ(counter_of(r), expected_counter(n));
   }
 }
@@ -116,7 +107,7 @@ TEST(AceCtrErrata, D_WorkaroundDetectsEveryErrorAndRetryEndsRight_Sec6_6) {
     ErrataRig r;
     const Bytes pt = random_bytes(16 * n, 1000 + t);
     r.put(Layout::kIn, pt);
-    const Bytes want = ace_ctr_reference(kKey, kCtr, pt);
+    const Bytes want = ace_ctr_reference(kSp800Key, kSp800Ctr, pt);
     // Interrupts at random times; about half the runs see none within the instruction.
     std::vector<uint64_t> irq;
     for (int i = 0, k = int(rng() % 4); i < k; ++i) irq.push_back(rng() % (60 * n + 100));
@@ -150,13 +141,14 @@ TEST(AceCtrErrata, SingleBlockLoopUnaffected_Sec6_6) {
   const uint64_t n = 16;
   const Bytes pt = random_bytes(16 * n, 7);
   r.put(Layout::kIn, pt);
-  r.set_iv(kCtr);
+  r.set_iv(kSp800Ctr);
   r.load_regs(1);
   for (uint64_t i = 0; i < n; ++i) {
     r.s[Gpr::CX] = 1;
     ASSERT_EQ(r.exec(isa::InsnId::XcryptCtr).status, Status::Completed);
   }
-  EXPECT_EQ(to_hex(r.get(Layout::kOut, pt.size())), to_hex(ace_ctr_reference(kKey, kCtr, pt)));
+  EXPECT_EQ(to_hex(r.get(Layout::kOut, pt.size())),
+            to_hex(ace_ctr_reference(kSp800Key, kSp800Ctr, pt)));
   EXPECT_EQ(counter_of(r), uint16_t(0xFEFF + n));
 }
 
@@ -164,9 +156,9 @@ TEST(AceCtrErrata, SingleBlockLoopUnaffected_Sec6_6) {
 TEST(AceCtrErrata, OtherSteppingsCountExactly_Sec3_1) {
   AceRig r("esther-c5j-s9");
   EXPECT_FALSE(r.unit().ctr_errata());
-  r.set_key(kKey);
+  r.set_key(kSp800Key);
   r.set_cw(0x00A);
-  r.set_iv(kCtr);
+  r.set_iv(kSp800Ctr);
   r.run("CTR", 8);
   EXPECT_EQ(counter_of(r), uint16_t(0xFEFF + 8));
   ErrataRig e;

@@ -1,18 +1,10 @@
 // Exceptions (§1.7, §3.1, §3.2): #GP for misaligned pointers, #PF at the first faulting
 // byte with the registers showing only completed stores, and exact resumption.
-#include <random>
 
 #include "ace_rig.hpp"
 
 namespace padlock::test {
 namespace {
-
-Bytes random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Bytes b(n);
-  for (auto& x : b) x = uint8_t(rng());
-  return b;
-}
 
 const Bytes kKey = hex("000102030405060708090a0b0c0d0e0f");
 const Bytes kIv = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfe00");

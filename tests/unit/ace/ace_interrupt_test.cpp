@@ -1,7 +1,6 @@
 // Interrupt points (§1.7, §3.1 EAX, §6.6, §7.1): REP XCRYPT stops between blocks with the
 // registers, IV and memory updated so that re-executing it resumes exactly.
 #include <cmath>
-#include <random>
 
 #include "ace_rig.hpp"
 #include "models/ace/ace_timing.hpp"
@@ -9,14 +8,6 @@
 namespace padlock::test {
 namespace {
 
-Bytes random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Bytes b(n);
-  for (auto& x : b) x = uint8_t(rng());
-  return b;
-}
-
-const Bytes kKey = hex("2b7e151628aed2a6abf7158809cf4f3c");
 const Bytes kIv = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
 
 struct ModeCase {
@@ -37,7 +28,7 @@ TEST(AceInterrupts, ResumeAfterEveryInterruptPointIsExact_Sec1_7_Sec6_6_Sec7_1) 
     SCOPED_TRACE(m + (c.decrypt ? " decrypt" : " encrypt"));
     AceRig r("esther-c5j-s9");
     const bool crypt = c.decrypt && m != "OFB" && m != "CTR";
-    r.set_key(kKey);
+    r.set_key(kSp800Key);
     r.set_iv(kIv);
     r.set_cw(0x00A | (crypt ? cwf::kDecrypt : 0));
     const Bytes text = random_bytes(16 * 9, 1);
@@ -62,12 +53,12 @@ TEST(AceInterrupts, ResumeAfterEveryInterruptPointIsExact_Sec1_7_Sec6_6_Sec7_1) 
     ASSERT_EQ(o.status, Status::Completed);
     EXPECT_EQ(execs, c.executions);
     const Bytes want =
-        m == "CTR" ? ace_ctr_reference(kKey, kIv, text) : evp(m, kKey, kIv, text, !crypt);
+        m == "CTR" ? ace_ctr_reference(kSp800Key, kIv, text) : evp(m, kSp800Key, kIv, text, !crypt);
     EXPECT_EQ(to_hex(r.get(Layout::kOut, text.size())), to_hex(want));
     if (m == "OFB" || m == "CTR" || c.decrypt) {
       // The IV memory ends as after one uninterrupted instruction.
       AceRig u("esther-c5j-s9");
-      u.set_key(kKey);
+      u.set_key(kSp800Key);
       u.set_iv(kIv);
       u.set_cw(0x00A | (crypt ? cwf::kDecrypt : 0));
       u.put(Layout::kIn, text);
@@ -81,7 +72,7 @@ TEST(AceInterrupts, ResumeAfterEveryInterruptPointIsExact_Sec1_7_Sec6_6_Sec7_1) 
 // cycle; the clock at a point is the chaining-mode start-up plus k per-block costs.
 TEST(AceInterrupts, TakenAtFirstPointAfterPendingCycle_Sec1_7_Sec3_3) {
   AceRig r("esther-c5j-s9");
-  r.set_key(kKey);
+  r.set_key(kSp800Key);
   r.set_cw(0x00A);
   r.run("CBC", 1);  // load the key; EFLAGS[30] = 1 from now on
   const AceParams& p = r.cpu().ace;
@@ -98,7 +89,7 @@ TEST(AceInterrupts, TakenAtFirstPointAfterPendingCycle_Sec1_7_Sec3_3) {
 // §1.7: "at least one step": a single block, or an ECB pair, is never interrupted.
 TEST(AceInterrupts, NoInterruptWithoutAPoint_Sec1_7_Sec3_3) {
   AceRig r("esther-c5j-s9");
-  r.set_key(kKey);
+  r.set_key(kSp800Key);
   r.set_cw(0x00A);
   r.env.interrupt_at = 0;
   EXPECT_EQ(r.run("CBC", 1).status, Status::Completed);
@@ -110,7 +101,7 @@ TEST(AceInterrupts, NoInterruptWithoutAPoint_Sec1_7_Sec3_3) {
 TEST(AceInterrupts, CtrSmallCountsAreNeverInterrupted_Sec6_6) {
   for (uint64_t n = 1; n <= 6; ++n) {
     AceRig r("esther-c5j-s9");
-    r.set_key(kKey);
+    r.set_key(kSp800Key);
     r.set_iv(kIv);
     r.set_cw(0x00A);
     r.env.interrupt_at = 0;

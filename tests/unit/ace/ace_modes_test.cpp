@@ -1,7 +1,6 @@
 // Per-mode register and memory rules of REP XCRYPT (§3.1, §3.2): IV updates, digest mode,
 // ALIGN, ECB pairs, ECX = 0, address sizes, the CTR counter, control-word fields.
 #include <algorithm>
-#include <random>
 
 #include "ace_rig.hpp"
 #include "models/ace/aes_core.hpp"
@@ -9,19 +8,11 @@
 namespace padlock::test {
 namespace {
 
-Bytes random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  Bytes b(n);
-  for (auto& x : b) x = uint8_t(rng());
-  return b;
-}
-
-const Bytes kKey = hex("2b7e151628aed2a6abf7158809cf4f3c");
 const Bytes kIv = hex("000102030405060708090a0b0c0d0e0f");
 
 struct Rig : AceRig {
   explicit Rig(const char* cpu = "esther-c5j-s9") : AceRig(cpu) {
-    set_key(kKey);
+    set_key(kSp800Key);
     set_iv(kIv);
   }
 };
@@ -71,7 +62,7 @@ TEST(AceModes, DigestModeKeepsEdiAndLeavesMac_Sec3_1_Sec3_2) {
     r.put(Layout::kIn, pt);
     const Outcome o = r.run(mode, 7);
     ASSERT_EQ(o.status, Status::Completed) << mode;
-    const Bytes full = evp(mode, kKey, kIv, pt, true);
+    const Bytes full = evp(mode, kSp800Key, kIv, pt, true);
     EXPECT_EQ(r.s[Gpr::DI], Layout::kOut) << mode;
     EXPECT_EQ(r.s[Gpr::SI], Layout::kIn + 16 * 7) << mode;
     EXPECT_EQ(to_hex(r.get(Layout::kOut, 16)), to_hex(Bytes(full.end() - 16, full.end()))) << mode;
@@ -88,7 +79,7 @@ TEST(AceModes, DigestOnNehemiahIgnoredAndReported_Sec3_2) {
   r.put(Layout::kIn, pt);
   ASSERT_EQ(r.run("CBC", 4).status, Status::Completed);
   EXPECT_EQ(r.s[Gpr::DI], Layout::kOut + 64);
-  EXPECT_EQ(to_hex(r.get(Layout::kOut, 64)), to_hex(evp("CBC", kKey, kIv, pt, true)));
+  EXPECT_EQ(to_hex(r.get(Layout::kOut, 64)), to_hex(evp("CBC", kSp800Key, kIv, pt, true)));
   EXPECT_EQ(r.diag.count(Diag::DgestOnNehemiah), 1);
 }
 
@@ -110,8 +101,8 @@ TEST(AceModes, AlignBitAcceptsUnalignedData_Sec3_1_Sec3_2) {
     for (bool decrypt : {false, true}) {
       Rig r;
       const Bytes pt = random_bytes(16 * 5, 4);
-      const Bytes ct = std::string(mode) == "CTR" ? ace_ctr_reference(kKey, kIv, pt)
-                                                  : evp(mode, kKey, kIv, pt, true);
+      const Bytes ct = std::string(mode) == "CTR" ? ace_ctr_reference(kSp800Key, kIv, pt)
+                                                  : evp(mode, kSp800Key, kIv, pt, true);
       const bool crypt = decrypt && (std::string(mode) == "CBC" || std::string(mode) == "CFB");
       r.set_cw(0x02A | (crypt ? cwf::kDecrypt : 0));
       r.put(Layout::kIn + 3, decrypt ? ct : pt);
@@ -135,7 +126,7 @@ TEST(AceModes, AlignBitKeepsNewIvInScratch_Sec3_1_Sec3_2) {
   r.put(Layout::kIn + 1, pt);
   r.load_regs(3, Layout::kIn + 1, Layout::kOut + 1);
   ASSERT_EQ(r.exec(isa::InsnId::XcryptCbc).status, Status::Completed);
-  const Bytes full = evp("CBC", kKey, kIv, pt, true);
+  const Bytes full = evp("CBC", kSp800Key, kIv, pt, true);
   EXPECT_EQ(r.s[Gpr::AX], Layout::kCw + 16);
   EXPECT_EQ(to_hex(r.get(Layout::kCw + 16, 16)),
             to_hex(Bytes(full.begin() + 32, full.begin() + 48)));
@@ -220,7 +211,7 @@ TEST(AceModes, EcbOddCountReadsExtraBlockStoresOnlyEcx_Sec3_1_Sec3_3) {
   r.put(Layout::kOut + 48, Bytes(16, 0xEE));  // canary where a 4th block would go
   ASSERT_EQ(r.run("ECB", 3).status, Status::Completed);
   EXPECT_EQ(to_hex(r.get(Layout::kOut, 48)),
-            to_hex(evp("ECB", kKey, {}, Bytes(pt.begin(), pt.begin() + 48), true)));
+            to_hex(evp("ECB", kSp800Key, {}, Bytes(pt.begin(), pt.begin() + 48), true)));
   EXPECT_EQ(to_hex(r.get(Layout::kOut + 48, 16)), to_hex(Bytes(16, 0xEE)));
   EXPECT_EQ(r.s[Gpr::SI], Layout::kIn + 48);
   EXPECT_EQ(r.s[Gpr::DI], Layout::kOut + 48);
@@ -282,7 +273,7 @@ TEST(AceModes, AddressSize16UsesAndWrapsLowHalves_Sec3_1) {
   std::memcpy(r.mem.host(0xFFF0, 16), pt.data(), 16);
   std::memcpy(r.mem.host(0x0000, 32), pt.data() + 16, 32);
   r.put(0x8000, Bytes{0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
-  r.put(0x9000, kKey);
+  r.put(0x9000, kSp800Key);
   r.put(0xA000, kIv);
   r.s[Gpr::AX] = 0x5555A000;
   r.s[Gpr::BX] = 0x66669000;
@@ -292,7 +283,7 @@ TEST(AceModes, AddressSize16UsesAndWrapsLowHalves_Sec3_1) {
   r.s[Gpr::CX] = 0xABCD0003;
   const Outcome o = r.exec(isa::InsnId::XcryptCbc, 16);
   ASSERT_EQ(o.status, Status::Completed);
-  EXPECT_EQ(to_hex(r.mem.host(0x4000, 48), 48), to_hex(evp("CBC", kKey, kIv, pt, true)));
+  EXPECT_EQ(to_hex(r.mem.host(0x4000, 48), 48), to_hex(evp("CBC", kSp800Key, kIv, pt, true)));
   EXPECT_EQ(r.s[Gpr::SI], 0x12340020u);
   EXPECT_EQ(r.s[Gpr::DI], 0x43214030u);
   EXPECT_EQ(r.s[Gpr::CX], 0xABCD0000u);
@@ -309,7 +300,7 @@ TEST(AceModes, AddressSize64UsesFullRegisters_Sec3_1) {
   r.set_cw(0x00A);
   r.load_regs(4, base, base + 0x1000);
   ASSERT_EQ(r.exec(isa::InsnId::XcryptEcb, 64).status, Status::Completed);
-  EXPECT_EQ(to_hex(r.get(base + 0x1000, 64)), to_hex(evp("ECB", kKey, {}, pt, true)));
+  EXPECT_EQ(to_hex(r.get(base + 0x1000, 64)), to_hex(evp("ECB", kSp800Key, {}, pt, true)));
   EXPECT_EQ(r.s[Gpr::SI], base + 64);
   EXPECT_EQ(r.s[Gpr::DI], base + 0x1040);
 }
@@ -324,11 +315,11 @@ TEST(AceModes, CtrCountsBytes14And15AndWrapsWithoutCarry_Sec3_1) {
   const Bytes pt = random_bytes(16 * 5, 9);
   r.put(Layout::kIn, pt);
   ASSERT_EQ(r.run("CTR", 5).status, Status::Completed);
-  EXPECT_EQ(to_hex(r.get(Layout::kOut, pt.size())), to_hex(ace_ctr_reference(kKey, ctr, pt)));
+  EXPECT_EQ(to_hex(r.get(Layout::kOut, pt.size())), to_hex(ace_ctr_reference(kSp800Key, ctr, pt)));
   EXPECT_EQ(to_hex(r.get(Layout::kIv, 16)), "00112233445566778899aabbccdd0003");
   EXPECT_EQ(r.diag.count(Diag::CtrCounterWrap), 1);
   // Differs from a full 128-bit counter (OpenSSL EVP CTR) once it wraps.
-  EXPECT_NE(to_hex(r.get(Layout::kOut, pt.size())), to_hex(evp("CTR", kKey, ctr, pt, true)));
+  EXPECT_NE(to_hex(r.get(Layout::kOut, pt.size())), to_hex(evp("CTR", kSp800Key, ctr, pt, true)));
 }
 
 // §3.2 CIPHR = 1 (undefined): computes AES as if 0; reserved bits: ignored; both reported.
@@ -339,7 +330,7 @@ TEST(AceModes, CiphrAndReservedBitsIgnoredAndReported_Sec3_2) {
   const Bytes pt = random_bytes(32, 10);
   r.put(Layout::kIn, pt);
   ASSERT_EQ(r.run("ECB", 2).status, Status::Completed);
-  EXPECT_EQ(to_hex(r.get(Layout::kOut, 32)), to_hex(evp("ECB", kKey, {}, pt, true)));
+  EXPECT_EQ(to_hex(r.get(Layout::kOut, 32)), to_hex(evp("ECB", kSp800Key, {}, pt, true)));
   EXPECT_EQ(r.diag.count(Diag::CiphrSet), 1);
   EXPECT_EQ(r.diag.count(Diag::ControlWordReserved), 1);
 }
@@ -425,7 +416,7 @@ TEST(AceModes, InPlaceAndOverlappingBuffers_Sec3_1) {
       r.load_regs(20, Layout::kIn, Layout::kIn);
       ASSERT_EQ(r.exec(xcrypt_id(mode)).status, Status::Completed);
       const Bytes want =
-          m == "CTR" ? ace_ctr_reference(kKey, kIv, in) : evp(m, kKey, kIv, in, !crypt);
+          m == "CTR" ? ace_ctr_reference(kSp800Key, kIv, in) : evp(m, kSp800Key, kIv, in, !crypt);
       EXPECT_EQ(to_hex(r.get(Layout::kIn, in.size())), to_hex(want)) << mode << decrypt;
     }
   }
@@ -441,7 +432,7 @@ TEST(AceModes, InPlaceAndOverlappingBuffers_Sec3_1) {
   for (int pair = 0; pair < 3; ++pair) {
     const int n = std::min(2, 5 - 2 * pair);
     Bytes load(model.begin() + 32 * pair, model.begin() + 32 * pair + 32);
-    const Bytes enc = evp("ECB", kKey, {}, load, true);
+    const Bytes enc = evp("ECB", kSp800Key, {}, load, true);
     std::copy(enc.begin(), enc.begin() + 16 * n, model.begin() + 32 * pair + 16);
   }
   EXPECT_EQ(to_hex(r.get(Layout::kIn, 96)), to_hex(model));

@@ -2,7 +2,6 @@
 // engines/asm/e_padlock-x86_64.pl: ecb 128, cbc 64, ctr32 32 bytes; Linux
 // drivers/crypto/padlock-aes.c: Nano stepping 2 fetches 8 ECB / 4 CBC blocks). The input
 // is read in groups counted from ESI, so bytes past ESI + 16*ECX can fault.
-#include <random>
 
 #include "ace_rig.hpp"
 
@@ -76,9 +75,7 @@ TEST(AcePrefetch, NanoGroupFaultAfterStoredGroups_Sec1_7) {
 // the model that never faults, while the single instruction does.
 TEST(AcePrefetch, OpenSslTailSplitAvoidsTheFault_Sec1_7_OpenSslPrefetchErrata) {
   GuardRig r("nano");
-  std::mt19937 rng(1);
-  Bytes text(16 * 13);
-  for (auto& b : text) b = uint8_t(rng());
+  const Bytes text = random_bytes(16 * 13, 1);
   const uint64_t in = kPageB - text.size();
   r.put(in, text);
   expect_guard_fault(r.run_at_end("ECB", 13));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/random_bytes.hpp"
 #include "common/vector_file.hpp"
 #include "isa/decoder.hpp"
 #include "models/ace/ace_unit.hpp"
@@ -44,6 +45,11 @@ inline std::string to_hex(const uint8_t* p, size_t n) {
 inline std::string to_hex(const Bytes& b) {
   return to_hex(b.data(), b.size());
 }
+
+// NIST SP 800-38A Appendix F: the AES-128 key of every example and the CTR initial
+// counter block (F.5), also the §6.6 sample's.
+inline const Bytes kSp800Key = hex("2b7e151628aed2a6abf7158809cf4f3c");
+inline const Bytes kSp800Ctr = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
 
 // Control word fields (§3.2).
 namespace cwf {

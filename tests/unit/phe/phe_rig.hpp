@@ -4,6 +4,7 @@
 #pragma once
 
 #define OPENSSL_SUPPRESS_DEPRECATED 1
+#include <gtest/gtest.h>
 #include <openssl/sha.h>
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/random_bytes.hpp"
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
 #include "models/flat_memory.hpp"
@@ -106,6 +108,22 @@ class XshaRig {
     s.gpr[static_cast<int>(Gpr::DI)] = edi;
   }
 
+  // A hash of `len` bytes of `data` from the start (§4.1): the input at ESI = kInputVa, the
+  // initial constants at EDI = `edi`, EAX = 0, ECX = len.
+  void start(bool sha256, const uint8_t* data, size_t len, uint64_t edi = kHashVa) {
+    put_input(data, len);
+    init_state(sha256, edi);
+    setup_regs(len, kInputVa, edi);
+  }
+  // The block form Nano clients use (PheParams.partial_rax_minus1): `blocks` 64-byte
+  // blocks of `data` at kInputVa, ECX = blocks, EAX/RAX = `ax` (all ones at the address
+  // size selects the form).
+  void start_blocks(bool sha256, const uint8_t* data, size_t blocks, uint64_t ax = 0xFFFFFFFFu) {
+    start(sha256, data, 64 * blocks);
+    s.gpr[static_cast<int>(Gpr::CX)] = blocks;
+    s.gpr[static_cast<int>(Gpr::AX)] = ax;
+  }
+
   // Decodes the instruction bytes (F3 0F A6 C8/D0 with optional prefixes) and executes it
   // through Padlock (enable checks, then PheUnit).
   Outcome exec(bool sha256, isa::CpuMode mode = isa::CpuMode::Protected32,
@@ -140,6 +158,16 @@ inline std::vector<uint8_t> from_hex(const std::string& h) {
 
 inline uint64_t reg(const ArchState& s, Gpr r) {
   return s[r];
+}
+
+// Tests run for SHA-1 (false) and SHA-256 (true), named "Sha1" and "Sha256" by
+// INSTANTIATE_TEST_SUITE_P(..., ::testing::Bool(), sha_name).
+class ShaTest : public ::testing::TestWithParam<bool> {
+ protected:
+  bool sha256() const { return GetParam(); }
+};
+inline std::string sha_name(const ::testing::TestParamInfo<bool>& i) {
+  return i.param ? "Sha256" : "Sha1";
 }
 
 }  // namespace padlock::test

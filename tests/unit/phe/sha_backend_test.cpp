@@ -4,17 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "tests/unit/phe/phe_rig.hpp"
 
 namespace padlock::test {
 namespace {
 
 void check_backend(const ShaBackend& be) {
-  std::mt19937 g(42);
-  std::vector<uint8_t> data(64 * 50);
-  for (auto& b : data) b = static_cast<uint8_t>(g());
+  const std::vector<uint8_t> data = random_bytes(64 * 50, 42);
   for (size_t blocks : {1, 2, 3, 17, 50}) {
     SCOPED_TRACE(blocks);
     uint32_t s1[5];

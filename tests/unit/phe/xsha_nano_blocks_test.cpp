@@ -6,24 +6,12 @@
 // ESI advances, RAX stays -1 (docs/fidelity/phe.md).
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "tests/unit/phe/phe_rig.hpp"
 
 namespace padlock::test {
 namespace {
 
-std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) b = static_cast<uint8_t>(g());
-  return v;
-}
-
-class XshaNanoBlocks : public ::testing::TestWithParam<bool> {
- protected:
-  bool sha256() const { return GetParam(); }
-};
+class XshaNanoBlocks : public ShaTest {};
 
 // padlock_sha*_blocks in 64-bit mode: mov $-1,%rax; RCX = blocks; RSI = data; RDI = an
 // aligned 128-byte copy of the context.
@@ -31,10 +19,7 @@ TEST_P(XshaNanoBlocks, RaxMinusOneHashesWholeBlocks64Bit_NanoClients) {
   const size_t blocks = 37;
   const auto data = random_bytes(64 * blocks, 11);
   XshaRig rig("nano");
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256());
-  rig.setup_regs(blocks);
-  rig.s.gpr[static_cast<int>(Gpr::AX)] = ~uint64_t{0};
+  rig.start_blocks(sha256(), data.data(), blocks, ~uint64_t{0});
   rig.s.set_eflags30(true);
   const Outcome o = rig.exec(sha256(), isa::CpuMode::Long64);
   ASSERT_EQ(rig.last_decoded.addr_size, 64);
@@ -75,10 +60,7 @@ TEST_P(XshaNanoBlocks, InterruptedBlocksResume_Sec1_7_NanoClients) {
   const size_t blocks = 300;
   const auto data = random_bytes(64 * blocks, 13);
   XshaRig rig("nano");
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256());
-  rig.setup_regs(blocks);
-  rig.s.gpr[static_cast<int>(Gpr::AX)] = 0xFFFFFFFFu;
+  rig.start_blocks(sha256(), data.data(), blocks);
   int interrupts = 0;
   for (;;) {
     rig.env.interrupt_at = rig.env.now + 2500;
@@ -102,10 +84,7 @@ TEST_P(XshaNanoBlocks, PageFaultMidBlocks_Sec1_7_NanoClients) {
   const size_t blocks = 100;
   const auto data = random_bytes(64 * blocks, 14);
   XshaRig rig("nano");
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256());
-  rig.setup_regs(blocks);
-  rig.s.gpr[static_cast<int>(Gpr::AX)] = 0xFFFFFFFFu;
+  rig.start_blocks(sha256(), data.data(), blocks);
   rig.mem.protect(XshaRig::kInputVa + 4096, 4096, FlatMemory::kNone);
   const Outcome o = rig.exec(sha256());
   ASSERT_EQ(o.status, Status::Faulted);
@@ -132,10 +111,7 @@ TEST_P(XshaNanoBlocks, AllOnesOnlyAtAddressSize_NanoClients) {
 TEST_P(XshaNanoBlocks, EstherHasNoBlocksMode_Sec4_1) {
   const auto data = random_bytes(128, 15);
   XshaRig rig("esther-c5j");
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256());
-  rig.setup_regs(2);
-  rig.s.gpr[static_cast<int>(Gpr::AX)] = 0xFFFFFFFFu;
+  rig.start_blocks(sha256(), data.data(), 2);
   const auto before = rig.state(sha256());
   ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
   EXPECT_EQ(rig.state(sha256()), before);
@@ -143,10 +119,7 @@ TEST_P(XshaNanoBlocks, EstherHasNoBlocksMode_Sec4_1) {
   EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sha, XshaNanoBlocks, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& i) {
-                           return std::string(i.param ? "Sha256" : "Sha1");
-                         });
+INSTANTIATE_TEST_SUITE_P(Sha, XshaNanoBlocks, ::testing::Bool(), sha_name);
 
 }  // namespace
 }  // namespace padlock::test

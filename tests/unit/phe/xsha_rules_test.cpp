@@ -2,33 +2,19 @@
 // chosen where the guide is silent (docs/fidelity/phe.md).
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "tests/unit/phe/phe_rig.hpp"
 
 namespace padlock::test {
 namespace {
 
-std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) b = static_cast<uint8_t>(g());
-  return v;
-}
-
-class XshaRules : public ::testing::TestWithParam<bool> {
- protected:
-  bool sha256() const { return GetParam(); }
-};
+class XshaRules : public ShaTest {};
 
 // §4.1: "The resulting linear address must be aligned on a 128-bit boundary ... or a
 // General Protection exception occurs." Nothing changes but EFLAGS[30] (§1.8).
 TEST_P(XshaRules, MisalignedEdiRaisesGp_Sec4_1) {
   XshaRig rig;
   const auto data = random_bytes(200, 1);
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256(), XshaRig::kHashVa + 8);
-  rig.setup_regs(data.size(), XshaRig::kInputVa, XshaRig::kHashVa + 8);
+  rig.start(sha256(), data.data(), data.size(), XshaRig::kHashVa + 8);
   const ArchState before = rig.s;
   const Outcome o = rig.exec(sha256());
   EXPECT_EQ(o.status, Status::Faulted);
@@ -43,9 +29,7 @@ TEST_P(XshaRules, HashAreaMustBe128Accessible_Sec4_1_Sec1_7) {
   XshaRig rig;
   const uint64_t edi = XshaRig::kHashVa + 4096 - 64;  // 64 bytes left in the mapped page
   const auto data = random_bytes(300, 2);
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256(), edi);
-  rig.setup_regs(data.size(), XshaRig::kInputVa, edi);
+  rig.start(sha256(), data.data(), data.size(), edi);
   const auto state_before = rig.state(sha256(), edi);
   const ArchState before = rig.s;
   const Outcome o = rig.exec(sha256());
@@ -57,9 +41,7 @@ TEST_P(XshaRules, HashAreaMustBe128Accessible_Sec4_1_Sec1_7) {
 
   // A read-only hash area faults as a write.
   XshaRig ro;
-  ro.init_state(sha256());
-  ro.put_input(data.data(), data.size());
-  ro.setup_regs(data.size());
+  ro.start(sha256(), data.data(), data.size());
   ro.mem.protect(XshaRig::kHashVa, 4096, FlatMemory::kRead);
   const Outcome o2 = ro.exec(sha256());
   ASSERT_EQ(o2.status, Status::Faulted);
@@ -104,9 +86,7 @@ TEST_P(XshaRules, TailPageFaultLeavesLastBlockState_Sec1_7) {
   const size_t len = 4096 + 40;  // the 40-byte tail sits in the second page
   const auto data = random_bytes(len, 4);
   XshaRig rig;
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256());
-  rig.setup_regs(len);
+  rig.start(sha256(), data.data(), len);
   rig.mem.protect(XshaRig::kInputVa + 4096, 4096, FlatMemory::kNone);
   const Outcome o = rig.exec(sha256());
   ASSERT_EQ(o.status, Status::Faulted);
@@ -132,9 +112,7 @@ TEST_P(XshaRules, PaddingAtEveryBoundary_Sec4_1) {
   for (size_t len : {1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 191, 192, 193}) {
     SCOPED_TRACE(len);
     XshaRig rig;
-    rig.put_input(data.data(), len);
-    rig.init_state(sha256());
-    rig.setup_regs(len);
+    rig.start(sha256(), data.data(), len);
     ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
     EXPECT_EQ(rig.digest(sha256()), openssl_digest(sha256(), data.data(), len));
   }
@@ -158,9 +136,7 @@ TEST_P(XshaRules, ClearsEflags30_Sec1_8) {
 TEST_P(XshaRules, DirectionFlagIgnored_Sec4_1) {
   const auto data = random_bytes(150, 6);
   XshaRig rig;
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256());
-  rig.setup_regs(data.size());
+  rig.start(sha256(), data.data(), data.size());
   rig.s.eflags |= 1u << 10;  // DF
   ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
   EXPECT_EQ(rig.digest(sha256()), openssl_digest(sha256(), data.data(), data.size()));
@@ -206,9 +182,7 @@ TEST_P(XshaRules, OperandSizePrefixUdAndRepneDiag_Sec4_1) {
 TEST_P(XshaRules, EaxAtOrBeyondEcxIsComplete_Sec4_1_Choice) {
   const auto data = random_bytes(100, 8);
   XshaRig rig;
-  rig.put_input(data.data(), data.size());
-  rig.init_state(sha256());
-  rig.setup_regs(data.size());
+  rig.start(sha256(), data.data(), data.size());
   ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
   const auto digest = rig.digest(sha256());
   // Re-execute with EAX == ECX (as left by the completed instruction).
@@ -275,10 +249,7 @@ TEST_P(XshaRules, AbsentOnNehemiahIsUd_Sec1_3) {
   EXPECT_EQ(o.fault.kind, FaultKind::InvalidOpcode);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sha, XshaRules, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& i) {
-                           return std::string(i.param ? "Sha256" : "Sha1");
-                         });
+INSTANTIATE_TEST_SUITE_P(Sha, XshaRules, ::testing::Bool(), sha_name);
 
 }  // namespace
 }  // namespace padlock::test

@@ -9,9 +9,8 @@
 namespace padlock::test {
 namespace {
 
-class XshaTiming : public ::testing::TestWithParam<bool> {
+class XshaTiming : public ShaTest {
  protected:
-  bool sha256() const { return GetParam(); }
   // §4.2: Centaur's asymptotic estimate for the instruction.
   double asymptote() const { return sha256() ? 2.26 : 2.66; }
 
@@ -103,10 +102,7 @@ TEST_P(XshaTiming, NanoBlocksModeCycles_Sec4_2) {
   EXPECT_EQ(o.cycles, static_cast<uint64_t>(std::llround(want)));
 }
 
-INSTANTIATE_TEST_SUITE_P(Sha, XshaTiming, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& i) {
-                           return std::string(i.param ? "Sha256" : "Sha1");
-                         });
+INSTANTIATE_TEST_SUITE_P(Sha, XshaTiming, ::testing::Bool(), sha_name);
 
 }  // namespace
 }  // namespace padlock::test

@@ -54,9 +54,7 @@ TEST_P(XshaVectorTest, Fips180_2VectorsUninterrupted_Sec4_1) {
   for (const Vector& v : load(sha256())) {
     SCOPED_TRACE(v.name);
     XshaRig rig("esther-c5j", 2 << 20);
-    rig.init_state(sha256());
-    rig.put_input(v.input.data(), v.input.size());
-    rig.setup_regs(v.input.size());
+    rig.start(sha256(), v.input.data(), v.input.size());
     rig.s.set_eflags30(true);
     const Outcome o = rig.exec(sha256());
     ASSERT_EQ(o.status, Status::Completed);
@@ -78,9 +76,7 @@ TEST_P(XshaVectorTest, Fips180_2VectorsInterruptedAndRestarted_Sec1_7_Sec4_1) {
   for (const Vector& v : load(sha256())) {
     SCOPED_TRACE(v.name);
     XshaRig rig("esther-c5j", 2 << 20);
-    rig.init_state(sha256());
-    rig.put_input(v.input.data(), v.input.size());
-    rig.setup_regs(v.input.size());
+    rig.start(sha256(), v.input.data(), v.input.size());
     SHA_CTX c1;
     SHA256_CTX c256;
     SHA1_Init(&c1);
