@@ -39,7 +39,7 @@ const CpuModel kEstherC5J = {
     .model = 10,
     .stepping = 8,
     .long_mode = false,
-    .default_mhz = {1600, "MHz", "§3.3: the Esther tables were measured at 1.6 GHz"},
+    .default_mhz = {1600, "§3.3: the Esther tables were measured at 1.6 GHz"},
     .units = {.rng = true, .ace = true, .ace2 = true, .phe = true, .pmm = true},
     .ctr_errata = true,
     .msr_rng_reset = 0x00000040,  // §1.4

@@ -36,7 +36,7 @@ const CpuModel kNehemiahC5P = {
     .model = 9,
     .stepping = 8,
     .long_mode = false,
-    .default_mhz = {1200, "MHz", "§3.3: the Nehemiah table was measured at 1.2 GHz"},
+    .default_mhz = {1200, "§3.3: the Nehemiah table was measured at 1.2 GHz"},
     .units = {.rng = true, .ace = true, .ace2 = false, .phe = false, .pmm = false},
     .ctr_errata = false,
     .msr_rng_reset = 0x00000040,  // §1.4

@@ -30,9 +30,8 @@ constexpr RngParams stepping3_rng() {
   RngParams r = nehemiah_rng();
   r.dual_source = false;
   r.raw_rate_one_source = {
-      50e6, "bit/s", "§2.3: stepping 3 raw 40-60 Mb/s (midpoint); whitened 8 Mb/s at p = 0.8"};
-  r.raw_rate_both_sources = {50e6, "bit/s",
-                             "§2.2: SRC is reserved before stepping 8: one source only"};
+      50e6, "§2.3: stepping 3 raw 40-60 Mb/s (midpoint); whitened 8 Mb/s at p = 0.8"};
+  r.raw_rate_both_sources = {50e6, "§2.2: SRC is reserved before stepping 8: one source only"};
   return r;
 }
 
@@ -47,7 +46,7 @@ const CpuModel kNehemiahC5XL = {
     .model = 9,
     .stepping = 3,
     .long_mode = false,
-    .default_mhz = {1000, "MHz", "choice: C3 Nehemiah parts ran at 1.0-1.4 GHz"},
+    .default_mhz = {1000, "choice: C3 Nehemiah parts ran at 1.0-1.4 GHz"},
     .units = {.rng = true, .ace = false, .ace2 = false, .phe = false, .pmm = false},
     .ctr_errata = false,
     .msr_rng_reset = 0x00000040,  // §1.4

@@ -1,0 +1,85 @@
+// The CPU model data as data: typed units and the field lists behind `padlock-emu cpus
+// --verbose` (models/param.hpp, models/cpu_params.hpp).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <type_traits>
+
+#include "models/cpu_model.hpp"
+#include "models/cpu_params.hpp"
+
+namespace padlock {
+namespace {
+
+// A value of one unit cannot become a value of another: Clocks{...} = Bytes{...} does not
+// compile. A sourced value stays as cheap as a double for the models' per-instruction reads.
+static_assert(!std::is_convertible_v<Bytes, Clocks>);
+static_assert(!std::is_assignable_v<Clocks&, Bytes>);
+static_assert(!std::is_constructible_v<Ratio, Probability>);
+static_assert(!std::is_constructible_v<Clocks, Bytes, const char*>);  // Clocks{bytes, "..."}
+static_assert(std::is_constructible_v<Clocks, double, const char*>);
+static_assert(std::is_assignable_v<Clocks&, Clocks>);
+static_assert(std::is_trivially_copyable_v<Clocks> && std::is_trivially_copyable_v<AceParams>);
+static_assert(std::is_same_v<decltype(AceParams::chain_startup)::value_type, Clocks>);
+static_assert(std::is_same_v<decltype(MemoryParams::l2_ways), Ways>);
+static_assert(std::is_same_v<decltype(RngParams::raw_one_bias)::value_type, Probability>);
+
+std::map<std::string, NamedParam> listing(const CpuModel& m) {
+  std::map<std::string, NamedParam> out;
+  for (const NamedParam& p : cpu_listing(m)) out.emplace(p.name, p);
+  return out;
+}
+
+std::string field_of(const std::string& name) {
+  return name.substr(0, name.find('['));
+}
+
+// Every entry names its unit (from its type) and source, or is a setting; each field has a
+// help text, printed once, at its first element.
+TEST(CpuParams, ListingHasUnitsSourcesAndOneHelpPerField) {
+  for (const CpuModel* m : all_cpu_models()) {
+    std::set<std::string> names, fields, firsts;
+    for (const NamedParam& p : cpu_listing(*m)) {
+      EXPECT_TRUE(names.insert(p.name).second) << m->name << " " << p.name;
+      EXPECT_GT(std::strlen(p.help), 0u) << m->name << " " << p.name;
+      fields.insert(field_of(p.name));
+      if (p.first) EXPECT_TRUE(firsts.insert(field_of(p.name)).second) << p.name;
+      if (p.setting) {
+        EXPECT_STREQ(p.unit, "") << p.name;
+      } else {
+        EXPECT_GT(std::strlen(p.unit), 0u) << m->name << " " << p.name;
+        EXPECT_GT(std::strlen(p.source), 0u) << m->name << " " << p.name;
+      }
+    }
+    EXPECT_EQ(firsts, fields) << m->name;
+    EXPECT_EQ(cpu_params(*m).size() + cpu_settings(*m).size(), names.size()) << m->name;
+  }
+  EXPECT_TRUE(cpu_param_coverage_gaps().empty());
+}
+
+TEST(CpuParams, UnitTextComesFromTheType) {
+  const auto l = listing(*find_cpu_model("esther-c5j"));
+  const std::map<std::string, std::string> want = {
+      {"default_mhz", "MHz"},
+      {"rng.raw_rate_both_sources", "bit/s"},
+      {"rng.raw_rate_scale[3]", "ratio"},
+      {"rng.raw_one_bias[0]", "probability"},
+      {"ace.ecb_sse_base[2][1]", "clocks"},
+      {"pmm.k1_min", "ratio"},
+      {"pmm.cache_line_bytes", "bytes"},
+      {"memory.mem_bytes_per_clock", "bytes/clock"},
+      {"memory.l2_ways", "ways"},
+  };
+  for (const auto& [name, unit] : want) {
+    ASSERT_TRUE(l.count(name)) << name;
+    EXPECT_EQ(l.at(name).unit, unit) << name;
+  }
+  EXPECT_TRUE(l.at("ace.prefetch_ecb").setting);
+  EXPECT_EQ(l.at("ace.prefetch_ecb").value, 32);
+}
+
+}  // namespace
+}  // namespace padlock
