@@ -113,6 +113,13 @@ struct AceParams {
   PADLOCK_ACE_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
 };
 
+// Start-up and per-block SSE clocks of one chaining mode, fitted to one column of a §3.3
+// throughput table; `source` names the table (models/cpus/calibrated.hpp).
+struct ChainFit {
+  const char* source;
+  double startup, per_block;
+};
+
 // PHE timing (§4.2): hardware round rate plus start, per-block and padding overheads,
 // calibrated so the asymptote is 2.66 bits/clock (SHA-1) and 2.26 bits/clock (SHA-256).
 #define PADLOCK_PHE_FIELDS(PARAM, SETTING)                                                   \

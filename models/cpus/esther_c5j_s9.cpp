@@ -49,7 +49,7 @@ const CpuModel kEstherC5JS9 = {
     .rng = esther_rng(),
     .ace = esther_ace(),
     .phe = guide_phe(),
-    .pmm = guide_pmm(64),
+    .pmm = guide_pmm(esther_memory()),
     .memory = esther_memory(),
 };
 

@@ -43,8 +43,23 @@ constexpr PheParams nano_phe() {
   p.partial_rax_minus1 = true;  // RAX = -1: whole blocks, no padding (OpenSSL, GnuTLS)
   return p;
 }
+constexpr MemoryParams nano_memory() {
+  return MemoryParams{
+      .l1d_bytes = {65536, "Nano L1 data cache 64 KB"},
+      .l2_bytes = {1024 * 1024, "Nano L2 cache 1024 KB"},
+      .line_bytes = {64, "Nano cache line"},
+      .l2_hit_clocks = {15, "choice: calibrated against the §3.3 32 KB/64 KB rows"},
+      .mem_bytes_per_clock = {1.0, "choice: the guide predates Nano"},
+      .l1d_ways = {8, "Nano L1 data cache 8-way"},
+      .l2_ways = {16, "Nano L2 16-way"},
+      .store_buffer_bytes = {256, "choice: the guide predates Nano"},
+      .store_drain_clocks = {1, "choice: the guide predates Nano"},
+      .stream_overlap = {0.5, "choice: the guide predates Nano"},
+      .l2_exclusive = true,
+  };
+}
 constexpr PmmParams nano_pmm() {
-  PmmParams p = guide_pmm(64);
+  PmmParams p = guide_pmm(nano_memory());
   p.needs_addr_prefix_in_64bit = true;  // see docs/fidelity/pmm.md
   return p;
 }
@@ -72,20 +87,7 @@ const CpuModel kNano = {
     .ace = nano_ace(),
     .phe = nano_phe(),
     .pmm = nano_pmm(),
-    .memory =
-        {
-            .l1d_bytes = {65536, "Nano L1 data cache 64 KB"},
-            .l2_bytes = {1024 * 1024, "Nano L2 cache 1024 KB"},
-            .line_bytes = {64, "Nano cache line"},
-            .l2_hit_clocks = {15, "choice: calibrated against the §3.3 32 KB/64 KB rows"},
-            .mem_bytes_per_clock = {1.0, "choice: the guide predates Nano"},
-            .l1d_ways = {8, "Nano L1 data cache 8-way"},
-            .l2_ways = {16, "Nano L2 16-way"},
-            .store_buffer_bytes = {256, "choice: the guide predates Nano"},
-            .store_drain_clocks = {1, "choice: the guide predates Nano"},
-            .stream_overlap = {0.5, "choice: the guide predates Nano"},
-            .l2_exclusive = true,
-        },
+    .memory = nano_memory(),
 };
 
 }  // namespace padlock::cpus

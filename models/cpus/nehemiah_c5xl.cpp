@@ -56,7 +56,7 @@ const CpuModel kNehemiahC5XL = {
     .rng = stepping3_rng(),
     .ace = nehemiah_ace(),
     .phe = guide_phe(),
-    .pmm = guide_pmm(32),
+    .pmm = guide_pmm(nehemiah_memory()),
     .memory = nehemiah_memory(),
 };
 

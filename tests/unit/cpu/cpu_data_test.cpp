@@ -1,5 +1,6 @@
-// The CPU model data as data: typed units and the field lists behind `padlock-emu cpus
-// --verbose` (models/param.hpp, models/cpu_params.hpp).
+// The CPU model data as data: typed units, the field lists behind `padlock-emu cpus
+// --verbose`, and the calibrated chaining-mode clocks (models/param.hpp,
+// models/cpu_params.hpp, models/cpus/).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,6 +11,8 @@
 
 #include "models/cpu_model.hpp"
 #include "models/cpu_params.hpp"
+#include "models/cpus/calibrated.hpp"
+#include "models/cpus/families.hpp"
 
 namespace padlock {
 namespace {
@@ -79,6 +82,30 @@ TEST(CpuParams, UnitTextComesFromTheType) {
   }
   EXPECT_TRUE(l.at("ace.prefetch_ecb").setting);
   EXPECT_EQ(l.at("ace.prefetch_ecb").value, 32);
+}
+
+// The chaining-mode clocks come from the generated calibrated.hpp, each with its table's one
+// provenance line; Esther's aligned CTR borrows the non-aligned fit (§3.3 has no aligned CTR
+// column) and Nehemiah, without ALIGN (§3.2), costs non-aligned buffers as aligned ones.
+TEST(CpuModel, ChainClocksComeFromTheCalibratedFits) {
+  namespace cal = cpus::calibrated;
+  const AceParams& e = find_cpu_model("esther-c5j")->ace;
+  EXPECT_EQ(e.chain_startup[kCbc].value, cal::kEstherAlignedCbc.startup);
+  EXPECT_EQ(e.chain_per_block[kOfb].value, cal::kEstherAlignedOfb.per_block);
+  EXPECT_EQ(e.chain_per_block[kCbc].source, cal::kEstherAlignedTable);
+  EXPECT_EQ(e.chain_startup_unaligned[kCfb].value, cal::kEstherUnalignedCfb.startup);
+  EXPECT_EQ(e.chain_per_block_unaligned[kCtr].source, cal::kEstherUnalignedTable);
+  EXPECT_EQ(e.chain_startup[kCtr].value, cal::kEstherUnalignedCtr.startup);
+  EXPECT_EQ(e.chain_startup[kCtr].source, cpus::kEstherCtrAligned.source);
+
+  const AceParams& n = find_cpu_model("nehemiah-c5p")->ace;
+  EXPECT_EQ(n.chain_per_block[kCfb].value, cal::kNehemiahAlignedCfb.per_block);
+  EXPECT_EQ(n.chain_per_block[kCfb].source, cal::kNehemiahAlignedTable);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(n.chain_startup_unaligned[i].value, n.chain_startup[i].value);
+    EXPECT_EQ(n.chain_per_block_unaligned[i].value, n.chain_per_block[i].value);
+  }
+  EXPECT_EQ(n.chain_per_block[kCtr].value, 0);  // no CTR on Nehemiah (§7.1)
 }
 
 }  // namespace
