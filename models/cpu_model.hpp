@@ -1,4 +1,4 @@
-// CPU models as data. One file per model under models/cpus/; every constant carries its
+// CPU models as data. One header per model under models/cpus/; every constant carries its
 // unit (its type, models/param.hpp) and the guide section (or other public source) it
 // comes from, so `padlock-emu cpus --verbose` and docs/ can show where each number came
 // from.
@@ -26,6 +26,8 @@ struct CpuidLeaf {
   uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
   const char* source = "";
 };
+// The leaves every model answers (models/cpus/cpuid_common.hpp: standard_leaves).
+inline constexpr size_t kCpuidLeaves = 8;
 
 enum class RngVariant : uint8_t {
   Nehemiah,  // string filter present; BCNT = bytes available (§2.2)
@@ -188,12 +190,15 @@ struct CpuModel {
   bool long_mode;                    // can run 64-bit code
   MHz default_mhz;
   Units units;
-  bool ctr_errata;                   // §3.1 ERRATA, §6.6: Esther stepping 8
-  uint32_t msr_rng_reset;            // §1.4
-  bool has_fcr;                      // §1.5: every processor except Nehemiah stepping 3
-  uint32_t msr_fcr_reset;            // §1.5: bit 28 set at RESET
-  std::span<const CpuidLeaf> cpuid;  // standard and extended leaves (not 0xC0000001 EDX
-                                     // enable bits, which follow the MSRs; see Padlock)
+  bool ctr_errata;  // §3.1 ERRATA, §6.6: Esther stepping 8
+  // Reset values, the same on every model unless it says otherwise.
+  uint32_t msr_rng_reset = 0x00000040;  // §1.4
+  bool has_fcr = true;                  // §1.5: every processor except Nehemiah stepping 3
+  // §1.2/§1.5: PadLock enabled at RESET (bit 28); the other FCR bits: choice 0.
+  uint32_t msr_fcr_reset = 0x10000000;
+  // Standard and extended leaves (not 0xC0000001 EDX enable bits, which follow the MSRs;
+  // see Padlock).
+  std::array<CpuidLeaf, kCpuidLeaves> cpuid;
   RngParams rng;
   AceParams ace;
   PheParams phe;

@@ -1,6 +1,6 @@
 // The CPU model data as data: typed units, the field lists behind `padlock-emu cpus
-// --verbose`, and the calibrated chaining-mode clocks (models/param.hpp,
-// models/cpu_params.hpp, models/cpus/).
+// --verbose`, steppings derived from their siblings, and the calibrated chaining-mode
+// clocks (models/param.hpp, models/cpu_params.hpp, models/cpus/).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,7 +12,11 @@
 #include "models/cpu_model.hpp"
 #include "models/cpu_params.hpp"
 #include "models/cpus/calibrated.hpp"
+#include "models/cpus/esther_c5j.hpp"
+#include "models/cpus/esther_c5j_s9.hpp"
 #include "models/cpus/families.hpp"
+#include "models/cpus/nehemiah_c5p.hpp"
+#include "models/cpus/nehemiah_c5xl.hpp"
 
 namespace padlock {
 namespace {
@@ -82,6 +86,40 @@ TEST(CpuParams, UnitTextComesFromTheType) {
   }
   EXPECT_TRUE(l.at("ace.prefetch_ecb").setting);
   EXPECT_EQ(l.at("ace.prefetch_ecb").value, 32);
+}
+
+// What a derived stepping lists differs from its sibling only where the stepping says.
+std::set<std::string> differences(const CpuModel& a, const CpuModel& b) {
+  const auto la = listing(a), lb = listing(b);
+  std::set<std::string> out;
+  for (const auto& [name, p] : la) {
+    const NamedParam& q = lb.at(name);
+    if (p.value != q.value || std::strcmp(p.source, q.source) != 0) out.insert(name);
+  }
+  return out;
+}
+
+TEST(CpuModel, SteppingIsItsSiblingWithFewChanges) {
+  using cpus::kEstherC5J, cpus::kEstherC5JS9;
+  EXPECT_TRUE(differences(kEstherC5J, kEstherC5JS9).empty());
+  EXPECT_EQ(kEstherC5JS9.stepping, 9u);
+  EXPECT_TRUE(kEstherC5J.ctr_errata);
+  EXPECT_FALSE(kEstherC5JS9.ctr_errata);
+  EXPECT_STREQ(kEstherC5JS9.brand, kEstherC5J.brand);
+  // CPUID: the same leaves but leaf 1's signature, re-signed with the new stepping (§1.1).
+  for (size_t i = 0; i < kCpuidLeaves; ++i) {
+    const CpuidLeaf &a = kEstherC5J.cpuid[i], &b = kEstherC5JS9.cpuid[i];
+    EXPECT_EQ(a.leaf, b.leaf);
+    EXPECT_EQ(a.eax == b.eax, a.leaf != 1) << std::hex << a.leaf;
+    EXPECT_EQ(a.edx, b.edx) << std::hex << a.leaf;
+  }
+
+  using cpus::kNehemiahC5P, cpus::kNehemiahC5XL;
+  const std::set<std::string> c5xl = {"default_mhz", "rng.dual_source", "rng.raw_rate_one_source",
+                                      "rng.raw_rate_both_sources"};
+  EXPECT_EQ(differences(kNehemiahC5P, kNehemiahC5XL), c5xl);
+  EXPECT_FALSE(kNehemiahC5XL.has_fcr);
+  EXPECT_FALSE(kNehemiahC5XL.units.ace);
 }
 
 // The chaining-mode clocks come from the generated calibrated.hpp, each with its table's one

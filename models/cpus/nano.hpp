@@ -1,30 +1,13 @@
 // CPU model: VIA Nano (Isaiah), 64-bit capable.
 // Every value cites the guide section (or public source) it comes from; "choice" marks a
 // value the guide does not give, documented in docs/fidelity.md.
+#pragma once
+
 #include "models/cpu_model.hpp"
 #include "models/cpus/cpuid_common.hpp"
 #include "models/cpus/families.hpp"
 
 namespace padlock::cpus {
-
-namespace {
-constexpr auto kCpuid = standard_leaves({
-    .family = 6,
-    .model = 15,
-    .stepping = 2,
-    .leaf1_ebx = 0x00000800,
-    .leaf1_ecx = kSse3 | kEst | kTm2 | kSsse3 | kCx16 | kXtpr,
-    .leaf1_edx = kFpu | kVme | kDe | kPse | kTsc | kMsr | kPae | kMce | kCx8 | kApic | kSep |
-                 kMtrr | kPge | kMca | kCmov | kPat | kClflush | kAcpi | kMmx | kFxsr | kSse |
-                 kSse2 | kTm | kPbe | kPse36 | kSs,
-    .leaf1_source = "§1.1 family/model/stepping; §7.1 model 15; feature bits of the Nano core",
-    .ext_ecx = kLahfLm,
-    .ext_edx = kSyscall | kNx | kLm,
-    .ext_source = "SYSCALL, NX, long mode",
-    .line_bytes = 64,
-    .l2_kb = 1024,
-});
-}  // namespace
 
 // The guide predates Nano: its ACE, RNG, PHE and PMM figures are Esther's (choice), except
 // what real 64-bit clients rely on (OpenSSL engines/asm/e_padlock-x86_64.pl, GnuTLS
@@ -64,8 +47,7 @@ constexpr PmmParams nano_pmm() {
   return p;
 }
 
-extern const CpuModel kNano;
-const CpuModel kNano = {
+inline constexpr CpuModel kNano = {
     .name = "nano",
     .aliases = "",
     .core = "Nano",
@@ -78,11 +60,22 @@ const CpuModel kNano = {
     .default_mhz = {1600, "VIA Nano L2200 runs at 1.6 GHz"},
     .units = {.rng = true, .ace = true, .ace2 = true, .phe = true, .pmm = true},
     .ctr_errata = false,
-    .msr_rng_reset = 0x00000040,  // §1.4
-    .has_fcr = true,              // §1.5: every processor except Nehemiah stepping 3
-    .msr_fcr_reset =
-        0x10000000,  // §1.2/§1.5: PadLock enabled at RESET (bit 28); other bits: choice 0
-    .cpuid = kCpuid,
+    .cpuid = standard_leaves({
+        .family = 6,
+        .model = 15,
+        .stepping = 2,
+        .leaf1_ebx = 0x00000800,
+        .leaf1_ecx = kSse3 | kEst | kTm2 | kSsse3 | kCx16 | kXtpr,
+        .leaf1_edx = kFpu | kVme | kDe | kPse | kTsc | kMsr | kPae | kMce | kCx8 | kApic | kSep |
+                     kMtrr | kPge | kMca | kCmov | kPat | kClflush | kAcpi | kMmx | kFxsr | kSse |
+                     kSse2 | kTm | kPbe | kPse36 | kSs,
+        .leaf1_source = "§1.1 family/model/stepping; §7.1 model 15; feature bits of the Nano core",
+        .ext_ecx = kLahfLm,
+        .ext_edx = kSyscall | kNx | kLm,
+        .ext_source = "SYSCALL, NX, long mode",
+        .line_bytes = 64,
+        .l2_kb = 1024,
+    }),
     .rng = esther_rng(),
     .ace = nano_ace(),
     .phe = nano_phe(),
