@@ -112,8 +112,10 @@ void print_cpus(FILE* out, bool verbose, bool x86) {
                    m->family, m->model, m->stepping, m->has_fcr ? "present" : "absent");
       for (const NamedParam& p : cpu_listing(*m)) {
         if (p.first) std::fprintf(out, "  # %s\n", p.help);
-        std::fprintf(out, "  %-36s %14.6g %-11s %s\n", p.name.c_str(), p.value,
-                     p.setting ? "(setting)" : p.unit, p.source);
+        if (p.setting)
+          std::fprintf(out, "  %-36s %14.6g (setting)\n", p.name.c_str(), p.value);
+        else
+          std::fprintf(out, "  %-36s %14.6g %-11s %s\n", p.name.c_str(), p.value, p.unit, p.source);
       }
     }
   }
