@@ -3,7 +3,7 @@
 // comes from, so `padlock-emu cpus --verbose` and docs/ can show where each number came
 // from.
 //
-// Each *Params struct is declared from ONE field list, PADLOCK_<UNIT>_FIELDS(PARAM,
+// Each *Params struct is declared from ONE field list, PADLOCK_<BLOCK>_FIELDS(PARAM,
 // SETTING), which models/cpu_params.cpp also walks for the listing and the Python module:
 //   PARAM(Type, name, help)            a sourced value (a Sourced<Unit> or an array of them)
 //   SETTING(Type, name, default, help) a plain setting (flag, count, enum)
@@ -49,8 +49,7 @@ using PerBias = std::array<T, 8>;  // the 3-bit DC BIAS field of MSR 0x110B (§2
 template <typename T>
 using PerEdx = std::array<T, 4>;  // XSTORE EDX[1:0] (§2.3)
 template <typename T>
-using PerChainMode = std::array<T, 4>;  // CBC, CFB, OFB, CTR
-enum ChainModeIndex : size_t { kCbc, kCfb, kOfb, kCtr };
+using PerChainMode = std::array<T, 4>;  // CBC, CFB, OFB, CTR (ace::ChainMode)
 // §3.3 REP XCRYPTECB table: rows by data amount, columns by key state (EFLAGS[30] = 1;
 // = 0 with hardware keys; = 0 with memory keys).
 template <size_t Rows>

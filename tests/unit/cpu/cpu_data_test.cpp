@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "models/ace/ace_timing.hpp"
 #include "models/cpu_model.hpp"
 #include "models/cpu_params.hpp"
 #include "models/cpus/calibrated.hpp"
@@ -33,6 +34,12 @@ static_assert(std::is_trivially_copyable_v<Clocks> && std::is_trivially_copyable
 static_assert(std::is_same_v<decltype(AceParams::chain_startup)::value_type, Clocks>);
 static_assert(std::is_same_v<decltype(MemoryParams::l2_ways), Ways>);
 static_assert(std::is_same_v<decltype(RngParams::raw_one_bias)::value_type, Probability>);
+
+// Indexes of AceParams::chain_* (PerChainMode).
+constexpr size_t kCbc = static_cast<size_t>(ace::ChainMode::Cbc);
+constexpr size_t kCfb = static_cast<size_t>(ace::ChainMode::Cfb);
+constexpr size_t kOfb = static_cast<size_t>(ace::ChainMode::Ofb);
+constexpr size_t kCtr = static_cast<size_t>(ace::ChainMode::Ctr);
 
 std::map<std::string, NamedParam> listing(const CpuModel& m) {
   std::map<std::string, NamedParam> out;
