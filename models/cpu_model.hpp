@@ -1,22 +1,24 @@
-// CPU models as data. One file per model under models/cpus/; every constant carries its
-// unit and the guide section (or other public source) it comes from, so `padlock-emu
-// cpus --verbose` and docs/ can show where each number came from.
+// CPU models as data. One header per model under models/cpus/; every constant carries its
+// unit (its type, models/param.hpp) and the guide section (or other public source) it
+// comes from, so `padlock-emu cpus --verbose` and docs/ can show where each number came
+// from.
+//
+// Each *Params struct is declared from ONE field list, PADLOCK_<BLOCK>_FIELDS(PARAM,
+// SETTING), which models/cpu_params.cpp also walks for the listing and the Python module:
+//   PARAM(Type, name, help)            a sourced value (a Sourced<Unit> or an array of them)
+//   SETTING(Type, name, default, help) a plain setting (flag, count, enum)
+// Adding a field to a list adds it to the struct, to `cpus --verbose` and to Python.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
-namespace padlock {
+#include "models/param.hpp"
 
-// A sourced constant: the value, its unit, and where it comes from.
-struct Param {
-  double value = 0;
-  const char* unit = "";
-  const char* source = "";
-  constexpr operator double() const { return value; }
-};
+namespace padlock {
 
 struct CpuidLeaf {
   uint32_t leaf = 0;
@@ -24,6 +26,8 @@ struct CpuidLeaf {
   uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
   const char* source = "";
 };
+// The leaves every model answers (models/cpus/cpuid_common.hpp: standard_leaves).
+inline constexpr size_t kCpuidLeaves = 8;
 
 enum class RngVariant : uint8_t {
   Nehemiah,  // string filter present; BCNT = bytes available (§2.2)
@@ -39,94 +43,141 @@ struct Units {
   bool pmm = false;
 };
 
+// Indexed tables of sourced values, named by what indexes them.
+template <typename T>
+using PerBias = std::array<T, 8>;  // the 3-bit DC BIAS field of MSR 0x110B (§2.2)
+template <typename T>
+using PerEdx = std::array<T, 4>;  // XSTORE EDX[1:0] (§2.3)
+template <typename T>
+using PerChainMode = std::array<T, 4>;  // CBC, CFB, OFB, CTR (ace::ChainMode)
+// §3.3 REP XCRYPTECB table: rows by data amount, columns by key state (EFLAGS[30] = 1;
+// = 0 with hardware keys; = 0 with memory keys).
+template <size_t Rows>
+using EcbTable = std::array<std::array<Clocks, 3>, Rows>;
+
+#define PADLOCK_DECLARE_PARAM(Type, name, help) Type name{};
+#define PADLOCK_DECLARE_SETTING(Type, name, init, help) Type name = init;
+
 // RNG generation model (§2.2, §2.3). Rates are raw bits per second into the accumulation
 // buffers; the whitened rate emerges from running the von Neumann whitener over raw bits
 // whose bias (probability of a 1) is set per DC-bias setting: whitened = raw * p(1-p).
+#define PADLOCK_RNG_FIELDS(PARAM, SETTING)                                                         \
+  SETTING(RngVariant, variant, RngVariant::Esther,                                                 \
+          "§2.2: Nehemiah (string filter, BCNT = bytes available) or Esther (BCNT = full "        \
+          "8-byte buffers)")                                                                       \
+  SETTING(bool, dual_source, true, "§2.2: SRC selects one or both noise sources; 0: SRC is RES")   \
+  PARAM(BitsPerSecond, raw_rate_one_source, "raw rate into the buffers, one source, BIAS = 0")     \
+  PARAM(BitsPerSecond, raw_rate_both_sources, "raw rate into the buffers, both sources, BIAS = 0") \
+  PARAM(PerBias<Ratio>, raw_rate_scale,                                                            \
+        "raw-rate factor per BIAS (§2.2 \"may affect the speed\")")                                \
+  PARAM(PerBias<Probability>, raw_one_bias, "probability of a raw 1 bit per BIAS setting")         \
+  PARAM(Clocks, clocks_no_data, "§2.3 XSTORE clocks when no data is available")                    \
+  PARAM(PerEdx<Clocks>, clocks_stored, "§2.3 XSTORE clocks when data is stored, by EDX[1:0]")      \
+  PARAM(Clocks, rep_single_extra, "§2.3 REP XSTORE extra clocks when one XSTORE suffices")
+
 struct RngParams {
-  RngVariant variant = RngVariant::Esther;
-  bool dual_source = true;      // SRC selects one or both sources (§2.2); false: SRC is RES
-  Param raw_rate_one_source;    // raw bits/s, one source active, BIAS = 0
-  Param raw_rate_both_sources;  // raw bits/s, both sources active, BIAS = 0
-  std::array<Param, 8>
-      raw_rate_scale;  // raw-rate factor per BIAS setting (§2.2 "may affect the speed")
-  std::array<Param, 8> raw_one_bias;   // probability of a raw 1 bit per BIAS setting
-  Param clocks_no_data{};              // §2.3 table: ~30 (all three: with_xstore_clocks)
-  std::array<Param, 4> clocks_stored{};  // §2.3 table by EDX: ~55, ~310, ~200, ~120
-  Param rep_single_extra{};            // §2.3: +7 when one internal XSTORE suffices
+  PADLOCK_RNG_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
 };
 
 // ACE timing (§3.3). The ECB rows are the guide's table; the chaining-mode costs are
-// derived from the measured throughput tables (docs/fidelity/ace.md says how).
+// derived from the measured throughput tables (docs/fidelity/ace.md says how). The input
+// fetch granularity (prefetch_*) is in bytes counted from the initial ESI: the hardware
+// reads its input in groups of this size, so up to size - 16 bytes past ESI + 16*ECX are
+// read (and can fault). ECB reads at least pairs (§3.1, §3.3) whatever it says. Nano's
+// larger groups are the "prefetch errata" of OpenSSL e_padlock-x86*.pl and Linux
+// padlock-aes.c.
+#define PADLOCK_ACE_FIELDS(PARAM, SETTING)                                                     \
+  PARAM(EcbTable<3>, ecb_sse_base, "§3.3 ECB SSE base clocks [1, 2, N blocks][key state]")     \
+  PARAM(EcbTable<2>, ecb_int_base, "§3.3 ECB integer clocks [1, 2 blocks][key state]")         \
+  PARAM(Clocks, ecx0_clocks_min, "§3.3 ECX = 0 clocks, used with the key loaded")              \
+  PARAM(Clocks, ecx0_clocks_max, "§3.3 ECX = 0 clocks, used with EFLAGS[30] = 0")              \
+  PARAM(PerChainMode<Clocks>, chain_startup,                                                   \
+        "SSE start-up clocks [CBC, CFB, OFB, CTR], aligned, data in L1, key loaded")           \
+  PARAM(PerChainMode<Clocks>, chain_per_block,                                                 \
+        "SSE clocks per block [CBC, CFB, OFB, CTR], aligned, data in L1")                      \
+  PARAM(PerChainMode<Clocks>, chain_startup_unaligned,                                         \
+        "as chain_startup with ALIGN = 1 (§3.2); a chip without ALIGN has the aligned values") \
+  PARAM(PerChainMode<Clocks>, chain_per_block_unaligned,                                       \
+        "as chain_per_block with ALIGN = 1 (§3.2)")                                            \
+  PARAM(Clocks, key_load_hw, "extra clocks to generate a 128-bit key schedule")                \
+  PARAM(Clocks, key_load_mem, "extra clocks to load 256 bytes of key schedule")                \
+  SETTING(unsigned, ctr_interrupt_granularity, 2, "§6.6: interruptible after every 2 blocks")  \
+  SETTING(unsigned, ctr_interrupt_min_remaining, 3,                                            \
+          "§6.6 \"1 < ECX < 5\": no interrupt before the last pair")                           \
+  SETTING(unsigned, chain_interrupt_granularity, 1, "§7.1: interruptible after every block")   \
+  SETTING(unsigned, ecb_interrupt_granularity, 2, "§3.3: ECB works on pairs of blocks")        \
+  SETTING(unsigned, prefetch_ecb, 0, "REP XCRYPTECB input fetch group in bytes (0: none)")     \
+  SETTING(unsigned, prefetch_cbc, 0, "REP XCRYPTCBC input fetch group in bytes (0: none)")     \
+  SETTING(unsigned, prefetch_ctr, 0, "REP XCRYPTCTR input fetch group in bytes (0: none)")
+
 struct AceParams {
-  // REP XCRYPTECB table, SSE base clocks by data amount (1 block, 2 blocks, N blocks)
-  // and key state (EFLAGS[30] = 1; = 0 with hardware keys; = 0 with memory keys).
-  std::array<std::array<Param, 3>, 3> ecb_sse_base;
-  std::array<std::array<Param, 3>, 2> ecb_int_base;  // integer base clocks for 1 and 2 blocks
-  Param ecx0_clocks_min;  // §3.3: ECX = 0 takes 10..27 clocks (used: key loaded)
-  Param ecx0_clocks_max;  // (used: EFLAGS[30] = 0)
-  // Chaining modes (CBC, CFB, OFB, CTR): per-instruction start-up and per-block clocks,
-  // aligned and unaligned (ALIGN = 1). Index: 0 CBC, 1 CFB, 2 OFB, 3 CTR.
-  std::array<Param, 4> chain_startup;
-  std::array<Param, 4> chain_per_block;
-  std::array<Param, 4> chain_startup_unaligned;
-  std::array<Param, 4> chain_per_block_unaligned;
-  Param key_load_hw;                         // extra clocks to generate a 128-bit schedule
-  Param key_load_mem;                        // extra clocks to load 256 bytes of schedule
-  unsigned ctr_interrupt_granularity = 2;    // §6.6: interruptible after every 2 blocks
-  unsigned ctr_interrupt_min_remaining = 3;  // §6.6: "1 < ECX < 5": none before the last pair
-  unsigned chain_interrupt_granularity = 1;  // §7.1: after every block
-  unsigned ecb_interrupt_granularity = 2;    // §3.3: ECB works on pairs of blocks
-  // Input fetch granularity in bytes, counted from the initial ESI: the hardware reads its
-  // input in groups of this size, so up to size - 16 bytes past ESI + 16*ECX are read (and
-  // can fault). ECB reads at least pairs (§3.1, §3.3) whatever this says. Nano's larger
-  // groups are the "prefetch errata" of OpenSSL e_padlock-x86*.pl and Linux padlock-aes.c.
-  unsigned prefetch_ecb = 0, prefetch_cbc = 0, prefetch_ctr = 0;
+  PADLOCK_ACE_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
+};
+
+// Start-up and per-block SSE clocks of one chaining mode, fitted to one column of a §3.3
+// throughput table; `source` names the table (models/cpus/calibrated.hpp).
+struct ChainFit {
+  const char* source;
+  double startup, per_block;
 };
 
 // PHE timing (§4.2): hardware round rate plus start, per-block and padding overheads,
 // calibrated so the asymptote is 2.66 bits/clock (SHA-1) and 2.26 bits/clock (SHA-256).
+#define PADLOCK_PHE_FIELDS(PARAM, SETTING)                                                   \
+  PARAM(Clocks, sha1_clocks_per_round, "clocks per SHA-1 round")                             \
+  PARAM(Clocks, sha256_clocks_per_round, "clocks per SHA-256 round")                         \
+  PARAM(Clocks, sha1_block_overhead, "SHA-1 clocks per 64-byte block beyond the rounds")     \
+  PARAM(Clocks, sha256_block_overhead, "SHA-256 clocks per 64-byte block beyond the rounds") \
+  PARAM(Clocks, startup, "clocks per REP XSHA instruction before the first block")           \
+  PARAM(Clocks, padding, "clocks to build the final padded block")                           \
+  SETTING(bool, partial_rax_minus1, false, "RAX = -1 hashes whole blocks, no padding (Nano)")
+
 struct PheParams {
-  Param sha1_clocks_per_round;    // 2
-  Param sha256_clocks_per_round;  // 3
-  Param sha1_block_overhead;
-  Param sha256_block_overhead;
-  Param startup;
-  Param padding;
-  bool partial_rax_minus1 = false;  // Nano: RAX = -1 hashes whole blocks, no padding
+  PADLOCK_PHE_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
 };
 
 // PMM timing (§5.2): C = 1024*(4N^2 + K1*N) + K2, with K1 computed per outer pass from the
 // operands (docs/fidelity/pmm.md): each pass costs inner steps * inner_loop_pmm_clocks +
 // 32*k1_min + max(extension step or split carry store, integer tail not hidden).
+#define PADLOCK_PMM_FIELDS(PARAM, SETTING)                                                     \
+  PARAM(Clocks, k2, "§5.2 K2: clocks per REP MONTMUL beyond the passes")                       \
+  PARAM(Ratio, k1_min, "§5.2 smallest K1")                                                     \
+  PARAM(Ratio, k1_max, "§5.2 largest K1")                                                      \
+  PARAM(Clocks, inner_loop_int_clocks, "§5.2 factor 3: integer inner loop step")               \
+  PARAM(Clocks, inner_loop_pmm_clocks, "§5.2 factor 3: PMM/MMX inner loop step")               \
+  PARAM(Bytes, cache_line_bytes, "§5.2 factor 2: line a 64-bit carry store may cross")         \
+  PARAM(Clocks, carry_split_clocks, "§5.2 factor 2: carry store crossing a cache line")        \
+  PARAM(Clocks, tail_int_clocks, "§5.2 factor 3: outer-loop integer tail that can overlap")    \
+  PARAM(Clocks, backlog_max_clocks, "§5.2 factor 3: PMM backlog the MMX pipeline can hold")    \
+  PARAM(Clocks, fill_stall_clocks, "§5.2 factor 3: integer stall once the MMX pipeline fills") \
+  SETTING(bool, needs_addr_prefix_in_64bit, false, "REP MONTMUL needs 67h in 64-bit mode")
+
 struct PmmParams {
-  Param k2;                     // ~35
-  Param k1_min, k1_max;         // 0.56 .. 1.06
-  Param inner_loop_int_clocks;  // 15
-  Param inner_loop_pmm_clocks;  // 16
-  Param cache_line_bytes;
-  Param carry_split_clocks;                 // factor 2: 64-bit carry store crossing a cache line
-  Param tail_int_clocks;                    // factor 3: outer-loop integer tail that can overlap
-  Param backlog_max_clocks;                 // factor 3: PMM backlog the MMX pipeline can hold
-  Param fill_stall_clocks;                  // factor 3: integer stall once the MMX pipeline fills
-  bool needs_addr_prefix_in_64bit = false;  // Nano: REP MONTMUL needs 67h in 64-bit mode
+  PADLOCK_PMM_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
 };
 
 // Caches and memory (for the large-buffer rows of §3.3), used by models/timing/cache_model.
 // §3.3's clock table assumes everything in the cache and no load/store buffer stalls; these
 // add what the measured tables show beyond it.
+#define PADLOCK_MEMORY_FIELDS(PARAM, SETTING)                                                \
+  PARAM(Bytes, l1d_bytes, "L1 data cache size")                                              \
+  PARAM(Bytes, l2_bytes, "L2 cache size")                                                    \
+  PARAM(Bytes, line_bytes, "cache line size")                                                \
+  PARAM(Clocks, l2_hit_clocks, "an L1 miss that hits L2, per line")                          \
+  PARAM(BytesPerClock, mem_bytes_per_clock, "memory bandwidth: a line fill costs line/this") \
+  PARAM(Ways, l1d_ways, "L1 data cache associativity (LRU)")                                 \
+  PARAM(Ways, l2_ways, "L2 associativity (LRU)")                                             \
+  PARAM(Bytes, store_buffer_bytes, "stores a PadLock data stream posts before it stalls")    \
+  PARAM(Clocks, store_drain_clocks, "per 16-byte store beyond the store buffer (§3.3)")      \
+  PARAM(Ratio, stream_overlap, "fraction of min(engine, miss clocks) hidden by streaming")   \
+  SETTING(bool, l2_exclusive, true, "the L2 holds L1 victims only (VIA C3/C7)")
+
 struct MemoryParams {
-  Param l1d_bytes;
-  Param l2_bytes;
-  Param line_bytes;
-  Param l2_hit_clocks;         // an L1 miss that hits L2, per line
-  Param mem_bytes_per_clock;   // memory bandwidth: a line fill or write-back costs line/this
-  Param l1d_ways;              // associativity (LRU)
-  Param l2_ways;
-  Param store_buffer_bytes;    // stores a PadLock data stream posts before it stalls
-  Param store_drain_clocks;    // per 16-byte store beyond the store buffer (§3.3 "store buffer stalls")
-  Param stream_overlap;        // fraction of min(engine, miss clocks) hidden by streaming
-  bool l2_exclusive = true;    // the L2 holds L1 victims only (VIA C3/C7)
+  PADLOCK_MEMORY_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
 };
+
+#undef PADLOCK_DECLARE_PARAM
+#undef PADLOCK_DECLARE_SETTING
 
 struct CpuModel {
   const char* name;     // CLI name, e.g. "esther-c5j"
@@ -136,14 +187,17 @@ struct CpuModel {
   const char* brand;                 // CPUID 0x80000002..4 brand string
   uint32_t family, model, stepping;  // §1.1, §7.1
   bool long_mode;                    // can run 64-bit code
-  Param default_mhz;
+  MHz default_mhz;
   Units units;
-  bool ctr_errata;                   // §3.1 ERRATA, §6.6: Esther stepping 8
-  uint32_t msr_rng_reset;            // §1.4
-  bool has_fcr;                      // §1.5: every processor except Nehemiah stepping 3
-  uint32_t msr_fcr_reset;            // §1.5: bit 28 set at RESET
-  std::span<const CpuidLeaf> cpuid;  // standard and extended leaves (not 0xC0000001 EDX
-                                     // enable bits, which follow the MSRs; see Padlock)
+  bool ctr_errata;  // §3.1 ERRATA, §6.6: Esther stepping 8
+  // Reset values, the same on every model unless it says otherwise.
+  uint32_t msr_rng_reset = 0x00000040;  // §1.4
+  bool has_fcr = true;                  // §1.5: every processor except Nehemiah stepping 3
+  // §1.2/§1.5: PadLock enabled at RESET (bit 28); the other FCR bits: choice 0.
+  uint32_t msr_fcr_reset = 0x10000000;
+  // Standard and extended leaves (not 0xC0000001 EDX enable bits, which follow the MSRs;
+  // see Padlock).
+  std::array<CpuidLeaf, kCpuidLeaves> cpuid;
   RngParams rng;
   AceParams ace;
   PheParams phe;

@@ -1,179 +1,103 @@
 #include "models/cpu_params.hpp"
 
 #include <algorithm>
-#include <cstdint>
+#include <cstddef>
 #include <type_traits>
+#include <utility>
 
 namespace padlock {
 
 namespace {
 
-// One walk per Params struct drives both the lists and the coverage check, so each field
-// is named once. The visitor V receives param(name, const Param&, offset, size, align)
-// and setting(name, double value, offset, size, align).
-template <typename Struct, typename V>
-struct FieldWalker {
-  const Struct& s;
-  V& v;
-  const char* prefix;
+// Calls v.param(name, member, help) or v.setting(name, member, help) for each field of a
+// Params struct, from the struct's one field list (models/cpu_model.hpp).
+#define PADLOCK_VISIT_PARAM(Type, name, help) v.param(#name, s.name, help);
+#define PADLOCK_VISIT_SETTING(Type, name, init, help) v.setting(#name, s.name, help);
+template <typename V>
+void fields(const RngParams& s, V&& v) {
+  PADLOCK_RNG_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
+}
+template <typename V>
+void fields(const AceParams& s, V&& v) {
+  PADLOCK_ACE_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
+}
+template <typename V>
+void fields(const PheParams& s, V&& v) {
+  PADLOCK_PHE_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
+}
+template <typename V>
+void fields(const PmmParams& s, V&& v) {
+  PADLOCK_PMM_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
+}
+template <typename V>
+void fields(const MemoryParams& s, V&& v) {
+  PADLOCK_MEMORY_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
+}
+#undef PADLOCK_VISIT_PARAM
+#undef PADLOCK_VISIT_SETTING
+
+// The blocks of a CpuModel with their dotted prefixes and struct names.
+template <typename V>
+void blocks(const CpuModel& cpu, V&& v) {
+  v("rng.", "RngParams", cpu.rng);
+  v("ace.", "AceParams", cpu.ace);
+  v("phe.", "PheParams", cpu.phe);
+  v("pmm.", "PmmParams", cpu.pmm);
+  v("memory.", "MemoryParams", cpu.memory);
+}
+
+constexpr const char* kDefaultMhzHelp = "core clock when --mhz is not given";
+
+struct Lister {
+  std::vector<NamedParam> out;
+  std::string prefix;
 
   template <typename T>
-  static size_t offset_of(const Struct& s, const T& member) {
-    return reinterpret_cast<const char*>(&member) - reinterpret_cast<const char*>(&s);
-  }
-  // A Param, or an array (C array or std::array, any depth) of them: "name[i][j]".
-  void param(const char* name, const Param& p) { leaf(std::string(prefix) + name, p); }
-  template <typename Array>
-  void param(const char* name, const Array& a) {
-    each(std::string(prefix) + name, a);
-  }
-  void leaf(const std::string& name, const Param& p) {
-    v.param(name, p, offset_of(s, p), sizeof(Param), alignof(Param));
-  }
-  template <typename Array>
-  void each(const std::string& name, const Array& a) {
-    size_t i = 0;
-    for (const auto& e : a) {
-      const std::string n = name + "[" + std::to_string(i++) + "]";
-      if constexpr (std::is_same_v<std::decay_t<decltype(e)>, Param>)
-        leaf(n, e);
-      else
-        each(n, e);
-    }
+  void param(const char* name, const T& member, const char* help) {
+    element(prefix + name, member, help, true);
   }
   template <typename T>
-  void setting(const char* name, const T& x) {
+  void setting(const char* name, const T& x, const char* help) {
     double value;
     if constexpr (std::is_enum_v<T>)
       value = static_cast<double>(static_cast<std::underlying_type_t<T>>(x));
     else
       value = static_cast<double>(x);
-    v.setting(std::string(prefix) + name, value, offset_of(s, x), sizeof(T), alignof(T));
+    out.push_back({prefix + name, value, "", "", help, true, true});
   }
-};
 
-#define P(field) w.param(#field, w.s.field)
-#define S(field) w.setting(#field, w.s.field)
-
-template <typename V>
-void walk(const RngParams& r, V& v) {
-  FieldWalker<RngParams, V> w{r, v, "rng."};
-  S(variant);
-  S(dual_source);
-  P(raw_rate_one_source);
-  P(raw_rate_both_sources);
-  P(raw_rate_scale);
-  P(raw_one_bias);
-  P(clocks_no_data);
-  P(clocks_stored);
-  P(rep_single_extra);
-}
-
-template <typename V>
-void walk(const AceParams& a, V& v) {
-  FieldWalker<AceParams, V> w{a, v, "ace."};
-  P(ecb_sse_base);
-  P(ecb_int_base);
-  P(ecx0_clocks_min);
-  P(ecx0_clocks_max);
-  P(chain_startup);
-  P(chain_per_block);
-  P(chain_startup_unaligned);
-  P(chain_per_block_unaligned);
-  P(key_load_hw);
-  P(key_load_mem);
-  S(ctr_interrupt_granularity);
-  S(ctr_interrupt_min_remaining);
-  S(chain_interrupt_granularity);
-  S(ecb_interrupt_granularity);
-  S(prefetch_ecb);
-  S(prefetch_cbc);
-  S(prefetch_ctr);
-}
-
-template <typename V>
-void walk(const PheParams& p, V& v) {
-  FieldWalker<PheParams, V> w{p, v, "phe."};
-  P(sha1_clocks_per_round);
-  P(sha256_clocks_per_round);
-  P(sha1_block_overhead);
-  P(sha256_block_overhead);
-  P(startup);
-  P(padding);
-  S(partial_rax_minus1);
-}
-
-template <typename V>
-void walk(const PmmParams& p, V& v) {
-  FieldWalker<PmmParams, V> w{p, v, "pmm."};
-  P(k2);
-  P(k1_min);
-  P(k1_max);
-  P(inner_loop_int_clocks);
-  P(inner_loop_pmm_clocks);
-  P(cache_line_bytes);
-  P(carry_split_clocks);
-  P(tail_int_clocks);
-  P(backlog_max_clocks);
-  P(fill_stall_clocks);
-  S(needs_addr_prefix_in_64bit);
-}
-
-template <typename V>
-void walk(const MemoryParams& m, V& v) {
-  FieldWalker<MemoryParams, V> w{m, v, "memory."};
-  P(l1d_bytes);
-  P(l2_bytes);
-  P(line_bytes);
-  P(l2_hit_clocks);
-  P(mem_bytes_per_clock);
-  P(l1d_ways);
-  P(l2_ways);
-  P(store_buffer_bytes);
-  P(store_drain_clocks);
-  P(stream_overlap);
-  S(l2_exclusive);
-}
-
-#undef P
-#undef S
-
-template <typename V>
-void walk_all(const CpuModel& cpu, V& v) {
-  v.param("default_mhz", cpu.default_mhz, 0, 0, 1);
-  walk(cpu.rng, v);
-  walk(cpu.ace, v);
-  walk(cpu.phe, v);
-  walk(cpu.pmm, v);
-  walk(cpu.memory, v);
-}
-
-struct Lister {
-  std::vector<NamedParam> params;
-  std::vector<NamedSetting> settings;
-  void param(std::string name, const Param& p, size_t, size_t, size_t) {
-    params.push_back({std::move(name), &p});
+  // A sourced value, or an array (any depth) of them: "name[i][j]".
+  template <typename Unit>
+  void element(const std::string& name, const Sourced<Unit>& p, const char* help, bool first) {
+    out.push_back({name, p.value, Unit::kText, p.source, help, false, first});
   }
-  void setting(std::string name, double value, size_t, size_t, size_t) {
-    settings.push_back({std::move(name), value});
+  template <typename T, size_t N>
+  void element(const std::string& name, const std::array<T, N>& a, const char* help, bool first) {
+    for (size_t i = 0; i < N; ++i)
+      element(name + "[" + std::to_string(i) + "]", a[i], help, first && i == 0);
   }
 };
 
 // Records the bytes and alignment of each listed field of one Params struct. An unlisted
 // byte range is accepted only where it is exactly the padding the next listed field's
-// alignment (or the struct's, at the end) requires; anything else is a field missing
-// from the lists above.
+// alignment (or the struct's, at the end) requires; anything else is a field declared
+// outside the struct's field list.
 template <typename Struct>
 struct Coverage {
   struct Field {
     size_t off, size, align;
   };
+  const Struct& s;
   std::vector<Field> fields;
-  void param(const std::string&, const Param&, size_t off, size_t n, size_t a) {
-    fields.push_back({off, n, a});
+
+  template <typename T>
+  void param(const char*, const T& member, const char*) {
+    const size_t off = reinterpret_cast<const char*>(&member) - reinterpret_cast<const char*>(&s);
+    fields.push_back({off, sizeof(T), alignof(T)});
   }
-  void setting(const std::string&, double, size_t off, size_t n, size_t a) {
-    fields.push_back({off, n, a});
+  template <typename T>
+  void setting(const char* name, const T& member, const char* help) {
+    param(name, member, help);
   }
   static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
   void gaps(const char* name, std::vector<std::string>& out) {
@@ -184,7 +108,7 @@ struct Coverage {
       if (next > end && round_up(end, align) != next) {
         out.push_back(std::string(name) + ": bytes " + std::to_string(end) + ".." +
                       std::to_string(next) + " of " + std::to_string(sizeof(Struct)) +
-                      " are not listed in models/cpu_params.cpp");
+                      " are not in its field list in models/cpu_model.hpp");
       }
     };
     for (const Field& f : fields) {
@@ -195,35 +119,48 @@ struct Coverage {
   }
 };
 
-template <typename Struct>
-void check(const char* name, const Struct& s, std::vector<std::string>& out) {
-  Coverage<Struct> c;
-  walk(s, c);
-  c.gaps(name, out);
+std::vector<NamedParam> only(std::vector<NamedParam> all, bool settings) {
+  std::erase_if(all, [&](const NamedParam& p) { return p.setting != settings; });
+  return all;
 }
 
 }  // namespace
 
-std::vector<NamedParam> cpu_params(const CpuModel& cpu) {
-  Lister l;
-  walk_all(cpu, l);
-  return std::move(l.params);
+NamedParam default_mhz_param(const CpuModel& cpu) {
+  return {"default_mhz",
+          cpu.default_mhz.value,
+          MHz::unit,
+          cpu.default_mhz.source,
+          kDefaultMhzHelp,
+          false,
+          true};
 }
 
-std::vector<NamedSetting> cpu_settings(const CpuModel& cpu) {
+std::vector<NamedParam> cpu_listing(const CpuModel& cpu) {
   Lister l;
-  walk_all(cpu, l);
-  return std::move(l.settings);
+  l.out.push_back(default_mhz_param(cpu));
+  blocks(cpu, [&](const char* prefix, const char*, const auto& block) {
+    l.prefix = prefix;
+    fields(block, l);
+  });
+  return std::move(l.out);
+}
+
+std::vector<NamedParam> cpu_params(const CpuModel& cpu) {
+  return only(cpu_listing(cpu), false);
+}
+
+std::vector<NamedParam> cpu_settings(const CpuModel& cpu) {
+  return only(cpu_listing(cpu), true);
 }
 
 std::vector<std::string> cpu_param_coverage_gaps() {
   std::vector<std::string> out;
-  const CpuModel& cpu = *all_cpu_models()[0];
-  check("RngParams", cpu.rng, out);
-  check("AceParams", cpu.ace, out);
-  check("PheParams", cpu.phe, out);
-  check("PmmParams", cpu.pmm, out);
-  check("MemoryParams", cpu.memory, out);
+  blocks(*all_cpu_models()[0], [&](const char*, const char* name, const auto& block) {
+    Coverage<std::decay_t<decltype(block)>> c{block, {}};
+    fields(block, c);
+    c.gaps(name, out);
+  });
   return out;
 }
 

@@ -1,9 +1,9 @@
-// Every sourced constant of a CpuModel by dotted name ("ace.ecb_sse_base[0][1]"), so
-// Python (and docs) can list each value with its unit and source. Plain settings that
-// are not Params (bools, counts, enums) are listed as Settings.
+// Every sourced constant and setting of a CpuModel by dotted name ("ace.ecb_sse_base[0][1]"),
+// in the order of the field lists of models/cpu_model.hpp, each with its unit (from its
+// type), value, source and the field's help text: the listing behind `padlock-emu cpus
+// --verbose` and the Python module's CpuModel.params and .settings.
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -12,22 +12,25 @@
 namespace padlock {
 
 struct NamedParam {
-  std::string name;
-  const Param* param;
+  std::string name;    // "ace.ecb_sse_base[0][1]"
+  double value;        // a setting's bool, count or enum as a number
+  const char* unit;    // the unit's text; "" for a setting
+  const char* source;  // the guide section or data source; "" for a setting
+  const char* help;    // what the field means (shared by the elements of an array)
+  bool setting;        // a plain setting (flag, count, enum), not a sourced value
+  bool first;          // the first element of its field (listings print the help there)
 };
 
-struct NamedSetting {
-  std::string name;
-  double value;
-};
-
+// default_mhz, then every field of the rng, ace, phe, pmm and memory blocks.
+std::vector<NamedParam> cpu_listing(const CpuModel& cpu);
+// The sourced values of cpu_listing, and its settings.
 std::vector<NamedParam> cpu_params(const CpuModel& cpu);
-std::vector<NamedSetting> cpu_settings(const CpuModel& cpu);
+std::vector<NamedParam> cpu_settings(const CpuModel& cpu);
+NamedParam default_mhz_param(const CpuModel& cpu);
 
 // Byte ranges of the per-unit Params structs that no listed field covers and that are not
-// the padding the layout requires: non-empty means a field was added to cpu_model.hpp
-// without being listed in cpu_params.cpp (tests/python/test_cpus.py checks it is empty).
-// A bool squeezed into existing tail padding can escape it.
+// the padding the layout requires: non-empty means a field was declared in cpu_model.hpp
+// outside its PADLOCK_*_FIELDS list (tests/python/test_cpus.py checks it is empty).
 std::vector<std::string> cpu_param_coverage_gaps();
 
 }  // namespace padlock

@@ -1,6 +1,7 @@
 // `padlock-emu cpus [--verbose] [--x86]`: the CPU models with their units, CPUID signature
-// and default clock; --verbose adds every sourced constant with its unit and source and a
-// summary of each core's x86 costs; --x86 lists every measured x86 instruction form.
+// and default clock; --verbose adds every sourced constant with its unit and source and every
+// setting, each field after a "# help" line (models/cpu_params.hpp), and a summary of each
+// core's x86 costs; --x86 lists every measured x86 instruction form.
 #include <string>
 
 #include "emulator/cli/cli.hpp"
@@ -109,12 +110,12 @@ void print_cpus(FILE* out, bool verbose, bool x86) {
       std::fprintf(out, "\n%s: %s\n", m->name, m->description);
       std::fprintf(out, "  brand \"%s\", family %u model %u stepping %u, FCR %s\n", m->brand,
                    m->family, m->model, m->stepping, m->has_fcr ? "present" : "absent");
-      for (const NamedParam& p : cpu_params(*m)) {
-        std::fprintf(out, "  %-36s %14.6g %-10s %s\n", p.name.c_str(), p.param->value,
-                     p.param->unit, p.param->source);
-      }
-      for (const NamedSetting& s : cpu_settings(*m)) {
-        std::fprintf(out, "  %-36s %14.6g %-10s %s\n", s.name.c_str(), s.value, "(setting)", "");
+      for (const NamedParam& p : cpu_listing(*m)) {
+        if (p.first) std::fprintf(out, "  # %s\n", p.help);
+        if (p.setting)
+          std::fprintf(out, "  %-36s %14.6g (setting)\n", p.name.c_str(), p.value);
+        else
+          std::fprintf(out, "  %-36s %14.6g %-11s %s\n", p.name.c_str(), p.value, p.unit, p.source);
       }
     }
   }

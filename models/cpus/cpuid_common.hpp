@@ -85,7 +85,7 @@ struct CpuidIdentity {
 
 // The leaves every model answers, in one layout. 0xC0000001 EDX is computed from the units
 // and the MSR enables (§1.3): see Padlock::cpuid.
-constexpr std::array<CpuidLeaf, 8> standard_leaves(const CpuidIdentity& id) {
+constexpr std::array<CpuidLeaf, kCpuidLeaves> standard_leaves(const CpuidIdentity& id) {
   return {{
       {0x00000000, 0, 0x00000001, kVendorEbx, kVendorEcx, kVendorEdx, "§1.1 vendor CentaurHauls"},
       {0x00000001, 0, signature(id.family, id.model, id.stepping), id.leaf1_ebx, id.leaf1_ecx,

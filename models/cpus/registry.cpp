@@ -1,17 +1,14 @@
-// The list of CPU models. Adding a model or a stepping: add its file and one line here.
+// The list of CPU models. Adding a model or a stepping: add its header and one line here.
 #include <string_view>
 
 #include "models/cpu_model.hpp"
+#include "models/cpus/esther_c5j.hpp"
+#include "models/cpus/esther_c5j_s9.hpp"
+#include "models/cpus/nano.hpp"
+#include "models/cpus/nehemiah_c5p.hpp"
+#include "models/cpus/nehemiah_c5xl.hpp"
 
 namespace padlock {
-
-namespace cpus {
-extern const CpuModel kNehemiahC5XL;
-extern const CpuModel kNehemiahC5P;
-extern const CpuModel kEstherC5J;
-extern const CpuModel kEstherC5JS9;
-extern const CpuModel kNano;
-}  // namespace cpus
 
 namespace {
 constexpr const CpuModel* kModels[] = {&cpus::kNehemiahC5XL, &cpus::kNehemiahC5P, &cpus::kEstherC5J,

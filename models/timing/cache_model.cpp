@@ -6,8 +6,8 @@
 namespace padlock::timing {
 
 namespace {
-uint64_t as_u64(const Param& p, uint64_t fallback) {
-  return p.value >= 1 ? static_cast<uint64_t>(std::llround(p.value)) : fallback;
+uint64_t as_u64(double v, uint64_t fallback) {
+  return v >= 1 ? static_cast<uint64_t>(std::llround(v)) : fallback;
 }
 }  // namespace
 

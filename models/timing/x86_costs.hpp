@@ -61,10 +61,10 @@ inline constexpr size_t kInsnClassCount = static_cast<size_t>(InsnClass::Count);
 
 const char* insn_class_name(InsnClass c);
 
-// Issue clocks per class for one core, each a sourced Param.
+// Issue clocks per class for one core, each a sourced value.
 struct X86Costs {
   const char* core = "";
-  std::array<Param, kInsnClassCount> clocks;
+  std::array<Clocks, kInsnClassCount> clocks;
   double cost(InsnClass c) const { return clocks[static_cast<size_t>(c)].value; }
 };
 

@@ -21,36 +21,36 @@ constexpr X86Costs esther_costs() {
   X86Costs c{};
   c.core = "Esther";
   c.clocks = {{
-      {1, "clocks", kShape},                                      // Alu
-      {1, "clocks", kShape},                                      // Mov
-      {1, "clocks", kShape},                                      // Lea
-      {1, "clocks", kShape},                                      // Shift
-      {1, "clocks", kShape},                                      // Load
-      {1, "clocks", kShape},                                      // Store
-      {2, "clocks", kShape},                                      // AluLoad
-      {3, "clocks", kShape},                                      // AluRmw
-      {1, "clocks", kShape},                                      // Push
-      {1, "clocks", kShape},                                      // Pop
-      {9, "clocks", kCal},                                        // PushAll: 8 stores + setup
-      {9, "clocks", kCal},                                        // PopAll: 8 loads + setup
-      {3, "clocks", "choice: pipelined multiplier"},              // Mul
-      {24, "clocks", "choice: iterative divider"},                // Div
-      {2, "clocks", kCal},                                        // Branch (average)
-      {1, "clocks", kShape},                                      // Jump
-      {3, "clocks", "choice: no indirect target prediction"},     // JumpIndirect
-      {2, "clocks", kShape},                                      // Call
-      {3, "clocks", "choice: return-stack hit plus fetch bubble"},  // Ret
-      {1, "clocks", kShape},                                      // CmovSet
-      {2, "clocks", "choice: microcoded string step"},            // String
-      {6, "clocks", "choice: microcode entry of a REP string instruction"},  // RepStartup
-      {3, "clocks", "choice: x87 add/mul latency, not pipelined"},           // X87
-      {1, "clocks", kShape},                                                 // Mmx
-      {2, "clocks", "choice: 64-bit SSE data path, 128-bit ops in two halves"},  // Sse
-      {4, "clocks", "choice: microcoded flag transfers (pushf/popf)"},          // Flags
-      {150, "clocks", "choice: user/kernel round trip of a short system call"},  // Syscall
-      {30, "clocks", "choice: serializing microcode (cpuid, rdtsc, fences)"},   // Serializing
-      {1, "clocks", kShape},                                                     // Nop
-      {2, "clocks", "choice: microcoded or multi-uop forms"},                    // Other
+      {1, kShape},                                                     // Alu
+      {1, kShape},                                                     // Mov
+      {1, kShape},                                                     // Lea
+      {1, kShape},                                                     // Shift
+      {1, kShape},                                                     // Load
+      {1, kShape},                                                     // Store
+      {2, kShape},                                                     // AluLoad
+      {3, kShape},                                                     // AluRmw
+      {1, kShape},                                                     // Push
+      {1, kShape},                                                     // Pop
+      {9, kCal},                                                       // PushAll: 8 stores + setup
+      {9, kCal},                                                       // PopAll: 8 loads + setup
+      {3, "choice: pipelined multiplier"},                             // Mul
+      {24, "choice: iterative divider"},                               // Div
+      {2, kCal},                                                       // Branch (average)
+      {1, kShape},                                                     // Jump
+      {3, "choice: no indirect target prediction"},                    // JumpIndirect
+      {2, kShape},                                                     // Call
+      {3, "choice: return-stack hit plus fetch bubble"},               // Ret
+      {1, kShape},                                                     // CmovSet
+      {2, "choice: microcoded string step"},                           // String
+      {6, "choice: microcode entry of a REP string instruction"},      // RepStartup
+      {3, "choice: x87 add/mul latency, not pipelined"},               // X87
+      {1, kShape},                                                     // Mmx
+      {2, "choice: 64-bit SSE data path, 128-bit ops in two halves"},  // Sse
+      {4, "choice: microcoded flag transfers (pushf/popf)"},           // Flags
+      {150, "choice: user/kernel round trip of a short system call"},  // Syscall
+      {30, "choice: serializing microcode (cpuid, rdtsc, fences)"},    // Serializing
+      {1, kShape},                                                     // Nop
+      {2, "choice: microcoded or multi-uop forms"},                    // Other
   }};
   return c;
 }
@@ -58,9 +58,9 @@ constexpr X86Costs esther_costs() {
 constexpr X86Costs nehemiah_costs() {
   X86Costs c = esther_costs();
   c.core = "Nehemiah";
-  c.clocks[static_cast<size_t>(InsnClass::PushAll)] = {8, "clocks", kCal};
-  c.clocks[static_cast<size_t>(InsnClass::PopAll)] = {8, "clocks", kCal};
-  c.clocks[static_cast<size_t>(InsnClass::Branch)] = {2, "clocks", kCal};
+  c.clocks[static_cast<size_t>(InsnClass::PushAll)] = {8, kCal};
+  c.clocks[static_cast<size_t>(InsnClass::PopAll)] = {8, kCal};
+  c.clocks[static_cast<size_t>(InsnClass::Branch)] = {2, kCal};
   return c;
 }
 
@@ -72,12 +72,12 @@ constexpr X86Costs nano_costs() {
   for (InsnClass k : {InsnClass::Alu, InsnClass::Mov, InsnClass::Lea, InsnClass::Shift,
                       InsnClass::Load, InsnClass::Store, InsnClass::Push, InsnClass::Pop,
                       InsnClass::Jump, InsnClass::CmovSet, InsnClass::Nop, InsnClass::Mmx}) {
-    c.clocks[static_cast<size_t>(k)] = {0.5, "clocks", kOoo};
+    c.clocks[static_cast<size_t>(k)] = {0.5, kOoo};
   }
-  c.clocks[static_cast<size_t>(InsnClass::AluLoad)] = {1, "clocks", kOoo};
-  c.clocks[static_cast<size_t>(InsnClass::AluRmw)] = {1.5, "clocks", kOoo};
-  c.clocks[static_cast<size_t>(InsnClass::Sse)] = {1, "clocks", kOoo};
-  c.clocks[static_cast<size_t>(InsnClass::Branch)] = {1, "clocks", kOoo};
+  c.clocks[static_cast<size_t>(InsnClass::AluLoad)] = {1, kOoo};
+  c.clocks[static_cast<size_t>(InsnClass::AluRmw)] = {1.5, kOoo};
+  c.clocks[static_cast<size_t>(InsnClass::Sse)] = {1, kOoo};
+  c.clocks[static_cast<size_t>(InsnClass::Branch)] = {1, kOoo};
   return c;
 }
 

@@ -17,8 +17,9 @@ def cpus() -> List["_core.CpuModel"]:
     Each :class:`CpuModel` has ``name``, ``aliases``, ``core``, ``description``,
     ``family``/``model``/``stepping``, ``default_mhz`` (a :class:`Param`), ``units``
     (``units.names`` e.g. ``['RNG', 'ACE', 'ACE2', 'PHE', 'PMM']``), ``params`` (every
-    sourced constant by dotted name, each a :class:`Param` with ``value``, ``unit`` and
-    ``source``) and ``settings`` (flags and counts that are not sourced constants).
+    sourced constant by dotted name, each a :class:`Param` with ``value``, ``unit``,
+    ``source`` and the field's ``help``) and ``settings`` (flags and counts that are not
+    sourced constants).
     """
     return list(_core.cpu_models())
 

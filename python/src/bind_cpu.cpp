@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "bindings.hpp"
-#include "models/cpu_params.hpp"
 #include "models/cpu_model.hpp"
+#include "models/cpu_params.hpp"
 #include "models/diagnostics.hpp"
 
 namespace py = pybind11;
@@ -41,14 +41,13 @@ std::vector<std::string> unit_names(const Units& u) {
 
 py::dict params_dict(const CpuModel& c) {
   py::dict d;
-  for (const NamedParam& p : cpu_params(c))
-    d[py::str(p.name)] = py::cast(p.param, py::return_value_policy::reference);
+  for (const NamedParam& p : cpu_params(c)) d[py::str(p.name)] = py::cast(p);
   return d;
 }
 
 py::dict settings_dict(const CpuModel& c) {
   py::dict d;
-  for (const NamedSetting& s : cpu_settings(c)) d[py::str(s.name)] = s.value;
+  for (const NamedParam& s : cpu_settings(c)) d[py::str(s.name)] = s.value;
   return d;
 }
 
@@ -68,13 +67,17 @@ const CpuModel& cpu_arg(const py::object& cpu) {
 }
 
 void bind_cpu(py::module_& m) {
-  py::class_<Param>(m, "Param",
-                    "A sourced constant: value, unit and the guide section it comes from")
-      .def_readonly("value", &Param::value)
-      .def_property_readonly("unit", [](const Param& p) { return std::string(p.unit); })
-      .def_property_readonly("source", [](const Param& p) { return std::string(p.source); })
-      .def("__float__", [](const Param& p) { return p.value; })
-      .def("__repr__", [](const Param& p) {
+  py::class_<NamedParam>(
+      m, "Param",
+      "A sourced constant: value, unit and the guide section it comes from, with the help "
+      "text of its field")
+      .def_property_readonly("name", [](const NamedParam& p) { return p.name; })
+      .def_readonly("value", &NamedParam::value)
+      .def_property_readonly("unit", [](const NamedParam& p) { return std::string(p.unit); })
+      .def_property_readonly("source", [](const NamedParam& p) { return std::string(p.source); })
+      .def_property_readonly("help", [](const NamedParam& p) { return std::string(p.help); })
+      .def("__float__", [](const NamedParam& p) { return p.value; })
+      .def("__repr__", [](const NamedParam& p) {
         return "Param(" + py::repr(py::float_(p.value)).cast<std::string>() + ", " +
                py::repr(py::str(p.unit)).cast<std::string>() + ", " +
                py::repr(py::str(p.source)).cast<std::string>() + ")";
@@ -106,7 +109,7 @@ void bind_cpu(py::module_& m) {
       .def_readonly("edx", &CpuidLeaf::edx)
       .def_property_readonly("source", [](const CpuidLeaf& l) { return std::string(l.source); });
 
-  py::class_<CpuModel>(m, "CpuModel", "One CPU model (models/cpus/*.cpp)")
+  py::class_<CpuModel>(m, "CpuModel", "One CPU model (models/cpus/*.hpp)")
       .def_property_readonly("name", [](const CpuModel& c) { return std::string(c.name); })
       .def_property_readonly("aliases", [](const CpuModel& c) { return split_aliases(c.aliases); })
       .def_property_readonly("core", [](const CpuModel& c) { return std::string(c.core); })
@@ -117,9 +120,7 @@ void bind_cpu(py::module_& m) {
       .def_readonly("model", &CpuModel::model)
       .def_readonly("stepping", &CpuModel::stepping)
       .def_readonly("long_mode", &CpuModel::long_mode)
-      .def_property_readonly(
-          "default_mhz", [](const CpuModel& c) { return &c.default_mhz; },
-          py::return_value_policy::reference_internal)
+      .def_property_readonly("default_mhz", &default_mhz_param)
       .def_property_readonly(
           "units", [](const CpuModel& c) { return &c.units; },
           py::return_value_policy::reference_internal)
@@ -150,7 +151,7 @@ void bind_cpu(py::module_& m) {
       [](const std::string& name) -> const CpuModel* { return find_cpu_model(name); },
       py::arg("name"), py::return_value_policy::reference, "A model by name or alias, or None");
   m.def("_param_coverage_gaps", &cpu_param_coverage_gaps,
-        "Fields of the Params structs that the binding does not list (should be empty)");
+        "Fields of the Params structs outside their field lists (should be empty)");
 
   py::enum_<Diag> diag(
       m, "Diag", "Undefined or guide-silent cases the models report (models/diagnostics.hpp)");
@@ -167,9 +168,9 @@ void bind_cpu(py::module_& m) {
       .def_property_readonly("name", [](const DiagInfo& d) { return std::string(d.name); })
       .def_property_readonly("section", [](const DiagInfo& d) { return std::string(d.section); })
       .def_property_readonly("choice", [](const DiagInfo& d) { return std::string(d.choice); })
-      .def_property_readonly("shown",
-                             [](const DiagInfo& d) { return d.kind == DiagKind::UndefinedUse; },
-                             "False for undefined output fields, which are counted, not printed")
+      .def_property_readonly(
+          "shown", [](const DiagInfo& d) { return d.kind == DiagKind::UndefinedUse; },
+          "False for undefined output fields, which are counted, not printed")
       .def("__repr__", [](const DiagInfo& d) { return std::string("<DiagInfo ") + d.name + ">"; });
   m.def("diag_info", &diag_info, py::return_value_policy::reference);
   m.def(

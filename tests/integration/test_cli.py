@@ -123,10 +123,25 @@ def test_cpus_lists_models_units_and_steppings(emulator_path):
 def test_cpus_verbose_shows_params_with_units_and_sources(emulator_path):
     r = run(emulator_path, "cpus", "--verbose")
     assert r.returncode == 0
-    assert "default_mhz" in r.stdout
-    assert "§3.3" in r.stdout
-    assert "ace.ecb_sse_base[0][0]" in r.stdout
-    assert "clocks" in r.stdout
+    lines = r.stdout.splitlines()
+    blocks = r.stdout.split("\n\n")[1:]  # after the summary table: the models, x86 costs
+    esther = next(b for b in blocks if b.startswith("esther-c5j:")).splitlines()
+    rows = {ln.split()[0]: ln.split(None, 3) for ln in esther[2:] if not ln.startswith("  #")}
+    # name, value, unit (from the field's type), source
+    assert rows["default_mhz"][1:3] == ["1600", "MHz"]
+    assert rows["ace.ecb_sse_base[0][0]"][1:3] == ["9", "clocks"]
+    assert rows["ace.ecb_sse_base[0][0]"][3].startswith("§3.3")
+    assert rows["pmm.k1_min"][1:3] == ["0.56", "ratio"]
+    assert rows["rng.raw_one_bias[0]"][2] == "probability"
+    assert rows["memory.mem_bytes_per_clock"][2] == "bytes/clock"
+    assert rows["ace.prefetch_ecb"][2] == "(setting)"
+    # Each field's help text once, on a "#" line before its first element.
+    first = lines.index(next(ln for ln in lines if ln.split()[:1] == ["ace.chain_startup[0]"]))
+    assert lines[first - 1].startswith("  # SSE start-up clocks")
+    assert sum(ln.startswith("  # SSE start-up clocks") for ln in lines) == 5  # once per model
+    # The calibrated clocks name their §3.3 table (models/cpus/calibrated.hpp).
+    assert rows["ace.chain_per_block[0]"][3] == rows["ace.chain_startup[2]"][3]
+    assert "matched to §3.3 \"1.6 GHz Esther with 16-byte aligned buffers\"" in r.stdout
     # x86 costs per core: core figures and the class fallback, with their sources
     assert "Esther (esther-c5j, esther-c5j-s9)" in r.stdout
     assert re.search(r"load-use latency\s+6 clocks\s+CentaurHauls00006A9_C5J_Esther_InstLatX86"

@@ -1,4 +1,4 @@
-"""CPU models as exported from the C++ registry (models/cpus/*.cpp)."""
+"""CPU models as exported from the C++ registry (models/cpus/*.hpp)."""
 
 import pytest
 
@@ -47,15 +47,23 @@ def test_unknown_cpu_is_a_clear_error():
         pe.Model("pentium")
 
 
-def test_every_param_has_a_source_and_a_unit_field():
+def test_every_param_has_a_source_a_unit_and_help():
     for m in pe.cpus():
         params = m.params
         assert params["default_mhz"].unit == "MHz"
+        assert m.default_mhz.value == params["default_mhz"].value
         assert len(params) > 50
         for name, p in params.items():
             assert p.source, f"{m.name}: {name} has no source"
-            assert isinstance(p.unit, str)
+            assert p.unit, f"{m.name}: {name} has no unit"
+            assert p.help, f"{m.name}: {name} has no help"
+            assert p.name == name
             assert float(p) == p.value
+    esther = pe.cpu("esther").params
+    # The unit is the field's type (models/param.hpp).
+    assert esther["memory.l2_ways"].unit == "ways"
+    assert esther["pmm.cache_line_bytes"].unit == "bytes"
+    assert esther["rng.raw_one_bias[3]"].unit == "probability"
 
 
 def test_guide_figures_reach_python():
@@ -70,8 +78,8 @@ def test_guide_figures_reach_python():
 
 
 def test_binding_lists_every_params_field():
-    # Fails when a field is added to a *Params struct in models/cpu_model.hpp without being
-    # listed in python/src/cpu_params.cpp.
+    # Fails when a field is declared in a *Params struct of models/cpu_model.hpp outside its
+    # PADLOCK_*_FIELDS list (models/cpu_params.cpp walks the lists).
     assert _core._param_coverage_gaps() == []
 
 

@@ -162,20 +162,20 @@ TEST(CpuModel, RngParams_S2_2_S2_3) {
     const bool nehemiah = std::string(m->core) == "Nehemiah";
     EXPECT_EQ(r.variant == RngVariant::Nehemiah, nehemiah) << m->name;
     EXPECT_EQ(r.dual_source, !(nehemiah && m->stepping < 8)) << m->name;
-    auto sourced = [&](const Param& p) {
+    auto sourced = [&](const auto& p) {
       EXPECT_GT(std::strlen(p.unit), 0u) << m->name;
       EXPECT_GT(std::strlen(p.source), 0u) << m->name;
     };
     sourced(r.raw_rate_one_source);
     sourced(r.raw_rate_both_sources);
-    for (const Param& p : r.raw_rate_scale) sourced(p);
-    for (const Param& p : r.raw_one_bias) {
+    for (const Ratio& p : r.raw_rate_scale) sourced(p);
+    for (const Probability& p : r.raw_one_bias) {
       sourced(p);
       EXPECT_GT(p.value, 0.0);
       EXPECT_LT(p.value, 1.0);
     }
     sourced(r.clocks_no_data);
-    for (const Param& p : r.clocks_stored) sourced(p);
+    for (const Clocks& p : r.clocks_stored) sourced(p);
     sourced(r.rep_single_extra);
     // §2.3 XSTORE clocks table.
     EXPECT_EQ(r.clocks_no_data.value, 30);

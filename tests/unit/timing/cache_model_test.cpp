@@ -10,16 +10,16 @@ namespace {
 
 MemoryParams small_params() {
   MemoryParams p{};
-  p.l1d_bytes = {4096, "bytes", "test"};
-  p.l2_bytes = {8192, "bytes", "test"};
-  p.line_bytes = {64, "bytes", "test"};
-  p.l2_hit_clocks = {20, "clocks", "test"};
-  p.mem_bytes_per_clock = {0.5, "bytes/clock", "test"};
-  p.l1d_ways = {4, "ways", "test"};
-  p.l2_ways = {8, "ways", "test"};
-  p.store_buffer_bytes = {64, "bytes", "test"};
-  p.store_drain_clocks = {2, "clocks", "test"};
-  p.stream_overlap = {0.5, "", "test"};
+  p.l1d_bytes = {4096, "test"};
+  p.l2_bytes = {8192, "test"};
+  p.line_bytes = {64, "test"};
+  p.l2_hit_clocks = {20, "test"};
+  p.mem_bytes_per_clock = {0.5, "test"};
+  p.l1d_ways = {4, "test"};
+  p.l2_ways = {8, "test"};
+  p.store_buffer_bytes = {64, "test"};
+  p.store_drain_clocks = {2, "test"};
+  p.stream_overlap = {0.5, "test"};
   p.l2_exclusive = true;
   return p;
 }
