@@ -99,6 +99,8 @@ struct RngParams {
         "as chain_startup with ALIGN = 1 (§3.2); a chip without ALIGN has the aligned values") \
   PARAM(PerChainMode<Clocks>, chain_per_block_unaligned,                                       \
         "as chain_per_block with ALIGN = 1 (§3.2)")                                            \
+  PARAM(PerChainMode<Clocks>, chain_reload,                                                    \
+        "extra SSE clocks [CBC, CFB, OFB, CTR] to restart the chain after a key load")         \
   PARAM(Clocks, key_load_hw, "extra clocks to generate a 128-bit key schedule")                \
   PARAM(Clocks, key_load_mem, "extra clocks to load 256 bytes of key schedule")                \
   SETTING(unsigned, ctr_interrupt_granularity, 2, "§6.6: interruptible after every 2 blocks")  \

@@ -401,8 +401,13 @@ void Process::charge_rep_string(const BlockInfo& b) {
     const uint64_t mask = r.count_bits >= 64 ? ~0ull : (1ull << r.count_bits) - 1;
     rep_.count = cpu_->reg(guest64_ ? UC_X86_REG_RCX : UC_X86_REG_ECX) & mask;
     if (rep_.count != 0) ++rep_.elements;
+    // ESI and EDI move by whole elements, so any iteration shows the alignment of all.
+    if (r.cost.misaligned > 0) {
+      rep_.misaligned = r.cost.is_misaligned(cpu_->reg(guest64_ ? UC_X86_REG_RSI : UC_X86_REG_ESI),
+                                             cpu_->reg(guest64_ ? UC_X86_REG_RDI : UC_X86_REG_EDI));
+    }
   }
-  const uint64_t total = r.cost.clocks(rep_.elements);
+  const uint64_t total = r.cost.clocks(rep_.elements, rep_.misaligned ? rep_.elements : 0);
   if (total > rep_.charged) {
     vt_->advance(total - rep_.charged);
     stats_.x86_cycles += total - rep_.charged;

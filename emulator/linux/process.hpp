@@ -181,6 +181,7 @@ class Process {
     uint64_t charged = 0;  // clocks
     uint64_t count = 0;
     bool pending_first = false;  // began in a block before it: that block may have run one
+    bool misaligned = false;     // its elements are misaligned (RepStringCost::misaligned)
   };
 
   void load_program();

@@ -43,8 +43,10 @@ BlockClock BlockClock::chain(const AceParams& p, ChainMode m, bool unaligned, ui
   BlockClock c;
   c.base_ = unaligned ? p.chain_startup_unaligned[i] : p.chain_startup[i];
   c.per_block_ = unaligned ? p.chain_per_block_unaligned[i] : p.chain_per_block[i];
-  if (ks == KeyState::Hardware) c.base_ += p.key_load_hw;
-  if (ks == KeyState::Memory) c.base_ += p.key_load_mem;
+  // A key load (§1.8: EFLAGS[30] = 0) costs what it costs ECB (§3.3 table), and a chaining
+  // mode then restarts its chain (docs/timing.md, "PadLock timing parts").
+  if (ks == KeyState::Hardware) c.base_ += p.key_load_hw + p.chain_reload[i];
+  if (ks == KeyState::Memory) c.base_ += p.key_load_mem + p.chain_reload[i];
   const double sse = c.base_ + static_cast<double>(n) * c.per_block_;
   const int col = static_cast<int>(ks);
   const double overlap1 =

@@ -64,6 +64,14 @@ constexpr AceParams esther_ace() {
             {{kEstherAlignedCbc, kEstherAlignedCfb, kEstherAlignedOfb, kEstherCtrAligned}});
   set_chain(a.chain_startup_unaligned, a.chain_per_block_unaligned,
             {{kEstherUnalignedCbc, kEstherUnalignedCfb, kEstherUnalignedOfb, kEstherUnalignedCtr}});
+  // No source reloads the key before every instruction on an Esther (BAES never does):
+  // Nehemiah's chain reloads, from Gladman's tables.
+  constexpr const char* kReload = "choice: Nehemiah's, fitted to Gladman's tables (no Esther "
+                                  "source reloads the key per instruction)";
+  a.chain_reload = {{{kNehemiahReloadCbc.value, kReload},
+                     {kNehemiahReloadCfb.value, kReload},
+                     {kNehemiahReloadOfb.value, kReload},
+                     {kNehemiahReloadCbc.value, kReload}}};
   // §3.1/§3.3: ECB reads pairs (Linux padlock-aes.c ecb_fetch_blocks = 2); no prefetch
   // erratum before Nano.
   a.prefetch_ecb = 32;
@@ -81,6 +89,8 @@ constexpr AceParams nehemiah_ace() {
   set_chain(a.chain_startup, a.chain_per_block, kFits);
   // No ALIGN on Nehemiah (§3.2): non-aligned buffers cost as aligned ones.
   set_chain(a.chain_startup_unaligned, a.chain_per_block_unaligned, kFits);
+  a.chain_reload = {{kNehemiahReloadCbc, kNehemiahReloadCfb, kNehemiahReloadOfb,
+                     {0, "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
   a.prefetch_ecb = 32;
   return a;
 }
@@ -189,6 +199,17 @@ constexpr PmmParams guide_pmm(const MemoryParams& memory) {
   };
 }
 
+// No per-store stall: Gladman's REP XCRYPTECB of 1000 blocks takes 9.97 clocks a block,
+// the §3.3 formula N*R with R = 10, so ACE streams its stores without one.
+inline constexpr const char* kNoStoreStall =
+    "none: Gladman's 1000-block ECB is 9.97 clocks a block, the §3.3 N*R (docs/timing.md)";
+
+// Memory bandwidth from a §3.3 1 MB row: an in-place stream reads and writes every byte,
+// at the clock the table was measured at.
+constexpr double in_place_bytes_per_clock(double gbps, const MHz& table_clock) {
+  return 2 * gbps * 1e9 / 8 / (table_clock.value * 1e6);
+}
+
 // Esther caches (64 KB L1 data, 128 KB L2) and the §3.3 1 MB-row bandwidth.
 constexpr MemoryParams esther_memory() {
   return MemoryParams{
@@ -196,15 +217,13 @@ constexpr MemoryParams esther_memory() {
       .l2_bytes = {128 * 1024, "Esther L2 cache 128 KB"},
       .line_bytes = {64, "Esther cache line"},
       .l2_hit_clocks = {20, "choice: calibrated against the §3.3 32 KB/64 KB rows"},
-      .mem_bytes_per_clock = {0.48,
-                              "§3.3 Esther 1 MB ECB row: 3.09 Gb/s in place (read + "
-                              "write) at 1.6 GHz"},
+      .mem_bytes_per_clock = {in_place_bytes_per_clock(3.09, calibrated::kEstherTableClock),
+                              "§3.3 Esther 1 MB ECB row: 3.09 Gb/s in place (read + write) at "
+                              "the table's clock (calibrated.hpp)"},
       .l1d_ways = {4, "Esther L1 data cache 4-way"},
       .l2_ways = {32, "Esther L2 32-way"},
       .store_buffer_bytes = {64, "choice: calibrated on the §3.3 Esther 16-128 B rows"},
-      .store_drain_clocks = {2,
-                             "choice: calibrated on the §3.3 Esther 1-16 KB ECB rows (ECB "
-                             "table N*R excludes store-buffer stalls)"},
+      .store_drain_clocks = {0, kNoStoreStall},
       .stream_overlap = {0.6, "choice: calibrated on the §3.3 Esther 1 MB rows"},
       .l2_exclusive = true,
   };
@@ -217,15 +236,13 @@ constexpr MemoryParams nehemiah_memory() {
       .l2_bytes = {64 * 1024, "Nehemiah L2 cache 64 KB"},
       .line_bytes = {32, "Nehemiah cache line"},
       .l2_hit_clocks = {20, "choice: calibrated against the §3.3 32 KB/64 KB rows"},
-      .mem_bytes_per_clock = {0.22,
-                              "§3.3 Nehemiah 1 MB row: 1.05 Gb/s in place (read + write) "
-                              "at 1.2 GHz"},
+      .mem_bytes_per_clock = {in_place_bytes_per_clock(1.05, calibrated::kNehemiahTableClock),
+                              "§3.3 Nehemiah 1 MB ECB row: 1.05 Gb/s in place (read + write) at "
+                              "the table's clock (calibrated.hpp)"},
       .l1d_ways = {4, "Nehemiah L1 data cache 4-way"},
       .l2_ways = {16, "Nehemiah L2 16-way"},
       .store_buffer_bytes = {64, "choice: calibrated on the §3.3 Nehemiah 16-128 B rows"},
-      .store_drain_clocks = {1,
-                             "choice: calibrated on the §3.3 Nehemiah 1-16 KB ECB rows (ECB "
-                             "table N*R excludes store-buffer stalls)"},
+      .store_drain_clocks = {0, kNoStoreStall},
       .stream_overlap = {0.45, "choice: calibrated on the §3.3 Nehemiah 1 MB rows"},
       .l2_exclusive = true,
   };

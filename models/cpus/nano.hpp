@@ -36,7 +36,7 @@ constexpr MemoryParams nano_memory() {
       .l1d_ways = {8, "Nano L1 data cache 8-way"},
       .l2_ways = {16, "Nano L2 16-way"},
       .store_buffer_bytes = {256, "choice: the guide predates Nano"},
-      .store_drain_clocks = {1, "choice: the guide predates Nano"},
+      .store_drain_clocks = {0, "choice: as Nehemiah and Esther (docs/timing.md)"},
       .stream_overlap = {0.5, "choice: the guide predates Nano"},
       .l2_exclusive = true,
   };

@@ -2,6 +2,8 @@
 // variant tried is built in a stack buffer, so a lookup allocates nothing.
 #include "models/timing/x86_measured.hpp"
 
+#include "models/cpus/calibrated.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -230,6 +232,19 @@ InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bo
   return c;
 }
 
+// Extra clocks of a misaligned string element, per core (RepStringCost::misaligned).
+const MisalignedElement& misaligned_element(X86Core core) {
+  static constexpr const char* kChoice =
+      "choice: Nehemiah's (no source times misaligned strings on this core)";
+  static constexpr MisalignedElement kCores[kX86CoreCount] = {
+      {cpus::calibrated::kNehemiahMisalignedStringElement.value,
+       cpus::calibrated::kNehemiahMisalignedStringElement.source},
+      {cpus::calibrated::kNehemiahMisalignedStringElement.value, kChoice},
+      {0, "choice: Nano's out-of-order core hides it (no source times it)"},
+  };
+  return kCores[static_cast<size_t>(core)];
+}
+
 RepStringCost rep_string_cost(X86Core core, std::string_view key) {
   const MeasuredCore& mc = measured_core(core);
   const X86Costs& classes = x86_costs_for_core(mc.core);
@@ -251,6 +266,24 @@ RepStringCost rep_string_cost(X86Core core, std::string_view key) {
   }
   c.row = row;
   c.per_element = row != nullptr ? row->per_element() : classes.cost(InsnClass::String);
+  // "REP MOVSD" -> MOVS, D: the string kind and the element size.
+  const size_t sp = key.rfind(' ');
+  const std::string_view op = sp == std::string_view::npos ? key : key.substr(sp + 1);
+  if (op.size() == 5) {
+    const std::string_view kind = op.substr(0, 4);
+    static constexpr struct {
+      char suffix;
+      unsigned bytes;
+    } kSizes[] = {{'B', 1}, {'W', 2}, {'D', 4}, {'Q', 8}};
+    for (const auto& z : kSizes) {
+      if (op[4] == z.suffix) c.element_bytes = z.bytes;
+    }
+    c.reads_esi = kind == "MOVS" || kind == "LODS" || kind == "CMPS";
+    c.edi_access = kind == "MOVS" || kind == "STOS" || kind == "CMPS" || kind == "SCAS";
+  }
+  const MisalignedElement& m = misaligned_element(core);
+  c.misaligned = m.clocks;
+  c.misaligned_source = m.source;
   return c;
 }
 

@@ -112,16 +112,40 @@ InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bo
 // dumps give no start-up, so it is a choice: the class table's RepStartup (microcode entry)
 // plus one String step. Without a row for the key (REPE/REPNE are tried for each other)
 // the per-element cost is the class table's String step.
+//
+// An element whose address is not a multiple of its size (a load from ESI for MOVS, LODS,
+// CMPS; a store to EDI for MOVS and STOS; SCAS compares at EDI) costs `misaligned` more:
+// the measured bandwidth is for aligned strings, and Gladman's unaligned ACE tables copy
+// through glibc's memcpy with a misaligned source (docs/timing.md, "REP string
+// instructions"; the value is fitted by scripts/calibrate.py).
 struct RepStringCost {
   double startup = 0;
   double per_element = 0;
+  double misaligned = 0;      // extra clocks per misaligned element
+  unsigned element_bytes = 1;
+  bool reads_esi = false;     // MOVS, LODS, CMPS
+  bool edi_access = false;    // MOVS, STOS, CMPS, SCAS
   const RepStringRow* row = nullptr;  // nullptr: per_element is the class fallback
   const char* startup_source = "";
-  // Clocks for an execution that processes `count` elements (rounded once).
-  uint64_t clocks(uint64_t count) const {
-    return static_cast<uint64_t>(startup + per_element * static_cast<double>(count) + 0.5);
+  const char* misaligned_source = "";
+  // Clocks for an execution that processes `count` elements, `misaligned_count` of them
+  // misaligned (rounded once).
+  uint64_t clocks(uint64_t count, uint64_t misaligned_count = 0) const {
+    return static_cast<uint64_t>(startup + per_element * static_cast<double>(count) +
+                                 misaligned * static_cast<double>(misaligned_count) + 0.5);
+  }
+  // Whether the elements of an execution starting at these addresses are misaligned (the
+  // addresses move by whole elements, so the first element decides for all).
+  bool is_misaligned(uint64_t esi, uint64_t edi) const {
+    const uint64_t m = element_bytes - 1;
+    return element_bytes > 1 && ((reads_esi && (esi & m)) || (edi_access && (edi & m)));
   }
 };
+struct MisalignedElement {
+  double clocks;
+  const char* source;
+};
+const MisalignedElement& misaligned_element(X86Core core);
 // `key`: "REP MOVSD", "REPE CMPSB", "REPNE SCASW" ... (Capstone's mnemonic, upper case).
 RepStringCost rep_string_cost(X86Core core, std::string_view key);
 inline uint64_t rep_string_clocks(X86Core core, std::string_view key, uint64_t count) {

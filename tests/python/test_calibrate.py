@@ -42,10 +42,10 @@ def test_set_changes_one_fit_and_keeps_one_provenance_line_per_table(tmp_path):
     new = out.read_text(encoding="utf-8").splitlines()
     changed = [(a, b) for a, b in zip(old, new) if a != b]
     assert len(old) == len(new)
-    assert changed == [(
-        "inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, 9.7, 20.7};",
-        "inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, 9.75, 20.5};",
-    )]
+    assert len(changed) == 1
+    assert changed[0][0].startswith("inline constexpr ChainFit kEstherAlignedCbc = ")
+    assert changed[0][1] == (
+        "inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, 9.75, 20.5};")
     text = "\n".join(new)
     for table in ("NehemiahAligned", "EstherAligned", "EstherUnaligned"):
         assert text.count(f"inline constexpr const char* k{table}Table =") == 1

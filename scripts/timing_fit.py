@@ -1,0 +1,186 @@
+"""The fit behind scripts/calibrate.py: the chaining-mode timing parts of ACE fitted to two
+silicon sources at once, the guide's §3.3 throughput tables (BAES, Gb/s from clock()) and
+Gladman's ACE tables (his modetest, cycles per byte from RDTSC), and cross-validated one
+against the other (docs/timing.md, "Calibration").
+
+Every cell is a measured unit of work: one BAES loop iteration (one REP XCRYPT of n
+blocks, key loaded) or one modetest call (a key reload and one REP XCRYPT per chunk of up
+to 8 blocks). Its clocks under the emulator are linear in the fitted parts:
+
+    clocks = clocks at the current parts
+           + instructions x d(start-up) + blocks x d(per block)
+           + key reloads x d(chain reload)
+
+(the §3.3 overlap releases integer code a fixed number of clocks before ACE finishes, so a
+part moves a loop iteration by the same amount whether ACE or the x86 code bounds it).
+The guide's cells are rates: a loop iteration of n blocks at `G` Gb/s on a clock of `f` MHz
+took 0.128 n f / G clocks. The clock the tables were measured at is fitted too, one per
+machine: the ratio of the §3.3 Nehemiah rates to Gladman's is 1.09-1.11 in every mode,
+which a per-block or per-store cost cannot give and a slower clock does
+(docs/timing.md). Gladman's cells are cycles and need no clock.
+
+The fit minimises the sum of |relative error| (iteratively reweighted least squares), so a
+few cells the parts cannot follow do not pull the rest. ECB's clocks are the guide's table
+and never fitted; ECB cells still fix the clocks and show in the errors.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+import numpy as np
+
+CHAIN = ("CBC", "CFB", "OFB", "CTR")
+
+
+@dataclass
+class Cell:
+    source: str        # "guide" or "gladman"
+    table: str         # guide table data name, or "Gladman"
+    machine: str       # "Nehemiah" or "Esther": whose parts and clock
+    mode: str          # ECB, CBC, CFB, OFB, CTR
+    aligned: bool      # ALIGN = 0 path (Gladman: his data are copied to aligned buffers)
+    blocks: int        # blocks per unit
+    insns: int         # REP XCRYPT instructions per unit
+    reloads: int       # key reloads per unit (PUSHF/POPF before an instruction)
+    published: float   # Gb/s (guide) or cycles per byte (gladman)
+    clocks: float      # emulated clocks per unit at the current parts
+    size_name: str = ""
+    direction: str = ""
+    align_name: str = ""
+    in_fit: bool = True  # guide cells beyond the caches (memory-bound) are reported only
+    fitted: bool = False  # ECB and software CTR: no chaining part moves them
+
+    def published_clocks(self, mhz: float) -> float:
+        if self.source == "guide":
+            return 0.128 * self.blocks * mhz / self.published
+        return self.published * 16 * self.blocks
+
+    def error(self, clocks: float, mhz: float) -> float:
+        """Relative error of the emulated figure in the source's own unit."""
+        pub = self.published_clocks(mhz)
+        if self.source == "guide":
+            return pub / clocks - 1  # rates: emulated Gb/s over published
+        return clocks / pub - 1
+
+
+@dataclass
+class Parts:
+    """What the fit moves: per (machine, mode, aligned) start-up and per-block clocks, per
+    (machine, mode) the chain reload, and per machine the clock of its §3.3 table."""
+    startup: dict = field(default_factory=dict)    # (machine, mode, aligned) -> clocks
+    per_block: dict = field(default_factory=dict)  # (machine, mode, aligned) -> clocks
+    reload: dict = field(default_factory=dict)     # (machine, mode) -> clocks
+    mhz: dict = field(default_factory=dict)        # machine -> MHz
+
+
+def part_names(cells: list[Cell]) -> list[tuple]:
+    names = set()
+    for c in cells:
+        if not c.fitted:
+            continue
+        names.add(("startup", c.machine, c.mode, c.aligned))
+        names.add(("per_block", c.machine, c.mode, c.aligned))
+        if c.reloads:
+            names.add(("reload", c.machine, c.mode))
+    return sorted(names, key=str)
+
+
+def derivative(c: Cell, name: tuple) -> float:
+    kind = name[0]
+    if not c.fitted:
+        return 0.0
+    if kind in ("startup", "per_block"):
+        if name[1:] != (c.machine, c.mode, c.aligned):
+            return 0.0
+        return float(c.insns if kind == "startup" else c.blocks)
+    if kind == "reload":
+        return float(c.reloads) if name[1:] == (c.machine, c.mode) else 0.0
+    return 0.0
+
+
+@dataclass
+class Fit:
+    label: str
+    delta: dict            # part name -> change in clocks
+    mhz: dict              # machine -> clock of its §3.3 table
+    used: list[Cell]
+
+    def predict(self, c: Cell) -> float:
+        return c.clocks + sum(derivative(c, n) * d for n, d in self.delta.items())
+
+    def errors(self, cells: list[Cell]) -> list[float]:
+        return [c.error(self.predict(c), self.mhz.get(c.machine, 0.0)) for c in cells]
+
+
+def solve(label: str, cells: list[Cell], free: list[tuple], mhz0: dict, fit_mhz: set,
+          iterations: int = 30) -> Fit:
+    """Least |relative error| over `cells` in the parts `free` and the clocks of the
+    machines in `fit_mhz` (others stay at mhz0)."""
+    machines = sorted(fit_mhz)
+    ncol = len(free) + len(machines)
+    rows, rhs, scale = [], [], []
+    for c in cells:
+        row = [derivative(c, n) for n in free]
+        if c.source == "guide":
+            a = 0.128 * c.blocks / c.published  # published clocks per MHz
+            if c.machine in fit_mhz:
+                row += [-a if m == c.machine else 0.0 for m in machines]
+                b = -c.clocks
+            else:
+                row += [0.0] * len(machines)
+                b = a * mhz0[c.machine] - c.clocks
+            s = a * mhz0[c.machine]
+        else:
+            row += [0.0] * len(machines)
+            b = c.published_clocks(0) - c.clocks
+            s = c.published_clocks(0)
+        rows.append(row)
+        rhs.append(b)
+        scale.append(s)
+    A, y, s = np.array(rows), np.array(rhs), np.array(scale)
+    x = np.zeros(ncol)
+    if ncol:
+        w = np.ones(len(cells))
+        for _ in range(iterations):
+            W = (w / s)[:, None]
+            x, *_ = np.linalg.lstsq(A * W, y * W[:, 0], rcond=None)
+            r = np.abs((A @ x - y) / s)
+            w = 1.0 / np.sqrt(np.maximum(r, 1e-3))  # IRLS towards least absolute deviation
+    delta = {n: float(v) for n, v in zip(free, x[:len(free)])}
+    mhz = dict(mhz0)
+    for m, v in zip(machines, x[len(free):]):
+        mhz[m] = float(v)
+    return Fit(label, delta, mhz, cells)
+
+
+def summary(errors: list[float]) -> tuple[float, float, int]:
+    a = [abs(e) for e in errors]
+    return (statistics.median(a) if a else 0.0, max(a) if a else 0.0, sum(e > 0.10 for e in a))
+
+
+def cross_validate(cells: list[Cell], mhz0: dict, nominal: dict) -> dict[str, Fit]:
+    """Three fits: both sources; the guide alone (predicting Gladman); Gladman alone
+    (predicting the guide, with the guide's clock at its nominal value, and with only the
+    clock fitted to the guide)."""
+    fit_cells = [c for c in cells if c.in_fit]
+    guide = [c for c in fit_cells if c.source == "guide"]
+    glad = [c for c in fit_cells if c.source == "gladman"]
+    all_parts = part_names(fit_cells)
+    machines = {c.machine for c in guide}
+    out = {
+        "both": solve("both sources", fit_cells, all_parts, mhz0, machines),
+        "guide": solve("the guide alone", guide, part_names(guide), mhz0, machines),
+    }
+    # Gladman's code reloads the key before every instruction, so alone it cannot tell the
+    # start-up from the chain reload: it fits the reload and per-block clocks and keeps the
+    # start-up it was given.
+    gl_parts = [n for n in part_names(glad) if n[0] != "startup"]
+    gl = solve("Gladman alone", glad, gl_parts, nominal, set())
+    out["gladman"] = gl
+    # The same parts, with only the guide table's clock then fitted to the guide.
+    clock_only = solve("Gladman alone, clock fitted to the guide",
+                       [Cell(**{**c.__dict__, "clocks": gl.predict(c)}) for c in guide],
+                       [], mhz0, machines)
+    out["gladman+clock"] = Fit(clock_only.label, gl.delta, clock_only.mhz, guide)
+    return out
