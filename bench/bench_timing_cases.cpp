@@ -30,11 +30,12 @@ int main() {
       std::printf("\n");
     }
   }
-  std::printf("\nXSTORE (§2.3 table): no data %.0f; EDX 0..3 with data %.0f %.0f %.0f %.0f; "
-              "REP XSTORE satisfied by one internal XSTORE +%.0f\n",
-              cpu.rng.clocks_no_data.value, cpu.rng.clocks_stored[0].value,
-              cpu.rng.clocks_stored[1].value, cpu.rng.clocks_stored[2].value,
-              cpu.rng.clocks_stored[3].value, cpu.rng.rep_single_extra.value);
+  std::printf(
+      "\nXSTORE (§2.3 table): no data %.0f; EDX 0..3 with data %.0f %.0f %.0f %.0f; "
+      "REP XSTORE satisfied by one internal XSTORE +%.0f\n",
+      cpu.rng.clocks_no_data.value, cpu.rng.clocks_stored[0].value, cpu.rng.clocks_stored[1].value,
+      cpu.rng.clocks_stored[2].value, cpu.rng.clocks_stored[3].value,
+      cpu.rng.rep_single_extra.value);
 
   std::printf("\nPHE asymptote (§4.2: 2.66 bits/clock SHA-1, 2.26 SHA-256), data in cache\n");
   for (bool sha256 : {false, true}) {
@@ -48,8 +49,9 @@ int main() {
   }
 
   std::printf("\nPMM (§5.2: C = 1024(4N^2 + K1 N) + K2, 0.56 <= K1 <= 1.06, K2 ~ 35)\n");
-  std::printf("  K1 without overflow or split carry store (T at 16 mod 64), and with an\n"
-              "  extension step or split store on every pass (the maximum)\n");
+  std::printf(
+      "  K1 without overflow or split carry store (T at 16 mod 64), and with an\n"
+      "  extension step or split store on every pass (the maximum)\n");
   std::printf("  %6s %12s %8s %12s %8s\n", "ECX", "clocks", "K1", "clocks max", "K1 max");
   const PmmTiming p = PmmTiming::from(cpu.pmm);
   for (unsigned bits = 256; bits <= 32768; bits *= 2) {

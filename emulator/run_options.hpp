@@ -24,8 +24,8 @@ struct RunOptions {
   bool icount = false;            // count guest instructions from the start (--icount)
   // Timing (docs/timing.md). --timing off: host clocks, no per-block costs.
   bool timing = true;
-  double irq_hz = -1;             // --irq-hz: periodic interrupts per second; < 0: default 250
-  bool cache_x86 = false;         // --cache-x86: apply the cache model to x86 memory operands
+  double irq_hz = -1;      // --irq-hz: periodic interrupts per second; < 0: default 250
+  bool cache_x86 = false;  // --cache-x86: apply the cache model to x86 memory operands
   // --memory direct|tlb: 32-bit guests' loads and stores address guest memory directly
   // (emulator/memory/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.
   bool direct_memory = true;
@@ -34,7 +34,7 @@ struct RunOptions {
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's
   // -L); empty: the host root. The program interpreter (PT_INTERP) is looked up there.
   std::string sysroot;
-  FILE* log = stderr;             // where strace, diagnostics and stats go
+  FILE* log = stderr;  // where strace, diagnostics and stats go
 };
 
 // How the guest ended.

@@ -8,11 +8,14 @@ namespace padlock::isa {
 enum class KeySize : uint8_t { Aes128 = 0, Aes192 = 1, Aes256 = 2, Reserved = 3 };
 
 struct ControlWord {
-  uint32_t raw = 0;        // bits 31:0 of the 128-bit word; bits 127:12 are RES
+  uint32_t raw = 0;               // bits 31:0 of the 128-bit word; bits 127:12 are RES
   bool reserved_nonzero = false;  // any of bits 127:12 set (RES, §3.2)
 
   // ROUND, CW[3:0]: 0 encrypts with 16 rounds.
-  unsigned rounds() const { unsigned r = raw & 0xF; return r == 0 ? 16 : r; }
+  unsigned rounds() const {
+    unsigned r = raw & 0xF;
+    return r == 0 ? 16 : r;
+  }
   bool dgest() const { return raw >> 4 & 1; }    // CW[4]  digest (MAC) mode, CBC/CFB
   bool align() const { return raw >> 5 & 1; }    // CW[5]  unaligned-data microcode (ACE2)
   bool ciphr() const { return raw >> 6 & 1; }    // CW[6]  1 = undefined

@@ -13,22 +13,22 @@ namespace padlock::isa {
 enum class CpuMode : uint8_t { Protected32, Long64 };
 
 enum class DecodeStatus : uint8_t {
-  Ok,           // a PadLock instruction; `id` is valid
-  NotPadlock,   // not a PadLock encoding (an ordinary invalid opcode: SIGILL)
-  InvalidOpcode // a PadLock encoding whose prefixes make it #UD (66h, LOCK, missing REP)
+  Ok,            // a PadLock instruction; `id` is valid
+  NotPadlock,    // not a PadLock encoding (an ordinary invalid opcode: SIGILL)
+  InvalidOpcode  // a PadLock encoding whose prefixes make it #UD (66h, LOCK, missing REP)
 };
 
 struct Decoded {
   DecodeStatus status = DecodeStatus::NotPadlock;
   InsnId id = InsnId::Count;
-  uint8_t length = 0;        // total bytes including prefixes
-  uint8_t addr_size = 32;    // 16, 32 or 64: effective address size (§3.1 "REP prefix")
-  bool repne = false;        // F2 seen (undefined, §2.1/§3.1/§4.1/§5.1): reported as a diagnostic
-  bool rep_missing = false;  // F3 absent on an instruction that requires it
-  bool opsize = false;       // 66h seen
-  bool lock = false;         // F0 seen
+  uint8_t length = 0;      // total bytes including prefixes
+  uint8_t addr_size = 32;  // 16, 32 or 64: effective address size (§3.1 "REP prefix")
+  bool repne = false;      // F2 seen (undefined, §2.1/§3.1/§4.1/§5.1): reported as a diagnostic
+  bool rep_missing = false;       // F3 absent on an instruction that requires it
+  bool opsize = false;            // 66h seen
+  bool lock = false;              // F0 seen
   bool segment_override = false;  // ignored: ES is always used (§2.1, §3.1)
-  bool rex = false;          // a REX prefix (64-bit mode only); it has no effect
+  bool rex = false;               // a REX prefix (64-bit mode only); it has no effect
 
   const InsnInfo& info() const { return isa::info(id); }
 };

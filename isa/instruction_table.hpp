@@ -53,24 +53,25 @@ struct InsnInfo {
   const char* mnemonic;    // Capstone 5 mnemonic, so traces and disassembly agree
   const char* guide_name;  // the guide's name for it
   Unit unit;
-  uint8_t opcode2;         // second opcode byte after 0F: A6 or A7
-  uint8_t modrm;           // third byte: selects the operation
-  PrefixRule rep;          // F3
-  PrefixRule repne;        // F2
-  PrefixRule opsize;       // 66
-  uint16_t reads;          // RegBit set
-  uint16_t writes;         // RegBit set
-  const char* section;     // guide section that defines it
+  uint8_t opcode2;      // second opcode byte after 0F: A6 or A7
+  uint8_t modrm;        // third byte: selects the operation
+  PrefixRule rep;       // F3
+  PrefixRule repne;     // F2
+  PrefixRule opsize;    // 66
+  uint16_t reads;       // RegBit set
+  uint16_t writes;      // RegBit set
+  const char* section;  // guide section that defines it
 };
 
 inline constexpr InsnInfo kInstructions[kInsnCount] = {
     {InsnId::Xstore, "xstore", "XSTORE", Unit::Rng, 0xA7, 0xC0, PrefixRule::Absent,
      PrefixRule::Undefined, PrefixRule::Illegal, kEDX | kEDI, kEAX | kEDI | kMemWrite, "§2.1"},
     {InsnId::RepXstore, "xstore", "REP XSTORE", Unit::Rng, 0xA7, 0xC0, PrefixRule::Selects,
-     PrefixRule::Undefined, PrefixRule::Illegal, kECX | kEDX | kEDI,
-     kEAX | kECX | kEDI | kMemWrite, "§2.1"},
+     PrefixRule::Undefined, PrefixRule::Illegal, kECX | kEDX | kEDI, kEAX | kECX | kEDI | kMemWrite,
+     "§2.1"},
     {InsnId::XcryptEcb, "xcryptecb", "REP XCRYPTECB", Unit::Ace, 0xA7, 0xC8, PrefixRule::Required,
-     PrefixRule::Undefined, PrefixRule::Illegal, kECX | kEDX | kEBX | kESI | kEDI | kEFLAGS30 | kMemRead,
+     PrefixRule::Undefined, PrefixRule::Illegal,
+     kECX | kEDX | kEBX | kESI | kEDI | kEFLAGS30 | kMemRead,
      kECX | kESI | kEDI | kEFLAGS30 | kMemWrite, "§3.1"},
     {InsnId::XcryptCbc, "xcryptcbc", "REP XCRYPTCBC", Unit::Ace, 0xA7, 0xD0, PrefixRule::Required,
      PrefixRule::Undefined, PrefixRule::Illegal,
@@ -101,9 +102,13 @@ inline constexpr InsnInfo kInstructions[kInsnCount] = {
      kEAX | kESI | kEFLAGS30 | kMemWrite, "§4.1"},
 };
 
-constexpr const InsnInfo& info(InsnId id) { return kInstructions[static_cast<size_t>(id)]; }
+constexpr const InsnInfo& info(InsnId id) {
+  return kInstructions[static_cast<size_t>(id)];
+}
 
-constexpr bool is_xcrypt(InsnId id) { return info(id).unit == Unit::Ace; }
+constexpr bool is_xcrypt(InsnId id) {
+  return info(id).unit == Unit::Ace;
+}
 
 const char* unit_name(Unit u);
 

@@ -27,8 +27,7 @@ constexpr DiagInfo kDiags[] = {
      "REP XCRYPTCTR on Nehemiah ACE raises #UD"},
     {Diag::DgestIgnoredMode, "cw-dgest-mode", "§3.2 note, App. A 13",
      "DGEST in ECB, CTR or OFB is ignored: EDI advances normally"},
-    {Diag::ControlWordReserved, "cw-reserved", "§3.2",
-     "CW[127:12] are ignored"},
+    {Diag::ControlWordReserved, "cw-reserved", "§3.2", "CW[127:12] are ignored"},
     {Diag::InterMode, "cw-inter", "§3.2 note",
      "INTER = 1: every one of the ROUND rounds is a full round (MixColumns / "
      "InvMixColumns included), so each output block is the state after ROUND rounds: "
@@ -74,6 +73,8 @@ static_assert(sizeof(kDiags) / sizeof(kDiags[0]) == static_cast<size_t>(Diag::Co
               "one row per Diag");
 }  // namespace
 
-const DiagInfo& diag_info(Diag d) { return kDiags[static_cast<size_t>(d)]; }
+const DiagInfo& diag_info(Diag d) {
+  return kDiags[static_cast<size_t>(d)];
+}
 
 }  // namespace padlock

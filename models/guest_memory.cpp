@@ -28,8 +28,9 @@ bool GuestMemory::read(uint64_t va, void* dst, uint64_t len) {
     return true;
   }
   auto* out = static_cast<uint8_t*>(dst);
-  return for_each_chunk(*this, va, len, Access::Read,
-                        [&](uint8_t* p, uint64_t off, uint64_t n) { std::memcpy(out + off, p, n); });
+  return for_each_chunk(*this, va, len, Access::Read, [&](uint8_t* p, uint64_t off, uint64_t n) {
+    std::memcpy(out + off, p, n);
+  });
 }
 
 bool GuestMemory::write(uint64_t va, const void* src, uint64_t len) {

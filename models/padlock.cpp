@@ -33,10 +33,14 @@ uint32_t Padlock::centaur_features() const {
 bool Padlock::unit_enabled(isa::Unit unit) const {
   const uint32_t f = centaur_features();
   switch (unit) {
-    case isa::Unit::Rng: return (f & (kRngPresent | kRngEnabled)) == (kRngPresent | kRngEnabled);
-    case isa::Unit::Ace: return (f & (kAcePresent | kAceEnabled)) == (kAcePresent | kAceEnabled);
-    case isa::Unit::Phe: return (f & (kPhePresent | kPheEnabled)) == (kPhePresent | kPheEnabled);
-    case isa::Unit::Pmm: return (f & (kPmmPresent | kPmmEnabled)) == (kPmmPresent | kPmmEnabled);
+    case isa::Unit::Rng:
+      return (f & (kRngPresent | kRngEnabled)) == (kRngPresent | kRngEnabled);
+    case isa::Unit::Ace:
+      return (f & (kAcePresent | kAceEnabled)) == (kAcePresent | kAceEnabled);
+    case isa::Unit::Phe:
+      return (f & (kPhePresent | kPheEnabled)) == (kPhePresent | kPheEnabled);
+    case isa::Unit::Pmm:
+      return (f & (kPmmPresent | kPmmEnabled)) == (kPmmPresent | kPmmEnabled);
   }
   return false;
 }
@@ -65,10 +69,14 @@ Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     return o;
   };
   switch (unit) {
-    case isa::Unit::Rng: return run(rng_);
-    case isa::Unit::Ace: return run(ace_);
-    case isa::Unit::Phe: return run(phe_);
-    case isa::Unit::Pmm: return run(pmm_);
+    case isa::Unit::Rng:
+      return run(rng_);
+    case isa::Unit::Ace:
+      return run(ace_);
+    case isa::Unit::Phe:
+      return run(phe_);
+    case isa::Unit::Pmm:
+      return run(pmm_);
   }
   return Outcome::fault_ud();
 }

@@ -8,10 +8,10 @@
 #include "isa/decoder.hpp"
 #include "models/ace/ace_unit.hpp"
 #include "models/cpu_model.hpp"
-#include "models/unit_interface.hpp"
 #include "models/phe/phe_unit.hpp"
 #include "models/pmm/pmm_unit.hpp"
 #include "models/rng/rng_unit.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock {
 

@@ -38,9 +38,12 @@ inline uint64_t reg_get(const ArchState& s, Gpr r, unsigned addr_size) {
 }
 inline void reg_set(ArchState& s, Gpr r, uint64_t v, unsigned addr_size) {
   uint64_t& dst = s[r];
-  if (addr_size == 64) dst = v;
-  else if (addr_size == 32) dst = v & 0xFFFFFFFFull;
-  else dst = (dst & ~0xFFFFull) | (v & 0xFFFFull);
+  if (addr_size == 64)
+    dst = v;
+  else if (addr_size == 32)
+    dst = v & 0xFFFFFFFFull;
+  else
+    dst = (dst & ~0xFFFFull) | (v & 0xFFFFull);
 }
 // Effective address arithmetic wraps at the address size.
 inline uint64_t ea_add(uint64_t base, uint64_t delta, unsigned addr_size) {
@@ -107,10 +110,10 @@ struct MemSpan {
 struct Outcome {
   Status status = Status::Completed;
   Fault fault;
-  uint64_t cycles = 0;      // clocks until a following SSE/PadLock instruction can issue
-  uint64_t int_cycles = 0;  // clocks seen by following integer/MMX/x87 code (§3.3 overlap)
-  uint64_t bytes = 0;       // payload bytes processed (hashed, encrypted, stored)
-  uint32_t blocks = 0;      // 16-byte blocks (ACE), 64-byte blocks (PHE), stores (RNG)
+  uint64_t cycles = 0;        // clocks until a following SSE/PadLock instruction can issue
+  uint64_t int_cycles = 0;    // clocks seen by following integer/MMX/x87 code (§3.3 overlap)
+  uint64_t bytes = 0;         // payload bytes processed (hashed, encrypted, stored)
+  uint32_t blocks = 0;        // 16-byte blocks (ACE), 64-byte blocks (PHE), stores (RNG)
   bool key_reloaded = false;  // ACE loaded the control word and key (EFLAGS[30] was 0)
 
   // Memory: the data stream read (XCRYPT source, XSHA message); the result written (XSTORE

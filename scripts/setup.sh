@@ -12,6 +12,7 @@ DEBIAN_PACKAGES=(
   patch                              # applies cmake/unicorn/*.patch to Unicorn's sdist
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
+  clang-format                       # scripts/check-format.sh (14, as .clang-format expects)
 )
 
 need_apt=0

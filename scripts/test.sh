@@ -18,6 +18,8 @@ bash scripts/make-sysroot.sh -o "$PADLOCK_SYSROOT_I386"
 export PADLOCK_REQUIRE_REAL_CLIENTS=1
 
 status=0
+# The sources must be formatted by .clang-format (drift fails the run, after the tests).
+bash scripts/check-format.sh || status=1
 ctest --test-dir "$BUILD_DIR" -j "$(nproc)" --output-on-failure || status=1
 
 PY=${PYTHON:-python3}

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "emulator/cli/cli.hpp"
-#include "emulator/loader/elf_loader.hpp"
 #include "emulator/linux/process.hpp"
+#include "emulator/loader/elf_loader.hpp"
 
 #ifndef PADLOCK_EMU_VERSION
 #define PADLOCK_EMU_VERSION "0"

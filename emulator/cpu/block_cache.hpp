@@ -69,12 +69,18 @@ inline uint64_t entry(uint32_t cost, const BlockInfo& b) {
   }
   return high | kWhole | b.log_index;
 }
-inline bool packed(uint64_t e) { return (e & kWhole) == 0; }
+inline bool packed(uint64_t e) {
+  return (e & kWhole) == 0;
+}
 inline uint32_t index(uint64_t e) {
   return static_cast<uint32_t>(e & (packed(e) ? kPackedIndexMask : kWhole - 1));
 }
-inline uint32_t insns(uint64_t e) { return static_cast<uint32_t>((e >> kInsnsShift) & kInsnsMask); }
-inline uint32_t cost(uint64_t e) { return static_cast<uint32_t>(e >> 32); }
+inline uint32_t insns(uint64_t e) {
+  return static_cast<uint32_t>((e >> kInsnsShift) & kInsnsMask);
+}
+inline uint32_t cost(uint64_t e) {
+  return static_cast<uint32_t>(e >> 32);
+}
 }  // namespace block_log
 
 class BlockCache {

@@ -2,7 +2,6 @@
 
 #include <unicorn/unicorn.h>
 
-
 namespace padlock::emu {
 
 int unicorn_cpu_model(const Padlock& padlock) {

@@ -24,16 +24,16 @@ constexpr std::pair<x86_reg, int> kAddressRegs[] = {
     {X86_REG_EBP, UC_X86_REG_EBP}, {X86_REG_RBP, UC_X86_REG_RBP},
     {X86_REG_ESI, UC_X86_REG_ESI}, {X86_REG_RSI, UC_X86_REG_RSI},
     {X86_REG_EDI, UC_X86_REG_EDI}, {X86_REG_RDI, UC_X86_REG_RDI},
-    {X86_REG_R8, UC_X86_REG_R8}, {X86_REG_R8D, UC_X86_REG_R8D},
-    {X86_REG_R9, UC_X86_REG_R9}, {X86_REG_R9D, UC_X86_REG_R9D},
+    {X86_REG_R8, UC_X86_REG_R8},   {X86_REG_R8D, UC_X86_REG_R8D},
+    {X86_REG_R9, UC_X86_REG_R9},   {X86_REG_R9D, UC_X86_REG_R9D},
     {X86_REG_R10, UC_X86_REG_R10}, {X86_REG_R10D, UC_X86_REG_R10D},
     {X86_REG_R11, UC_X86_REG_R11}, {X86_REG_R11D, UC_X86_REG_R11D},
     {X86_REG_R12, UC_X86_REG_R12}, {X86_REG_R12D, UC_X86_REG_R12D},
     {X86_REG_R13, UC_X86_REG_R13}, {X86_REG_R13D, UC_X86_REG_R13D},
     {X86_REG_R14, UC_X86_REG_R14}, {X86_REG_R14D, UC_X86_REG_R14D},
     {X86_REG_R15, UC_X86_REG_R15}, {X86_REG_R15D, UC_X86_REG_R15D},
-    {X86_REG_SI, UC_X86_REG_SI}, {X86_REG_DI, UC_X86_REG_DI},
-    {X86_REG_BX, UC_X86_REG_BX}, {X86_REG_BP, UC_X86_REG_BP},
+    {X86_REG_SI, UC_X86_REG_SI},   {X86_REG_DI, UC_X86_REG_DI},
+    {X86_REG_BX, UC_X86_REG_BX},   {X86_REG_BP, UC_X86_REG_BP},
 };
 
 }  // namespace
@@ -65,8 +65,7 @@ uint64_t first_faulting_byte(size_t cs, const Cpu& cpu, const AddressSpace& mem,
     if (seg == X86_REG_FS || seg == X86_REG_GS) {
       if (guest64) return cpu.reg(seg == X86_REG_FS ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE);
       const uint64_t sel = cpu.reg(seg == X86_REG_FS ? UC_X86_REG_FS : UC_X86_REG_GS);
-      const uint64_t d =
-          (sel & ~uint64_t{7}) ? cpu.gdt_entry(static_cast<unsigned>(sel >> 3)) : 0;
+      const uint64_t d = (sel & ~uint64_t{7}) ? cpu.gdt_entry(static_cast<unsigned>(sel >> 3)) : 0;
       return ((d >> 16) & 0xFFFFFF) | ((d >> 32) & 0xFF000000u);
     }
     return 0;

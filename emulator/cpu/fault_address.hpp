@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "emulator/memory/address_space.hpp"
 #include "emulator/cpu/cpu.hpp"
+#include "emulator/memory/address_space.hpp"
 
 namespace padlock::emu {
 

@@ -24,8 +24,7 @@ struct UcHooks {
   static void costed_block(uc_engine*, uint64_t address, uint32_t size, void* o) {
     static_cast<Owner*>(o)->on_costed_block(address, size);
   }
-  static uint32_t block_cost(uc_engine*, uint64_t address, uint32_t size, uint64_t* tag,
-                             void* o) {
+  static uint32_t block_cost(uc_engine*, uint64_t address, uint32_t size, uint64_t* tag, void* o) {
     return static_cast<Owner*>(o)->block_cost(address, size, tag);
   }
   static bool tlb(uc_engine*, uint64_t va, uc_mem_type type, uc_tlb_entry* e, void* o) {

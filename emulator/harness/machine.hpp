@@ -227,8 +227,8 @@ class Machine {
   std::unique_ptr<BlockCache> blocks_;
   std::unique_ptr<Padlock> padlock_;
   std::unique_ptr<DiagSink> diag_;
-  std::unique_ptr<VirtualTime> vt_;     // guest instructions, PadLock cycles, RDTSC reads
-  std::unique_ptr<PadlockCore> core_;   // PadLock execution (emulator/padlock/core.hpp)
+  std::unique_ptr<VirtualTime> vt_;    // guest instructions, PadLock cycles, RDTSC reads
+  std::unique_ptr<PadlockCore> core_;  // PadLock execution (emulator/padlock/core.hpp)
   Stats stats_;
   size_t cs_ = 0;  // Capstone handle (messages, fault addresses)
   uc_hook block_hook_ = 0;

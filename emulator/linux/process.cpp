@@ -12,13 +12,13 @@
 #include <cstdio>
 #include <cstring>
 
-#include "emulator/memory/code_pages.hpp"
 #include "emulator/cpu/cpu_features.hpp"
-#include "emulator/memory/direct_memory.hpp"
+#include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/loader/initial_stack.hpp"
+#include "emulator/memory/code_pages.hpp"
+#include "emulator/memory/direct_memory.hpp"
 #include "emulator/observe/trace/run_observers.hpp"
-#include "emulator/cpu/uc_hooks.hpp"
 
 namespace padlock::emu {
 
@@ -264,9 +264,9 @@ void Process::enable_block_hook() {
   // batches (replay_block_log).
   bool inline_costs = !opts_.icount && !opts_.stats;
   if (inline_costs) {
-    inline_costs = uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr,
-                                     vt_->next_event_cell(), &UcHooks<Process>::block_cost,
-                                     this) == UC_ERR_OK;
+    inline_costs =
+        uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr, vt_->next_event_cell(),
+                          &UcHooks<Process>::block_cost, this) == UC_ERR_OK;
     if (inline_costs && obs_ && obs_->wants_blocks()) {
       block_log_.assign(kBlockLogEntries, 0);
       log_blocks_.assign(1, nullptr);  // index 0: no block (BlockInfo::log_index)

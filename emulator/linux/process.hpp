@@ -12,15 +12,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "emulator/memory/address_space.hpp"
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/cpu/cpu.hpp"
-#include "emulator/loader/elf_loader.hpp"
 #include "emulator/linux/guest_paths.hpp"
-#include "emulator/run_options.hpp"
 #include "emulator/linux/signal/signals.hpp"
+#include "emulator/loader/elf_loader.hpp"
+#include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
+#include "emulator/run_options.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "models/padlock.hpp"
 
@@ -76,7 +76,7 @@ class Process {
   uint64_t random_u64();
   Padlock& padlock() { return *padlock_; }
   const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
-  const GuestPaths& paths() const { return paths_; }          // -L/--sysroot lookups
+  const GuestPaths& paths() const { return paths_; }         // -L/--sysroot lookups
   int pid() const { return pid_; }
   uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
   VirtualTime& vtime() { return *vt_; }
@@ -217,15 +217,15 @@ class Process {
   double mhz_ = 0;
   size_t cs_ = 0;  // Capstone handle for messages and fault addresses
 
-  std::unique_ptr<VirtualTime> vt_;             // the guest's clock, timers, interrupts
+  std::unique_ptr<VirtualTime> vt_;    // the guest's clock, timers, interrupts
   std::unique_ptr<PadlockCore> core_;  // PadLock instructions, their caches (--cache-x86 too)
-  uc_hook mem_hook_ = 0;                        // --cache-x86
+  uc_hook mem_hook_ = 0;               // --cache-x86
   bool eflags30_ = false;
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct, i386)
   bool want_block_hook_ = false;
   static constexpr size_t kBlockLogEntries = 1 << 14;
-  std::vector<uint64_t> block_log_;      // UC_CTL_BLOCK_LOG entries (block_log::entry)
+  std::vector<uint64_t> block_log_;           // UC_CTL_BLOCK_LOG entries (block_log::entry)
   std::vector<const BlockInfo*> log_blocks_;  // the index of a log entry: its block
   uint64_t* log_cursor_ = nullptr;
   uint64_t* log_end_ = nullptr;

@@ -53,7 +53,6 @@ bool Process::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
   return tlb_.fill(*mem_, va, type, paddr, perms);
 }
 
-
 int Process::on_cpuid() {
   return answer_cpuid(*cpu_, *padlock_, guest64_);
 }

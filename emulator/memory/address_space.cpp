@@ -68,8 +68,7 @@ int AddressSpace::apply_host(uint64_t va, uint64_t len) {
   uint64_t run = va;
   int run_prot = -1;
   auto flush = [&](uint64_t end) -> int {
-    if (run_prot >= 0 && end > run &&
-        mprotect(base_ + run, end - run, run_prot) != 0) {
+    if (run_prot >= 0 && end > run && mprotect(base_ + run, end - run, run_prot) != 0) {
       return -errno;
     }
     return 0;
@@ -178,8 +177,8 @@ int AddressSpace::map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int f
                                   uint64_t offset) {
   if (!in_window(va, len)) return -ENOMEM;
   const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped | kPageShared);
-  void* p = mmap(base_ + va, len, host_prot(f), MAP_FIXED | MAP_SHARED, fd,
-                 static_cast<off_t>(offset));
+  void* p =
+      mmap(base_ + va, len, host_prot(f), MAP_FIXED | MAP_SHARED, fd, static_cast<off_t>(offset));
   if (p == MAP_FAILED) {
     const int err = errno;
     // Leave a hole rather than whatever the failed mmap left behind.

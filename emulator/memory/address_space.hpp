@@ -98,8 +98,7 @@ class AddressSpace final : public GuestMemory {
 
   // Bytes from va (at most len) whose pages all have every bit of `need`; `seen` (if
   // given) gets the union of the flags of the pages walked.
-  uint64_t accessible_with(uint64_t va, uint64_t len, uint8_t need,
-                           uint8_t* seen = nullptr) const;
+  uint64_t accessible_with(uint64_t va, uint64_t len, uint8_t need, uint8_t* seen = nullptr) const;
 
   // GuestMemory: the window is contiguous in host memory, so any accessible range
   // translates.

@@ -13,7 +13,7 @@ namespace {
 struct DirectState {
   uc_engine* uc = nullptr;
   AddressSpace* mem = nullptr;
-  struct sigaction saved{};
+  struct sigaction saved {};
 };
 DirectState g_direct;
 
@@ -33,8 +33,8 @@ void on_host_sigsegv(int, siginfo_t* si, void* ctx) {
   const auto pc = static_cast<uintptr_t>(uc_ctx->uc_mcontext.gregs[REG_RIP]);
   // si_code > 0: raised by the kernel for an access, not sent by kill().
   if (d.mem != nullptr && si->si_code > 0 && d.mem->host_in_reservation(si->si_addr)) {
-    const uint64_t offset = static_cast<uint64_t>(static_cast<uint8_t*>(si->si_addr) -
-                                                  d.mem->host_base());
+    const uint64_t offset =
+        static_cast<uint64_t>(static_cast<uint8_t*>(si->si_addr) - d.mem->host_base());
     const uint64_t va = offset & 0xFFFFFFFFu;  // the guard past 4 GiB: the access wrapped
     const bool write = (uc_ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;  // #PF error code W
     const bool in_jit = uc_direct_memory_in_jit(d.uc, pc);
@@ -60,7 +60,7 @@ void on_host_sigsegv(int, siginfo_t* si, void* ctx) {
 bool direct_memory_enable(uc_engine* uc, AddressSpace& mem) {
   if (g_direct.uc != nullptr) return false;
   if (uc_ctl_direct_memory(uc, mem.host_base()) != UC_ERR_OK) return false;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = on_host_sigsegv;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);

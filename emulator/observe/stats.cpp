@@ -79,8 +79,7 @@ void Stats::print_timing(FILE* out, double mhz, uint64_t total, uint64_t idle,
   }
   std::fprintf(out, "padlock-emu: stats:   total: %llu cycles\n",
                static_cast<unsigned long long>(total));
-  std::fprintf(out,
-               "padlock-emu: stats: modelled time %.6f s at %.0f MHz (%llu interrupts)\n",
+  std::fprintf(out, "padlock-emu: stats: modelled time %.6f s at %.0f MHz (%llu interrupts)\n",
                mhz > 0 ? total / (mhz * 1e6) : 0.0, mhz,
                static_cast<unsigned long long>(interrupts));
 }

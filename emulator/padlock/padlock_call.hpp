@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "emulator/memory/address_space.hpp"
 #include "emulator/cpu/cpu.hpp"
+#include "emulator/memory/address_space.hpp"
 #include "isa/decoder.hpp"
 #include "models/unit_interface.hpp"
 

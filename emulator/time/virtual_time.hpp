@@ -17,9 +17,9 @@ namespace padlock::emu {
 
 struct VirtualTimeConfig {
   double mhz = 1600;
-  bool enabled = true;     // --timing on|off
-  double irq_hz = 250;     // --irq-hz (0: no interrupts)
-  double irq_jitter = 0.1;  // period varies by +-10 % (seeded)
+  bool enabled = true;         // --timing on|off
+  double irq_hz = 250;         // --irq-hz (0: no interrupts)
+  double irq_jitter = 0.1;     // period varies by +-10 % (seeded)
   uint64_t irq_cycles = 2000;  // cost of taking one interrupt (docs/timing.md)
   uint64_t seed = 0;
 };

@@ -66,8 +66,9 @@ constexpr AceParams esther_ace() {
             {{kEstherUnalignedCbc, kEstherUnalignedCfb, kEstherUnalignedOfb, kEstherUnalignedCtr}});
   // No source reloads the key before every instruction on an Esther (BAES never does):
   // Nehemiah's chain reloads, from Gladman's tables.
-  constexpr const char* kReload = "choice: Nehemiah's, fitted to Gladman's tables (no Esther "
-                                  "source reloads the key per instruction)";
+  constexpr const char* kReload =
+      "choice: Nehemiah's, fitted to Gladman's tables (no Esther "
+      "source reloads the key per instruction)";
   a.chain_reload = {{{kNehemiahReloadCbc.value, kReload},
                      {kNehemiahReloadCfb.value, kReload},
                      {kNehemiahReloadOfb.value, kReload},
@@ -89,7 +90,9 @@ constexpr AceParams nehemiah_ace() {
   set_chain(a.chain_startup, a.chain_per_block, kFits);
   // No ALIGN on Nehemiah (§3.2): non-aligned buffers cost as aligned ones.
   set_chain(a.chain_startup_unaligned, a.chain_per_block_unaligned, kFits);
-  a.chain_reload = {{kNehemiahReloadCbc, kNehemiahReloadCfb, kNehemiahReloadOfb,
+  a.chain_reload = {{kNehemiahReloadCbc,
+                     kNehemiahReloadCfb,
+                     kNehemiahReloadOfb,
                      {0, "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
   a.prefetch_ecb = 32;
   return a;

@@ -66,7 +66,8 @@ void sha1_blocks_x86(uint32_t* state, const uint8_t* data, size_t blocks) {
     __m128i prev = abcd;
     [&]<int... G>(std::integer_sequence<int, G...>) {
       (sha1_group<G>(abcd, e0, prev, m), ...);
-    }(std::make_integer_sequence<int, 20>{});
+    }
+    (std::make_integer_sequence<int, 20>{});
     e0 = _mm_sha1nexte_epu32(prev, e_in);
     abcd = _mm_add_epi32(abcd, abcd_in);
   }
@@ -92,7 +93,8 @@ void sha256_blocks_x86(uint32_t* state, const uint8_t* data, size_t blocks) {
     }
     [&]<int... G>(std::integer_sequence<int, G...>) {
       (sha256_group<G>(abef, cdgh, m), ...);
-    }(std::make_integer_sequence<int, 16>{});
+    }
+    (std::make_integer_sequence<int, 16>{});
     abef = _mm_add_epi32(abef, abef_in);
     cdgh = _mm_add_epi32(cdgh, cdgh_in);
   }

@@ -11,8 +11,7 @@ uint64_t as_u64(double v, uint64_t fallback) {
 }
 }  // namespace
 
-CacheLevel::CacheLevel(uint64_t bytes, uint64_t line, unsigned ways)
-    : ways_(std::max(1u, ways)) {
+CacheLevel::CacheLevel(uint64_t bytes, uint64_t line, unsigned ways) : ways_(std::max(1u, ways)) {
   sets_ = std::max<uint64_t>(1, bytes / line / ways_);
   ways_v_.resize(sets_ * ways_);
 }

@@ -86,10 +86,11 @@ constexpr X86Costs kNehemiah = nehemiah_costs();
 constexpr X86Costs kNano = nano_costs();
 
 constexpr const char* kNames[kInsnClassCount] = {
-    "alu",    "mov",     "lea",      "shift",   "load",    "store",      "alu-load", "alu-rmw",
-    "push",   "pop",     "pusha",    "popa",    "mul",     "div",        "branch",   "jump",
-    "jump-indirect",     "call",     "ret",     "cmov-set", "string",    "rep-startup",
-    "x87",    "mmx",     "sse",      "flags",   "syscall", "serializing", "nop",     "other"};
+    "alu",      "mov",      "lea",     "shift",       "load",          "store",
+    "alu-load", "alu-rmw",  "push",    "pop",         "pusha",         "popa",
+    "mul",      "div",      "branch",  "jump",        "jump-indirect", "call",
+    "ret",      "cmov-set", "string",  "rep-startup", "x87",           "mmx",
+    "sse",      "flags",    "syscall", "serializing", "nop",           "other"};
 
 }  // namespace
 

@@ -2,12 +2,12 @@
 // variant tried is built in a stack buffer, so a lookup allocates nothing.
 #include "models/timing/x86_measured.hpp"
 
-#include "models/cpus/calibrated.hpp"
-
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
+
+#include "models/cpus/calibrated.hpp"
 
 namespace padlock::timing {
 

@@ -121,10 +121,10 @@ InsnCost resolve_insn_cost(X86Core core, std::string_view key, InsnClass cls, bo
 struct RepStringCost {
   double startup = 0;
   double per_element = 0;
-  double misaligned = 0;      // extra clocks per misaligned element
+  double misaligned = 0;  // extra clocks per misaligned element
   unsigned element_bytes = 1;
-  bool reads_esi = false;     // MOVS, LODS, CMPS
-  bool edi_access = false;    // MOVS, STOS, CMPS, SCAS
+  bool reads_esi = false;             // MOVS, LODS, CMPS
+  bool edi_access = false;            // MOVS, STOS, CMPS, SCAS
   const RepStringRow* row = nullptr;  // nullptr: per_element is the class fallback
   const char* startup_source = "";
   const char* misaligned_source = "";

@@ -15,8 +15,8 @@
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
 #include "models/flat_memory.hpp"
-#include "models/unit_interface.hpp"
 #include "models/padlock.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock::python {
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <string>
 
-#include "emulator/run_options.hpp"
 #include "emulator/observe/stats.hpp"
+#include "emulator/run_options.hpp"
 
 namespace padlock::python {
 

@@ -30,13 +30,16 @@ struct VectorRecord {
     const std::string& s = str(k);
     if (s.size() % 2 != 0) throw std::runtime_error("odd hex length in field " + k);
     std::vector<uint8_t> out(s.size() / 2);
-    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = static_cast<uint8_t>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
     return out;
   }
   uint64_t num(const std::string& k) const { return std::stoull(str(k), nullptr, 0); }
 };
 
-inline std::string vector_path(const std::string& rel) { return std::string(PADLOCK_VECTOR_DIR) + "/" + rel; }
+inline std::string vector_path(const std::string& rel) {
+  return std::string(PADLOCK_VECTOR_DIR) + "/" + rel;
+}
 
 inline std::vector<VectorRecord> read_vectors(const std::string& rel) {
   std::ifstream in(vector_path(rel));
@@ -58,11 +61,20 @@ inline std::vector<VectorRecord> read_vectors(const std::string& rel) {
   while (std::getline(in, line)) {
     ++lineno;
     line = trim(line);
-    if (line.empty()) { flush(); continue; }
+    if (line.empty()) {
+      flush();
+      continue;
+    }
     if (line[0] == '#') continue;
-    if (line.front() == '[' && line.back() == ']') { flush(); section = line.substr(1, line.size() - 2); cur.section = section; continue; }
+    if (line.front() == '[' && line.back() == ']') {
+      flush();
+      section = line.substr(1, line.size() - 2);
+      cur.section = section;
+      continue;
+    }
     const auto eq = line.find('=');
-    if (eq == std::string::npos) throw std::runtime_error(rel + ":" + std::to_string(lineno) + ": expected key = value");
+    if (eq == std::string::npos)
+      throw std::runtime_error(rel + ":" + std::to_string(lineno) + ": expected key = value");
     if (cur.fields.empty()) cur.line = lineno;
     cur.fields[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
   }

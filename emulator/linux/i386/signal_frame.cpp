@@ -1,10 +1,11 @@
 // i386 signal frames (struct sigframe_ia32 and rt_sigframe_ia32 of Linux).
+#include "emulator/linux/signal/signal_frame.hpp"
+
 #include <cstring>
 #include <vector>
 
 #include "emulator/linux/abi_structs.hpp"
 #include "emulator/linux/process.hpp"
-#include "emulator/linux/signal/signal_frame.hpp"
 
 namespace padlock::emu {
 

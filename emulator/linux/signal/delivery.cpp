@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "emulator/cpu/fault_address.hpp"
-#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/signal/signal_frame.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 

@@ -50,7 +50,7 @@ void on_host_signal(int sig, siginfo_t* si, void*) {
 }
 
 void set_host(int sig, void (*handler)(int, siginfo_t*, void*), void (*simple)(int)) {
-  struct sigaction sa{};
+  struct sigaction sa {};
   sigemptyset(&sa.sa_mask);
   if (handler != nullptr) {
     sa.sa_sigaction = handler;
@@ -73,7 +73,7 @@ void host_signals_init(Process& p) {
   // A signal the emulator inherited as ignored starts ignored in the guest, as exec keeps it.
   for (int sig = 1; sig <= kNumSignals; ++sig) {
     if (!forwardable(sig)) continue;
-    struct sigaction cur{};
+    struct sigaction cur {};
     if (sigaction(sig, nullptr, &cur) == 0 && cur.sa_handler == SIG_IGN) {
       p.signals().action[sig].handler = kSigIgn;
     }

@@ -2,8 +2,8 @@
 // clears EFLAGS[30] (§1.8: entering the kernel stores EFLAGS; §3.2: SYSENTER clears it).
 #include <signal.h>
 
-#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/strace.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 #include "emulator/observe/trace/run_observers.hpp"

@@ -144,8 +144,10 @@ int64_t sys_timer_create(SyscallContext& c) {
     if (!c.p.read_user(c.a[1], raw, w + 8)) return -EFAULT;
     signo = get_field<int32_t>(raw, w);
     notify = get_field<int32_t>(raw, w + 4);
-    if (notify == 1) signo = 0;                      // SIGEV_NONE
-    else if (notify != 0 && notify != 4) return -EINVAL;  // SIGEV_SIGNAL, SIGEV_THREAD_ID
+    if (notify == 1)
+      signo = 0;  // SIGEV_NONE
+    else if (notify != 0 && notify != 4)
+      return -EINVAL;  // SIGEV_SIGNAL, SIGEV_THREAD_ID
     if (notify != 1 && (signo < 1 || signo > kNumSignals)) return -EINVAL;
   }
   const int id = vt.posix_alloc();

@@ -65,7 +65,7 @@ int64_t Process::do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t fl
   len = page_up(len);
   const bool anonymous = (flags & kMapAnonymous) != 0;
   const bool shared = type != kMapPrivate;
-  struct stat st{};
+  struct stat st {};
   if (!anonymous) {
     if (fstat(fd, &st) != 0) return -EBADF;
     if (S_ISDIR(st.st_mode)) return -ENODEV;

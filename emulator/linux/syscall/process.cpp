@@ -1,5 +1,7 @@
 // Process, identity, limits, TLS and futex system calls. The guest is one thread whose
 // pid and tid are the emulator's own.
+#include "emulator/linux/process.hpp"
+
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -11,7 +13,6 @@
 #include <cstring>
 
 #include "emulator/linux/abi_structs.hpp"
-#include "emulator/linux/process.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 
 namespace padlock::emu {
@@ -110,7 +111,9 @@ int set_limit(Process& p, int res, uint64_t cur, uint64_t max) {
     k.rlimit_max[res] = max;
     return 0;
   }
-  struct rlimit rl{cur, max};
+  struct rlimit rl {
+    cur, max
+  };
   return setrlimit(static_cast<__rlimit_resource>(res), &rl) == 0 ? 0 : -errno;
 }
 

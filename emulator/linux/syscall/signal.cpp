@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include "emulator/linux/abi_structs.hpp"
-#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 
 namespace padlock::emu {

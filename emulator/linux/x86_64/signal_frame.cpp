@@ -1,10 +1,11 @@
 // x86-64 signal frames (struct rt_sigframe of Linux) and the pieces shared with i386.
+#include "emulator/linux/signal/signal_frame.hpp"
+
 #include <cstring>
 #include <vector>
 
 #include "emulator/linux/abi_structs.hpp"
 #include "emulator/linux/process.hpp"
-#include "emulator/linux/signal/signal_frame.hpp"
 
 namespace padlock::emu {
 

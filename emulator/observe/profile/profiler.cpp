@@ -69,8 +69,8 @@ void Profiler::control_flow(uint64_t target) {
   }
 }
 
-void Profiler::on_block_log(const uint64_t* p, const uint64_t* end,
-                            const BlockInfo* const* blocks, size_t nblocks, uint64_t now) {
+void Profiler::on_block_log(const uint64_t* p, const uint64_t* end, const BlockInfo* const* blocks,
+                            size_t nblocks, uint64_t now) {
   if (counts_.size() < nblocks) counts_.resize(nblocks);
   while (p != end) {
     if (block_log::packed(*p) && pending_ == BlockExit::Other) {

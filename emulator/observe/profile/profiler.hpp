@@ -67,8 +67,8 @@ class Profiler {
   }
 
   // A batch of Unicorn's block log (Process::replay_block_log): entries (block_log::entry)
-  // naming blocks by index into `blocks` (nblocks of them), the first starting at virtual time `now`, each
-  // the next. The same as on_block for each; blocks that neither call nor return (nor
+  // naming blocks by index into `blocks` (nblocks of them), the first starting at virtual time
+  // `now`, each the next. The same as on_block for each; blocks that neither call nor return (nor
   // follow one that does) are only counted, and their records booked once per batch.
   void on_block_log(const uint64_t* begin, const uint64_t* end, const BlockInfo* const* blocks,
                     size_t nblocks, uint64_t now);

@@ -28,7 +28,7 @@ struct PadlockEvent {
   bool guest64 = false;
   uint64_t in[8] = {}, out[8] = {};  // GPRs by Gpr index, before and after
   bool eflags30_in = false, eflags30_out = false;
-  Outcome outcome;  // the unit's report: cycles, spans, control word used, diagnostics
+  Outcome outcome;         // the unit's report: cycles, spans, control word used, diagnostics
   bool restarted = false;  // the previous PadLock instruction at this PC was interrupted or
                            // faulted, so this execution resumes it (§1.7)
   ResultDigest result;

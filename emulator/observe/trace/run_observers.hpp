@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
 #include "emulator/observe/profile/profiler.hpp"
-#include "emulator/run_options.hpp"
-#include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/observe/trace/chrome_trace.hpp"
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/padlock_event.hpp"
+#include "emulator/run_options.hpp"
 
 namespace padlock::emu {
 

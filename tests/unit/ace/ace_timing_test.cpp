@@ -118,7 +118,8 @@ TEST(AceTiming, ChainingModesStartupPerBlockAndOverlap_Sec3_3) {
     EXPECT_EQ(o.cycles, sse1) << c.mode;
     EXPECT_EQ(o.int_cycles, sse1 - (45 + 20 - 61)) << c.mode;
     o = r.run(c.mode, 512);  // EFLAGS[30] = 1 now
-    const uint64_t sse = uint64_t(std::llround(p.chain_startup[c.idx] + 512 * p.chain_per_block[c.idx]));
+    const uint64_t sse =
+        uint64_t(std::llround(p.chain_startup[c.idx] + 512 * p.chain_per_block[c.idx]));
     EXPECT_EQ(o.cycles, sse) << c.mode;
     EXPECT_EQ(o.int_cycles, sse - (9 + 20 - 17)) << c.mode;
   }

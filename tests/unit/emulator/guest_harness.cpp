@@ -13,8 +13,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "emulator/loader/elf_loader.hpp"
 #include "emulator/linux/process.hpp"
+#include "emulator/loader/elf_loader.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::emu::test {
@@ -47,7 +47,7 @@ std::string build_guest(const std::string& source, Arch arch, const std::string&
   const std::string key = std::string(arch_name(arch)) + "|" + extra_flags + "|" + source;
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   const std::string final_path =
-      cache_dir() + "/g" + std::to_string(std::hash<std::string>{}(key) & 0xFFFFFFFFFFFFull);
+      cache_dir() + "/g" + std::to_string(std::hash<std::string>{}(key)&0xFFFFFFFFFFFFull);
   if (access(final_path.c_str(), X_OK) == 0) {
     cache[key] = final_path;
     return final_path;
@@ -94,8 +94,8 @@ std::string build_guest(const std::string& source, Arch arch, const std::string&
 }
 
 GuestRun run_guest(const std::string& program, const std::vector<std::string>& args,
-                   const char* cpu, bool strace, uint64_t seed,
-                   const std::vector<std::string>& env, const std::string& sysroot) {
+                   const char* cpu, bool strace, uint64_t seed, const std::vector<std::string>& env,
+                   const std::string& sysroot) {
   GuestRun r;
   int out_pipe[2], err_pipe[2], res_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(res_pipe) != 0) {

@@ -15,8 +15,8 @@
 #include "isa/msr.hpp"
 #include "models/cpu_model.hpp"
 #include "models/flat_memory.hpp"
-#include "models/unit_interface.hpp"
 #include "models/rng/rng_unit.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock::test {
 

@@ -1,9 +1,10 @@
 // The cache/memory model (models/timing/cache_model): LRU sets, the exclusive L2, memory
 // bandwidth, store-buffer stalls and how a PadLock stream's cost combines with the engine's.
+#include "models/timing/cache_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include "models/cpu_model.hpp"
-#include "models/timing/cache_model.hpp"
 
 namespace padlock::timing {
 namespace {
@@ -50,7 +51,7 @@ TEST(CacheModel, SecondPassOverL1ResidentDataHits) {
   MemCost first, second;
   m.access(0x10000, 2048, false, &first);
   m.access(0x10000, 2048, false, &second);
-  EXPECT_EQ(first.mem_fills, 32u);  // 2 KB of 64-byte lines, cold
+  EXPECT_EQ(first.mem_fills, 32u);                  // 2 KB of 64-byte lines, cold
   EXPECT_DOUBLE_EQ(first.miss_clocks, 32 * 128.0);  // 64 B / 0.5 B per clock each
   EXPECT_EQ(second.l1_hits, 32u);
   EXPECT_DOUBLE_EQ(second.miss_clocks, 0);
@@ -94,7 +95,7 @@ TEST(CacheModel, FiveLinesInOneFourWaySetConflict) {
 
 TEST(CacheModel, StoreBufferStallsAfterItsCapacity) {
   CacheModel m(small_params());
-  m.stream(0x30000, 1024, 0x30000, 1024);  // warm
+  m.stream(0x30000, 1024, 0x30000, 1024);                    // warm
   const MemCost c = m.stream(0x30000, 1024, 0x30000, 1024);  // 64 stores of 16 bytes
   EXPECT_EQ(c.stalled_stores, 64u - 4u);                     // 64-byte buffer: 4 free
   EXPECT_DOUBLE_EQ(c.store_clocks, 60 * 2.0);

@@ -1,10 +1,11 @@
 // The per-core x86 cost tables (models/timing/x86_costs).
+#include "models/timing/x86_costs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "models/cpu_model.hpp"
-#include "models/timing/x86_costs.hpp"
 
 namespace padlock::timing {
 namespace {
@@ -34,8 +35,8 @@ TEST(X86Costs, BlockCostSumsClasses) {
   b.add(InsnClass::Div);
   b.add(InsnClass::Branch);
   EXPECT_EQ(b.insns, 4u);
-  const double want = c.cost(InsnClass::Load) + c.cost(InsnClass::Alu) +
-                      c.cost(InsnClass::Div) + c.cost(InsnClass::Branch);
+  const double want = c.cost(InsnClass::Load) + c.cost(InsnClass::Alu) + c.cost(InsnClass::Div) +
+                      c.cost(InsnClass::Branch);
   EXPECT_EQ(b.clocks(c), static_cast<uint32_t>(want + 0.5));
 }
 

@@ -124,7 +124,9 @@ struct Case {
   const char* why;
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.action; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.action;
+}
 
 class Eflags30Test : public ::testing::TestWithParam<std::tuple<Arch, Case>> {};
 

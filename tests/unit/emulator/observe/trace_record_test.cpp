@@ -7,9 +7,9 @@
 #include <cstring>
 #include <string>
 
-#include "emulator/tools/json_value.hpp"
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/result_digest.hpp"
+#include "emulator/tools/json_value.hpp"
 #include "models/flat_memory.hpp"
 
 namespace padlock::emu::trace {

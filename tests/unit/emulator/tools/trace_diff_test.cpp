@@ -2,21 +2,19 @@
 #include "emulator/tools/trace_diff.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
-
-#include <unistd.h>
 
 #include "emulator/tools/trace_summary.hpp"
 
 namespace padlock::emu::trace {
 namespace {
 
-const char* kRun =
-    R"({"type":"run","schema":1,"program":"p","arch":"i386","cpu":"esther-c5j",)"
-    R"("mhz":1600,"seed":0,"errata":true})";
+const char* kRun = R"({"type":"run","schema":1,"program":"p","arch":"i386","cpu":"esther-c5j",)"
+                   R"("mhz":1600,"seed":0,"errata":true})";
 
 std::string insn(int seq, uint64_t cycle, uint64_t cycles, const char* ecx = "0x00000000",
                  const char* cpu = "esther-c5j") {
@@ -111,7 +109,8 @@ TEST(TraceSummary, TotalsPerKindAndFunction) {
 }
 
 TEST(TraceFileRead, RejectsOtherFiles) {
-  const std::string path = testing::TempDir() + "/not_a_trace." + std::to_string(::getpid()) + ".jsonl";
+  const std::string path =
+      testing::TempDir() + "/not_a_trace." + std::to_string(::getpid()) + ".jsonl";
   {
     std::ofstream f(path);
     f << "{\"hello\":1}\n";
