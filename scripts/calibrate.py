@@ -145,10 +145,11 @@ CLOCK_SOURCE = ("calibrated: the clock the §3.3 table's rates imply, fitted wit
 
 
 def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
-                      reloads: dict[str, float], clocks: dict[str, float]) -> str:
+                      reloads: dict[str, float], clocks: dict[str, float],
+                      misaligned: float) -> str:
     """The text of models/cpus/calibrated.hpp for fits[(table data name, mode)] =
-    (start-up clocks, per-block clocks), Nehemiah's chain reloads[mode] and the table
-    clocks[machine] in MHz."""
+    (start-up clocks, per-block clocks), Nehemiah's chain reloads[mode], the table
+    clocks[machine] in MHz and the misaligned string element's extra clocks."""
     out = [CALIBRATED_HEAD]
     for t in TABLES:
         name = t["data"]
@@ -173,7 +174,7 @@ def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
     out.append("inline constexpr const char* kGladmanUnalignedEcb =")
     out += cxx_string(MISALIGNED_SOURCE, 4, ";")
     out.append(f"inline constexpr Clocks kNehemiahMisalignedStringElement = "
-               f"{{{float(clocks['misaligned'])!r}, kGladmanUnalignedEcb}};")
+               f"{{{float(misaligned)!r}, kGladmanUnalignedEcb}};")
     out.append("")
     out.append("// The clocks the §3.3 tables were measured at.")
     out.append("inline constexpr const char* kTableClock =")
@@ -205,16 +206,16 @@ def read_calibrated(path: Path = CALIBRATED) -> dict[tuple[str, str], tuple[floa
     return fits
 
 
-def read_extras(path: Path = CALIBRATED) -> tuple[dict[str, float], dict[str, float]]:
-    """Nehemiah's chain reloads by mode and the §3.3 table clocks by machine."""
+def read_extras(path: Path = CALIBRATED) -> tuple[dict[str, float], dict[str, float], float]:
+    """Nehemiah's chain reloads by mode, the §3.3 table clocks by machine and the
+    misaligned string element's extra clocks."""
     text = path.read_text(encoding="utf-8")
     reloads = {m.group(1).upper(): float(m.group(2)) for m in RELOAD_LINE.finditer(text)}
     clocks = {m.group(1): float(m.group(2)) for m in CLOCK_LINE.finditer(text)}
     if set(reloads) != set(RELOAD_MODES) or set(clocks) != set(MACHINES):
         raise ValueError(f"{path}: chain reloads or table clocks missing")
     mis = MISALIGNED_LINE.search(text)
-    clocks["misaligned"] = float(mis.group(1)) if mis else 0.0
-    return reloads, clocks
+    return reloads, clocks, float(mis.group(1)) if mis else 0.0
 
 
 def apply_sets(fits: dict, sets: list[str]) -> dict:
@@ -231,20 +232,21 @@ def apply_sets(fits: dict, sets: list[str]) -> dict:
 
 
 def write_calibrated(fits: dict[tuple[str, str], tuple[float, float]], reloads: dict[str, float],
-                     clocks: dict[str, float], path: Path = CALIBRATED) -> None:
-    path.write_text(format_calibrated(fits, reloads, clocks), encoding="utf-8")
+                     clocks: dict[str, float], misaligned: float,
+                     path: Path = CALIBRATED) -> None:
+    path.write_text(format_calibrated(fits, reloads, clocks, misaligned), encoding="utf-8")
 
 
 def write_data_only(sets: list[str], out: Path, check: bool) -> int:
     fits = apply_sets(read_calibrated(CALIBRATED), sets)
-    reloads, clocks = read_extras(CALIBRATED)
+    reloads, clocks, misaligned = read_extras(CALIBRATED)
     if check:
-        if out.read_text(encoding="utf-8") != format_calibrated(fits, reloads, clocks):
+        if out.read_text(encoding="utf-8") != format_calibrated(fits, reloads, clocks, misaligned):
             print(f"calibrate: {out} is not what write_calibrated produces from its values",
                   file=sys.stderr)
             return 1
         return 0
-    write_calibrated(fits, reloads, clocks, out)
+    write_calibrated(fits, reloads, clocks, misaligned, out)
     print(f"wrote {out}")
     return 0
 
@@ -521,21 +523,20 @@ def main() -> int:
 
     for p in range(args.fit):
         fits = read_calibrated()
-        reloads, clocks = read_extras()
+        reloads, clocks, misaligned = read_extras()
         results = run_tables(emu, baes, args.jobs, args.quick, clocks)
         cells = guide_cells(results, clocks) + gladman_cells(emu, modetest)
         fit_cells = [c for c in cells if c.in_fit]
         both = timing_fit.solve("both", fit_cells, timing_fit.part_names(fit_cells), clocks,
                                 {t["machine"] for t in TABLES})
-        misaligned = clocks["misaligned"]
         fits, reloads, clocks = apply_fit(both, fits, reloads)
-        clocks["misaligned"] = round(misaligned + misaligned_step(cells), 2)
-        write_calibrated(fits, reloads, clocks)
+        misaligned = round(misaligned + misaligned_step(cells), 2)
+        write_calibrated(fits, reloads, clocks, misaligned)
         moved = max([abs(d) for d in both.delta.values()] or [0])
         print(f"fit pass {p + 1}: largest part change {moved:.2f} clocks; clocks {clocks}")
         rebuild(build)
 
-    reloads, clocks = read_extras()
+    reloads, clocks, _ = read_extras()
     results = run_tables(emu, baes, args.jobs, args.quick, clocks)
     cells = guide_cells(results, clocks) + gladman_cells(emu, modetest)
 

@@ -32,16 +32,16 @@ std::string real_path(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz, bool guest64,
-                                                   const Stats& stats) {
+std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz,
+                                                   bool guest64) {
   if (opts.trace_file.empty() && opts.chrome_trace_file.empty() && opts.profile_file.empty()) {
     return nullptr;
   }
-  return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64, stats));
+  return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64));
 }
 
-RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64, const Stats& stats)
-    : opts_(opts), stats_(stats), guest64_(guest64) {
+RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
+    : opts_(opts), guest64_(guest64) {
   trace::RunInfo run;
   run.program = profile::base_name(opts.program);
   run.guest64 = guest64;

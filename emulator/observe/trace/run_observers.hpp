@@ -14,7 +14,6 @@
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
 #include "emulator/observe/profile/profiler.hpp"
-#include "emulator/observe/stats.hpp"
 #include "emulator/observe/trace/chrome_trace.hpp"
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/padlock_event.hpp"
@@ -26,8 +25,7 @@ class RunObservers final : public PadlockListener {
  public:
   // nullptr when the options ask for none of them. Opens the output files; throws
   // LoadError with a one-line reason when one cannot be created.
-  static std::unique_ptr<RunObservers> create(const RunOptions& opts, double mhz, bool guest64,
-                                              const Stats& stats);
+  static std::unique_ptr<RunObservers> create(const RunOptions& opts, double mhz, bool guest64);
   ~RunObservers() override;
   RunObservers(const RunObservers&) = delete;
   RunObservers& operator=(const RunObservers&) = delete;
@@ -63,10 +61,9 @@ class RunObservers final : public PadlockListener {
   const profile::ObjectMap& objects() const { return objects_; }
 
  private:
-  RunObservers(const RunOptions& opts, double mhz, bool guest64, const Stats& stats);
+  RunObservers(const RunOptions& opts, double mhz, bool guest64);
 
   const RunOptions& opts_;
-  const Stats& stats_;
   bool guest64_;
   profile::ObjectMap objects_;
   std::unique_ptr<profile::Profiler> profiler_;
