@@ -56,11 +56,36 @@ if(NOT _uc_ok)
                       "${_uc_name}.tar.gz (SHA-256 ${PADLOCK_UNICORN_SHA256})")
 endif()
 
-# Extract and patch at configure time, once per (sdist, patch) pair.
 file(SHA256 "${_uc_patch}" _uc_patch_hash)
+set(_uc_want "${PADLOCK_UNICORN_SHA256} ${_uc_patch_hash}")
+
+# Another padlock-emu build tree's Unicorn can be reused (worktrees, packaging), but only
+# when it was built from the same sdist and the same patch: its stamp must match ours.
+set(PADLOCK_UNICORN_FROM "" CACHE PATH
+    "a padlock-emu build directory whose patched Unicorn to reuse instead of building it")
+if(PADLOCK_UNICORN_FROM)
+  set(_uc_from_stamp "${PADLOCK_UNICORN_FROM}/_deps/${_uc_name}/.padlock-patched")
+  set(_uc_from_have "")
+  if(EXISTS "${_uc_from_stamp}")
+    file(READ "${_uc_from_stamp}" _uc_from_have)
+  endif()
+  set(_uc_from_lib "${PADLOCK_UNICORN_FROM}/_deps/${_uc_name}-build/libunicorn.a")
+  if(NOT _uc_from_have STREQUAL _uc_want OR NOT EXISTS "${_uc_from_lib}")
+    message(FATAL_ERROR "padlock-emu: PADLOCK_UNICORN_FROM=${PADLOCK_UNICORN_FROM} has no "
+                        "Unicorn built from this sdist and ${_uc_name}-padlock.patch")
+  endif()
+  add_library(padlock_unicorn STATIC IMPORTED GLOBAL)
+  set_target_properties(padlock_unicorn PROPERTIES
+    IMPORTED_LOCATION "${_uc_from_lib}"
+    INTERFACE_INCLUDE_DIRECTORIES "${PADLOCK_UNICORN_FROM}/_deps/${_uc_name}/public-include"
+    INTERFACE_LINK_LIBRARIES "pthread;m;dl")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_uc_patch}")
+  return()
+endif()
+
+# Extract and patch at configure time, once per (sdist, patch) pair.
 set(_uc_root "${CMAKE_BINARY_DIR}/_deps/${_uc_name}")
 set(_uc_stamp "${_uc_root}/.padlock-patched")
-set(_uc_want "${PADLOCK_UNICORN_SHA256} ${_uc_patch_hash}")
 set(_uc_have "")
 if(EXISTS "${_uc_stamp}")
   file(READ "${_uc_stamp}" _uc_have)
