@@ -231,18 +231,21 @@ void Checker::check_fault(const PadlockRecord& r, GuestMemory& mem) {
 }
 
 void Checker::finish() {
-  if (finished_ || lookup_ == nullptr) return;
-  finished_ = true;
+  if (lookup_ == nullptr) return;
   // A caller's return address follows its CALL: look up the CALL's last byte.
   std::vector<Frame*> frames;
-  for (Finding& f : findings_) {
+  const size_t from = located_;
+  for (size_t k = from; k < findings_.size(); ++k) {
+    Finding& f = findings_[k];
     for (unsigned i = 1; i < f.depth; ++i) --f.frames[i].pc;
     for (unsigned i = 0; i < f.depth; ++i) frames.push_back(&f.frames[i]);
   }
   lookup_->locate(frames.data(), frames.size());
-  for (Finding& f : findings_) {
+  for (size_t k = from; k < findings_.size(); ++k) {
+    Finding& f = findings_[k];
     for (unsigned i = 1; i < f.depth; ++i) ++f.frames[i].pc;
   }
+  located_ = findings_.size();
 }
 
 }  // namespace padlock::emu::check

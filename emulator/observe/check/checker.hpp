@@ -38,7 +38,7 @@ class Checker final : public PadlockListener {
 
   void on_padlock(const PadlockRecord& r, GuestMemory& mem) override;
 
-  // Symbolizes the findings' frames (once).
+  // Symbolizes the frames of the findings raised since the last call.
   void finish();
 
   const std::vector<Finding>& findings() const { return findings_; }
@@ -60,7 +60,7 @@ class Checker final : public PadlockListener {
   uint64_t seq_ = 0;
   std::vector<Finding> findings_;
   std::unordered_map<uint64_t, size_t> index_;  // (pc, kind) -> findings_
-  bool finished_ = false;
+  size_t located_ = 0;                          // findings_[0, located_) are symbolized
 
   // What the engine loaded the last time EFLAGS[30] was 0 (§1.8).
   struct Loaded {

@@ -102,53 +102,57 @@ void write_text(FILE* out, const std::vector<Finding>& findings) {
                by_severity[0], by_severity[0] == 1 ? "" : "s");
 }
 
-void write_jsonl(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info) {
+std::string finding_json(const Finding& f, const ReportInfo& info) {
+  const KindInfo& k = kind_info(f.kind);
   std::string line;
+  line += '{';
+  json_key(line, "kind");
+  json_string(line, k.name);
+  json_key(line, "severity");
+  json_string(line, severity_name(k.severity));
+  json_key(line, "section");
+  json_string(line, k.section);
+  json_key(line, "insn");
+  json_string(line, isa::info(f.insn).guide_name);
+  json_key(line, "pc");
+  json_hex(line, f.pc, 1);
+  const Frame& top = f.frames[0];
+  if (!top.function.empty()) {
+    json_key(line, "function");
+    json_string(line, top.function);
+  }
+  if (!top.file.empty()) {
+    json_key(line, "file");
+    json_string(line, top.file);
+    json_key(line, "line");
+    json_u64(line, top.line);
+  }
+  json_key(line, "count");
+  json_u64(line, f.count);
+  json_key(line, "first");
+  json_u64(line, f.first);
+  json_key(line, "message");
+  json_string(line, message(f));
+  json_key(line, "chip");
+  json_string(line, k.chip);
+  json_key(line, "backtrace");
+  line += '[';
+  for (unsigned i = 0; i < f.depth; ++i) {
+    if (i != 0) line += ',';
+    frame_json(line, f.frames[i]);
+  }
+  line += ']';
+  json_key(line, "program");
+  json_string(line, info.program);
+  json_key(line, "cpu");
+  json_string(line, info.cpu);
+  line += '}';
+  return line;
+}
+
+void write_jsonl(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info) {
   for (const Finding& f : findings) {
-    const KindInfo& k = kind_info(f.kind);
-    line.clear();
-    line += '{';
-    json_key(line, "kind");
-    json_string(line, k.name);
-    json_key(line, "severity");
-    json_string(line, severity_name(k.severity));
-    json_key(line, "section");
-    json_string(line, k.section);
-    json_key(line, "insn");
-    json_string(line, isa::info(f.insn).guide_name);
-    json_key(line, "pc");
-    json_hex(line, f.pc, 1);
-    const Frame& top = f.frames[0];
-    if (!top.function.empty()) {
-      json_key(line, "function");
-      json_string(line, top.function);
-    }
-    if (!top.file.empty()) {
-      json_key(line, "file");
-      json_string(line, top.file);
-      json_key(line, "line");
-      json_u64(line, top.line);
-    }
-    json_key(line, "count");
-    json_u64(line, f.count);
-    json_key(line, "first");
-    json_u64(line, f.first);
-    json_key(line, "message");
-    json_string(line, message(f));
-    json_key(line, "chip");
-    json_string(line, k.chip);
-    json_key(line, "backtrace");
-    line += '[';
-    for (unsigned i = 0; i < f.depth; ++i) {
-      if (i != 0) line += ',';
-      frame_json(line, f.frames[i]);
-    }
-    line += ']';
-    json_key(line, "program");
-    json_string(line, info.program);
-    json_key(line, "cpu");
-    json_string(line, info.cpu);
-    line += "}\n";
+    const std::string line = finding_json(f, info) + "\n";
     std::fwrite(line.data(), 1, line.size(), out);
   }
 }

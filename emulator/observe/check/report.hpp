@@ -16,6 +16,8 @@ struct ReportInfo {
 
 // One block per finding and a summary line, each line prefixed "padlock-emu: check: ".
 void write_text(FILE* out, const std::vector<Finding>& findings);
+// One finding as one JSON object (the JSON Lines record; Python's findings).
+std::string finding_json(const Finding& f, const ReportInfo& info);
 // One JSON object per line and finding.
 void write_jsonl(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info);
 // A SARIF 2.1.0 log with one run: a rule per kind, a result per finding.

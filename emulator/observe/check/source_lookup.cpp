@@ -8,16 +8,19 @@
 
 namespace padlock::emu::check {
 
-namespace {
-
 // FILE:LINE of link-time addresses in the object at `path`, from one run of binutils'
 // addr2line; frames stay without a file when the tool is missing or the object has no line
 // information ("??:0"). -a prints each address before its lines; -i the inlining chain,
 // innermost first: the last line is in the function the symbol table names (an inline asm
 // helper's line would name a header).
-void addr2line(const std::string& path, const std::vector<std::pair<Frame*, uint64_t>>& at) {
-  if (path.find('\'') != std::string::npos || at.empty()) return;
+void addr2line(const std::string& path, const std::string& section,
+               const std::vector<std::pair<Frame*, uint64_t>>& at) {
+  if (path.find('\'') != std::string::npos || section.find('\'') != std::string::npos ||
+      at.empty()) {
+    return;
+  }
   std::string cmd = "addr2line -a -i -e '" + path + "'";
+  if (!section.empty()) cmd += " -j '" + section + "'";
   for (const auto& [frame, addr] : at) {
     char buf[24];
     std::snprintf(buf, sizeof buf, " 0x%" PRIx64, addr);
@@ -54,8 +57,6 @@ void addr2line(const std::string& path, const std::vector<std::pair<Frame*, uint
   }
 }
 
-}  // namespace
-
 bool ObjectSourceLookup::is_code(uint64_t pc) {
   return objects_.function(objects_.function_at(pc)).object != profile::ObjectMap::kNoObject;
 }
@@ -73,7 +74,8 @@ void ObjectSourceLookup::locate(Frame* const* frames, size_t n) {
     if (fn.entry != 0) f.function = fn.name;
     by_object[fn.object].emplace_back(&f, f.pc - objects_.objects()[fn.object].bias);
   }
-  for (size_t o = 0; o < by_object.size(); ++o) addr2line(objects_.objects()[o].path, by_object[o]);
+  for (size_t o = 0; o < by_object.size(); ++o)
+    addr2line(objects_.objects()[o].path, "", by_object[o]);
 }
 
 }  // namespace padlock::emu::check
