@@ -123,3 +123,29 @@ def test_xsha_pad_only_is_a_note(emulator_path, guest_dir, tmp_path):
                                   ["256", str(data)], tmp_path, "--check=error")
     assert proc.returncode == 0
     assert [(f["kind"], f["severity"]) for f in findings] == [("xsha-pad-only", "note")]
+
+
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_debian_openssl_engine_has_no_finding(emulator_path, tmp_path, arch):
+    """Debian's OpenSSL padlock engine (i386 on Esther from the sysroot, x86-64 on Nano):
+    every cipher mode it offers, encrypt and decrypt, under --check=error: it reloads the
+    key whenever its saved context changes (padlock_verify_context), zeroes the control
+    word and uses no undefined case, so there is no finding (docs/checker.md)."""
+    from realclients import openssl_client
+
+    client = openssl_client(arch)
+    data = tmp_path / "in.bin"
+    data.write_bytes(bytes(range(256)) * 97)  # whole blocks: -nopad
+    modes = ["aes-128-cbc", "aes-192-ecb", "aes-256-cfb", "aes-128-ofb", "aes-256-ctr"]
+    for mode in modes:
+        for decrypt in ([], ["-d"]):
+            jsonl = tmp_path / f"{mode}{len(decrypt)}.jsonl"
+            p = client.run(emulator_path, "/usr/bin/openssl",
+                           ["enc", *decrypt, "-nopad", "-engine", "padlock", f"-{mode}",
+                            "-K", "00" * (int(mode.split("-")[1]) // 8), "-iv", "01" * 16, "-in", data,
+                            "-out", tmp_path / "out.bin"],
+                           stats=True, extra=("--check=error", "--check-jsonl", str(jsonl)))
+            assert p.returncode == 0
+            assert jsonl.read_text() == "", (mode, decrypt)
+            assert "padlock-emu: check: 0 findings" in p.stderr.decode()
+            assert "REP XCRYPT" in p.stderr.decode()  # the engine did the work
