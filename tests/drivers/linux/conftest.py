@@ -17,6 +17,7 @@ if _build:
     sys.path.insert(0, str(Path(_build).resolve() / "python"))
 sys.path.insert(0, str(HERE))
 sys.path.append(str(HERE.parents[1] / "integration"))  # aes_ref
+sys.path.append(str(HERE.parents[1] / "python"))  # _cbuild
 
 import kbuild  # noqa: E402
 

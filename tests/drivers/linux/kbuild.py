@@ -13,7 +13,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 GUEST_INCLUDE = HERE.parents[1] / "guest"
-DRIVERS = {"aes": "drivers/crypto/padlock-aes.c", "sha": "drivers/crypto/padlock-sha.c"}
+DRIVERS = {"aes": "drivers/crypto/padlock-aes.c", "sha": "drivers/crypto/padlock-sha.c",
+           "rng": "drivers/char/hw_random/via-rng.c"}
 
 
 def cache_dir() -> Path:

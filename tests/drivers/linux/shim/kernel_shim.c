@@ -84,6 +84,20 @@ void kernel_fpu_end(void) {
   --shim_fpu_depth;
 }
 
+/* Spins on the time-stamp counter for usecs x 2000 cycles (at least usecs microseconds up
+ * to 2 GHz): the harness's clock advances with the instructions run, so the modelled RNG
+ * accumulates bits meanwhile, as the chip's does while the kernel waits. */
+void udelay(unsigned long usecs) {
+  u32 lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  const u64 end = ((u64)hi << 32 | lo) + (u64)usecs * 2000;
+  u64 now;
+  do {
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    now = (u64)hi << 32 | lo;
+  } while (now < end);
+}
+
 /* ---- registration ------------------------------------------------------------------------ */
 static struct crypto_alg* g_ciphers[4];
 static struct skcipher_alg* g_skciphers[4];
@@ -117,6 +131,14 @@ int crypto_register_shash(struct shash_alg* alg) {
 }
 void crypto_unregister_shash(struct shash_alg* alg) {
   UNREGISTER(g_shashes, alg);
+}
+
+static struct hwrng* g_rngs[1];
+int hwrng_register(struct hwrng* rng) {
+  REGISTER(g_rngs, rng);
+}
+void hwrng_unregister(struct hwrng* rng) {
+  UNREGISTER(g_rngs, rng);
 }
 
 /* ---- AES key expansion (lib/crypto/aes.c's aes_expandkey: words in memory order) ---------- */
@@ -387,4 +409,20 @@ int glue_shash(void* h, int how, const u8* data, unsigned int len, unsigned int 
       return err;
   }
   return how == kInitUpdateFinup ? crypto_shash_finup(d, data + off, tail, out) : a->final(d, out);
+}
+
+/* The registered hwrng: its init, then `n` reads as drivers/char/hw_random/core.c makes
+ * them (data_present with wait, then data_read), each giving `bytes` bytes of the datum,
+ * into out. Returns the number of reads with data, or -1 when init fails. */
+int glue_rng_read(u8* out, unsigned int n, unsigned int bytes) {
+  struct hwrng* rng = g_rngs[0];
+  if (!rng || (rng->init && rng->init(rng))) return -1;
+  unsigned int got = 0;
+  for (unsigned int i = 0; i < n; ++i) {
+    if (!rng->data_present(rng, 1)) continue;
+    u32 datum;
+    rng->data_read(rng, &datum);
+    memcpy(out + bytes * got++, &datum, bytes);
+  }
+  return (int)got;
 }

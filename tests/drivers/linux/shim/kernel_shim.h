@@ -63,6 +63,8 @@ void* memset(void* d, int c, size_t n);
 #define KBUILD_MODNAME "padlock"
 int printk(const char* fmt, ...);
 #define pr_err(...) printk(__VA_ARGS__)
+#define pr_info(...) printk(__VA_ARGS__)
+#define __maybe_unused __attribute__((unused))
 
 /* ---- one CPU: per-CPU data and CPUID features ------------------------------------------- */
 #define DEFINE_PER_CPU(type, name) type name
@@ -91,6 +93,33 @@ int boot_cpu_has(int feature);
 const struct x86_cpu_id* x86_match_cpu(const struct x86_cpu_id* ids);
 void kernel_fpu_begin(void);
 void kernel_fpu_end(void);
+#define cpu_has_xstore boot_cpu_has(X86_FEATURE_XSTORE)
+
+/* ---- MSRs (ring 0 in the kernel): shim_rdmsr / shim_wrmsr are left undefined so the
+ * harness binds them to stubs that reach the modelled MSRs (Machine.rdmsr/wrmsr) -------- */
+#define MSR_VIA_RNG 0x0000110b
+u64 shim_rdmsr(u32 msr);
+void shim_wrmsr(u32 msr, u32 lo, u32 hi);
+#define rdmsr(msr, lo, hi)          \
+  do {                              \
+    const u64 v_ = shim_rdmsr(msr); \
+    (lo) = (u32)v_;                 \
+    (hi) = (u32)(v_ >> 32);         \
+  } while (0)
+#define wrmsr(msr, lo, hi) shim_wrmsr((msr), (lo), (hi))
+void udelay(unsigned long usecs);
+
+/* ---- hw_random -------------------------------------------------------------------------- */
+struct hwrng {
+  const char* name;
+  int (*init)(struct hwrng* rng);
+  void (*cleanup)(struct hwrng* rng);
+  int (*data_present)(struct hwrng* rng, int wait);
+  int (*data_read)(struct hwrng* rng, u32* data);
+  unsigned long priv;
+};
+int hwrng_register(struct hwrng* rng);
+void hwrng_unregister(struct hwrng* rng);
 
 /* ---- crypto API ------------------------------------------------------------------------- */
 #define CRYPTO_ALG_TYPE_CIPHER 0x1
