@@ -230,8 +230,9 @@ def test_via_rng_reads_the_xstore_stream(linux_src, objdir, tmp_path, cpu, bits)
     """drivers/char/hw_random/via-rng.c: init sets up MSR 0x110B as its code says (enable,
     noise source 1, source 2 on Nehemiah stepping > 7 and Esther; nothing on Nano, which has
     no such MSR), then data_present/data_read deliver one byte per XSTORE (quality factor
-    EDX = 3). With the MSR written (a load reset, §2.2) the bytes are exactly those a plain
-    XSTORE loop reads after the same write with the same seed."""
+    EDX = 3): exactly the bytes a plain XSTORE loop reads with the same seed, after the
+    same MSR write (a load reset, §2.2, discards the buffer being filled) where the driver
+    makes one."""
     from _cbuild import build as cbuild  # tests/python: compiled, cached snippets
 
     obj, shim = kbuild.build("rng", bits, objdir)
@@ -244,15 +245,14 @@ def test_via_rng_reads_the_xstore_stream(linux_src, objdir, tmp_path, cpu, bits)
     got = m.read(out, 32)
     model = pe.cpu(cpu)
     msr = m.rdmsr(MSR_RNG)
+    ref = _rng_machine(cpu, bits, seed=5)
     if model.model >= 0x0F:  # Nano: via_rng_init leaves the RNG as it is (bits 3:0 count)
         assert msr is None or msr & ~0xF == model.msr_rng_reset & ~0xF
-        return
-    assert msr & RNG_ENABLE
-    src2 = (model.model == 9 and model.stepping > 7) or model.model >= 10
-    assert bool(msr & NOISE_SRC2) == src2, hex(msr)
-
-    ref = _rng_machine(cpu, bits, seed=5)
-    ref.wrmsr(MSR_RNG, msr & ~0xF)
+    else:
+        assert msr & RNG_ENABLE
+        src2 = (model.model == 9 and model.stepping > 7) or model.model >= 10
+        assert bool(msr & NOISE_SRC2) == src2, hex(msr)
+        ref.wrmsr(MSR_RNG, msr & ~0xF)  # the same load reset
     ref.load(cbuild(tmp_path, XSTORE_LOOP, bits, ["-O2", "-c"], ".o"))
     buf = ref.alloc(64)
     assert ref.call("xstore_bytes", buf, 32) == 32
