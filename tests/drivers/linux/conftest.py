@@ -26,8 +26,11 @@ import kbuild  # noqa: E402
 def linux_src() -> Path:
     src = kbuild.source_dir()
     if src is None:
-        pytest.skip(f"no Linux 6.1 driver sources in {kbuild.cache_dir()}: run "
-                    "tests/drivers/linux/fetch.sh")
+        reason = (f"no Linux 6.1 driver sources in {kbuild.cache_dir()}: run "
+                  "tests/drivers/linux/fetch.sh")
+        if os.environ.get("PADLOCK_REQUIRE_REAL_CLIENTS") == "1":  # scripts/test.sh (CI)
+            pytest.fail(reason)
+        pytest.skip(reason)
     if shutil.which("gcc") is None:
         pytest.skip("no gcc")
     return src
