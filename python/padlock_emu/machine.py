@@ -733,6 +733,14 @@ class Machine:
             raise MachineError("the checker is off: create the Machine with check=True")
         return [json.loads(text) for text in self._m.check_findings()]
 
+    def findings_sarif(self) -> Dict[str, Any]:
+        """The same findings as a SARIF 2.1.0 log (a dict; ``json.dump`` writes the file
+        that code-review tools read), as ``--check-sarif`` writes it."""
+        if not self._check:
+            raise MachineError("the checker is off: create the Machine with check=True")
+        names = " ".join(o.path for o in self._objects)
+        return json.loads(self._m.check_sarif(names))
+
     def iter_objects(self) -> Iterator[LoadedObject]:
         return iter(self._objects)
 

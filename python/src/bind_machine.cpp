@@ -217,6 +217,15 @@ void bind_machine(py::module_& m) {
             return out;
           },
           "The checker's findings so far, one JSON object (text) each")
+      .def(
+          "check_sarif",
+          [](Machine& mm, const std::string& program) {
+            emu::check::Checker* c = mm.checker();
+            if (c == nullptr) return std::string();
+            c->finish();
+            return emu::check::sarif_text(c->findings(), {program, mm.cpu_model().name});
+          },
+          py::arg("program") = "", "The checker's findings so far as a SARIF 2.1.0 log (text)")
       .def("take_diagnostics",
            [](Machine& mm) {
              py::list out;

@@ -157,7 +157,7 @@ void write_jsonl(FILE* out, const std::vector<Finding>& findings, const ReportIn
   }
 }
 
-void write_sarif(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info) {
+std::string sarif_text(const std::vector<Finding>& findings, const ReportInfo& info) {
   std::string s = "{";
   json_key(s, "$schema");
   json_string(s, "https://json.schemastore.org/sarif-2.1.0.json");
@@ -248,6 +248,11 @@ void write_sarif(FILE* out, const std::vector<Finding>& findings, const ReportIn
     s += "}}";
   }
   s += "]}]}\n";
+  return s;
+}
+
+void write_sarif(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info) {
+  const std::string s = sarif_text(findings, info);
   std::fwrite(s.data(), 1, s.size(), out);
 }
 

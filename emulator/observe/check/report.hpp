@@ -21,6 +21,7 @@ std::string finding_json(const Finding& f, const ReportInfo& info);
 // One JSON object per line and finding.
 void write_jsonl(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info);
 // A SARIF 2.1.0 log with one run: a rule per kind, a result per finding.
+std::string sarif_text(const std::vector<Finding>& findings, const ReportInfo& info);
 void write_sarif(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info);
 
 }  // namespace padlock::emu::check
