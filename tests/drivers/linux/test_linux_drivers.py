@@ -116,6 +116,14 @@ def test_sha_vectors(linux_src, objdir, cpu, bits, alg):
     drv = Driver(linux_src, objdir, "sha", cpu, bits)
     if not has_unit(cpu, "phe"):
         assert drv.init == (-ENODEV) & 0xFFFFFFFF
+        # Forced past the CPUID check, the driver's final step meets the missing unit:
+        # REP XSHA raises #UD (§1.3), SIGILL.
+        h = drv.m.call("glue_shash_new_alg", drv.m.symbol(f"{alg}_alg"))
+        with pytest.raises(pe.GuestFault) as fault:
+            drv.m.call("glue_shash", h, HOWS["digest"], drv.buf(b"abc"), 3, 0, drv.buf(bytes(32)))
+        assert fault.value.signal_name == "SIGILL" and fault.value.is_padlock
+        assert fault.value.insn.name == ("Xsha1" if alg == "sha1" else "Xsha256")
+        assert fault.value.function.startswith(f"padlock_{alg}_finup")
         return
     assert drv.init == 0
     for v in testmgr.vectors(linux_src / "crypto" / "testmgr.h", HASH_ARRAYS[alg]):
