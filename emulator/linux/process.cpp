@@ -575,7 +575,10 @@ RunResult Process::run() {
     result_ = RunResult{};
     result_.exit_code = exit_code_;
   }
-  if (obs_) obs_->finish(now(), result_);
+  if (obs_) {
+    obs_->finish(now(), result_);
+    result_.check_error = obs_->check_failed();
+  }
   if (opts_.stats) {
     stats_.print(opts_.log, mhz_);
     if (opts_.timing) {
