@@ -34,6 +34,9 @@ struct RunOptions {
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's
   // -L); empty: the host root. The program interpreter (PT_INTERP) is looked up there.
   std::string sysroot;
+  // -g/--gdb PORT: wait for gdb on 127.0.0.1:PORT before the first instruction (0: any free
+  // port, named on `log`); < 0: no gdb stub. docs/debugging.md.
+  int gdb_port = -1;
   FILE* log = stderr;  // where strace, diagnostics and stats go
 };
 

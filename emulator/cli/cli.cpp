@@ -64,6 +64,17 @@ uint64_t parse_seed(const std::string& s, const char* where) {
   return v;
 }
 
+// -g/--gdb: a TCP port; 0 lets the system choose one (the emulator names it).
+int parse_port(const std::string& s) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || errno != 0 || v < 0 || v > 65535) {
+    throw UsageError("invalid gdb port '" + s + "': expected a TCP port 0-65535, e.g. -g 1234");
+  }
+  return static_cast<int>(v);
+}
+
 bool is_directory(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -184,6 +195,9 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
     } else if (name == "--profile") {
       value(name, i, v);
       o.profile_file = v;
+    } else if (a == "-g" || name == "--gdb") {
+      value(a == "-g" ? a : name, i, v);
+      o.gdb_port = parse_port(v);
     } else if (a == "--help" || a == "-h") {
       inv.help_for_run = true;
       return args.size();
@@ -327,6 +341,10 @@ void print_run_usage(FILE* out) {
                "                   cycles, instructions and PadLock bytes per function, with\n"
                "                   calls; with --timing off it implies --icount\n"
                "                   (docs/profiling.md)\n"
+               "  -g PORT, --gdb PORT\n"
+               "                   wait for gdb on 127.0.0.1:PORT before the first instruction\n"
+               "                   (gdb: target remote :PORT); 0 picks a free port and names it\n"
+               "                   (docs/debugging.md)\n"
                "  -h, --help       this text;  -V, --version  the version\n"
                "\n"
                "The guest's stdin, stdout and stderr are the emulator's; the exit status is the\n"

@@ -14,6 +14,7 @@
 
 #include "emulator/cpu/cpu_features.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
+#include "emulator/linux/gdb_session.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/loader/initial_stack.hpp"
 #include "emulator/memory/code_pages.hpp"
@@ -100,6 +101,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   if (obs_) core_->set_listener(obs_.get());
   load_program();
   install_hooks();
+  if (opts_.gdb_port >= 0) gdb_ = std::make_unique<GdbSession>(*this, opts_.gdb_port);
 }
 
 Process::~Process() {
@@ -224,6 +226,17 @@ void Process::load_program() {
       {AT_HWCAP2, 0},
   };
   const StackLayout sl = build_initial_stack(*mem_, l.stack_top, kStackSize / 2, guest64_, si);
+  // The auxiliary vector as the guest got it, to its AT_NULL (gdb reads it: qXfer:auxv).
+  const uint64_t word = guest64_ ? 8 : 4;
+  for (uint64_t a = sl.auxv;; a += 2 * word) {
+    std::string pair(2 * word, '\0');
+    std::memcpy(pair.data(), mem_->host(a), 2 * word);
+    auxv_ += pair;
+    if (std::all_of(pair.begin(), pair.begin() + static_cast<long>(word),
+                    [](char c) { return c == 0; })) {
+      break;
+    }
+  }
 
   cpu_->boot(l.system_page);
   cpu_->start_user(start, sl.sp);
@@ -546,6 +559,7 @@ std::string Process::disassemble(uint64_t pc) {
 RunResult Process::run() {
   g_current = this;
   host_signals_init(*this);
+  if (gdb_) gdb_->attach();
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
     deliver_pending();
@@ -567,6 +581,7 @@ RunResult Process::run() {
     drain_block_log();
     if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
     handle_stop(err);
+    if (gdb_) gdb_->after_stop();
     last_syscall_eintr_ = false;
   }
   host_signals_restore();
@@ -575,6 +590,7 @@ RunResult Process::run() {
     result_ = RunResult{};
     result_.exit_code = exit_code_;
   }
+  if (gdb_) gdb_->finished(result_);
   if (obs_) obs_->finish(now(), result_);
   if (opts_.stats) {
     stats_.print(opts_.log, mhz_);

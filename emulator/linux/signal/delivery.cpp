@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "emulator/cpu/fault_address.hpp"
+#include "emulator/linux/gdb_session.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/signal/signal_frame.hpp"
@@ -87,6 +88,11 @@ bool Process::deliver_pending() {
 }
 
 bool Process::deliver(int sig, const GuestSiginfo& info, bool forced) {
+  // Under gdb, every signal stops the guest first; gdb says which one it gets, if any.
+  if (gdb_) {
+    sig = gdb_->on_signal(sig);
+    if (sig == 0 || fatal_) return false;
+  }
   GuestSigaction act = sig_.action[sig];
   // A synchronous fault that is blocked or ignored kills the process (Linux
   // force_sig_fault resets the action to SIG_DFL).
