@@ -1,7 +1,10 @@
 #include "emulator/linux/gdb_session.hpp"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -81,19 +84,72 @@ GdbSession::GdbSession(Process& p, int port) try : p_(p), server_(port) {
   throw LoadError(e.what());
 }
 
-GdbSession::~GdbSession() = default;
+GdbSession::~GdbSession() {
+  stop_watcher();
+}
 
 void GdbSession::attach() {
   std::fprintf(p_.options().log, "padlock-emu: gdb: waiting for a connection on port %d\n",
                server_.port());
   std::fflush(p_.options().log);
   active_ = true;
-  apply(server_.attach(*this));
+  const gdb::Resume r = server_.attach(*this);
+  start_watcher();
+  apply(r);
+}
+
+void GdbSession::set_running(bool running) {
+  std::lock_guard<std::mutex> lk(io_);
+  running_ = running;
+}
+
+void GdbSession::start_watcher() {
+  const int fd = server_.socket_fd();
+  if (fd < 0) return;
+  uc_engine* uc = p_.cpu().uc();
+  watcher_ = std::thread([this, fd, uc] {
+    using namespace std::chrono_literals;
+    while (!quit_.load()) {
+      pollfd pf{fd, POLLIN, 0};
+      const bool readable = poll(&pf, 1, 50) == 1 && (pf.revents & POLLIN);
+      bool idle = true;
+      {
+        std::lock_guard<std::mutex> lk(io_);
+        if (running_ && interrupted_.load()) {
+          uc_emu_stop(uc);  // a stop between two emulation slices is lost: repeat it
+        } else if (running_ && readable) {
+          char c = 0;
+          if (recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 1 && c == 0x03) {
+            recv(fd, &c, 1, MSG_DONTWAIT);
+            interrupted_.store(true);
+            uc_emu_stop(uc);
+            idle = false;
+          }
+        }
+      }
+      if (idle) std::this_thread::sleep_for(20ms);
+    }
+  });
+}
+
+void GdbSession::stop_watcher() {
+  quit_.store(true);
+  if (watcher_.joinable()) watcher_.join();
 }
 
 void GdbSession::after_stop() {
-  if (!active_ || !stop_pending_ || p_.exited_ || p_.fatal_) return;
-  report(stop_);
+  if (!active_ || p_.exited_ || p_.fatal_) return;
+  if (interrupted_.exchange(false)) {
+    gdb::Stop s;
+    s.linux_signal = SIGINT;
+    set_running(false);
+    report(s);
+    return;
+  }
+  if (stop_pending_) {
+    set_running(false);
+    report(stop_);
+  }
 }
 
 int GdbSession::on_signal(int sig) {
@@ -106,6 +162,7 @@ int GdbSession::on_signal(int sig) {
   s.linux_signal = sig;
   stop_pending_ = false;
   ctx_valid_ = false;
+  set_running(false);
   const gdb::Resume r = server_.serve(*this, s);
   const int deliver = r.kind == gdb::Resume::Kind::Kill ? 0 : r.linux_signal;
   apply(gdb::Resume{r.kind, 0});
@@ -113,6 +170,8 @@ int GdbSession::on_signal(int sig) {
 }
 
 void GdbSession::finished(const RunResult& r) {
+  set_running(false);
+  stop_watcher();
   if (!active_) return;
   if (r.signaled)
     server_.killed(r.signal);
@@ -158,6 +217,7 @@ void GdbSession::apply(const gdb::Resume& r) {
     p_.queue_signal(si);
   }
   update_hooks(false);
+  set_running(true);
 }
 
 void GdbSession::detach() {
@@ -169,6 +229,8 @@ void GdbSession::detach() {
   stepping_ = false;
   active_ = false;
   update_hooks(true);
+  set_running(false);
+  stop_watcher();
 }
 
 void GdbSession::update_hooks(bool changed) {

@@ -9,9 +9,12 @@
 
 #include <unicorn/unicorn.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "emulator/cpu/cpu.hpp"
@@ -38,6 +41,8 @@ class GdbSession final : public gdb::Target {
   // first and decides what the guest gets; returns that signal (0: none).
   int on_signal(int sig);
   void finished(const RunResult& r);
+  // gdb sent ^C while the guest ran and stopped Unicorn; after_stop reports it as SIGINT.
+  bool interrupt_pending() const { return interrupted_.load(); }
 
   // Hook bodies (static trampolines in gdb_session.cpp).
   void on_breakpoint_hook(uint64_t address);
@@ -72,6 +77,11 @@ class GdbSession final : public gdb::Target {
   void update_hooks(bool changed);
   void detach();
   CpuContext& context();
+  // The guest runs (the watcher may read ^C from the socket) or is stopped (the run loop
+  // talks to gdb).
+  void set_running(bool running);
+  void start_watcher();
+  void stop_watcher();
 
   Process& p_;
   gdb::Server server_;
@@ -91,6 +101,13 @@ class GdbSession final : public gdb::Target {
   int inject_signal_ = 0;  // gdb resumed with this signal: deliver it unreported
   bool ctx_valid_ = false;
   CpuContext ctx_;
+  // ^C from gdb while the guest runs: a thread polls the socket only then and stops
+  // Unicorn (as kill_from_host does), repeating until the run loop has seen it.
+  std::thread watcher_;
+  std::mutex io_;
+  bool running_ = false;  // guarded by io_
+  std::atomic<bool> interrupted_{false};
+  std::atomic<bool> quit_{false};
 };
 
 }  // namespace padlock::emu

@@ -9,6 +9,7 @@ import re
 import shutil
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -63,6 +64,7 @@ def test_break_step_over_rep_xcrypt_and_watch(runner, target):
         "p/x $pc",                                            # 6
         f"p ${r}cx", f"p/x ${r}ax", f"p/x ${r}si", f"p/x ${r}di",  # 7-10
         "p $eflags",                                          # 11
+        "p/x $fctrl", "p/x $mxcsr", "p $st0", "p $xmm0.uint128",  # 12-15
         "watch gdb_watched",
         "continue",
         "delete",
@@ -80,11 +82,32 @@ def test_break_step_over_rep_xcrypt_and_watch(runner, target):
     assert int(v[9], 16) == int(v[4], 16) + 16 * BLOCKS  # ESI, EDI advanced (§3.1)
     assert int(v[10], 16) == int(v[5], 16) + 16 * BLOCKS
     assert "PADLOCK30" in v[11]                          # §1.8: set by REP XCRYPT
+    # x87 and SSE state: Linux's start-up control words; ST0 and XMM0 read as values.
+    assert (v[12], v[13]) == ("0x37f", "0x1f80")
+    assert re.fullmatch(r"-?[0-9.e+-]+", v[14]) and re.fullmatch(r"\d+", v[15]), (v[14], v[15])
     assert re.search(r"Hardware watchpoint 3: gdb_watched\s+Old value = 0\s+New value = 7",
                      text), text
     assert "exited normally" in text, text
     assert rc == 0, err
     assert out == "left 0 watched 7 block 69c4e0d86a7b0430d8cdb78070b4c55a\n"
+
+
+def test_step_ends_at_an_interrupt_point(runner):
+    """With periodic interrupts often enough to land inside a long REP XCRYPTECB, stepi
+    runs it to the interrupt point (§1.7): the PC stays on the instruction and ECX counts
+    the blocks left; the next stepi resumes and completes it."""
+    program = runner.guest_dir / "guest_gdb_xcrypt_i386"
+    blocks = 8192
+    text, rc, out, err = debug(runner.emulator, ["--irq-hz", "10000"], program, [
+        "break *gdb_xcrypt_site", "continue",
+        "p/x $pc", "p $ecx", "stepi", "p/x $pc", "p $ecx", "stepi", "p/x $pc", "p $ecx",
+        "continue"], guest_args=[str(blocks)])
+    v = values(text)
+    site = int(v[1], 16)
+    assert int(v[2]) == blocks
+    assert int(v[3], 16) == site and 0 < int(v[4]) < blocks, text
+    assert int(v[5], 16) == site + XCRYPT_LEN and v[6] == "0", text
+    assert rc == 0 and out.startswith("left 0 ")
 
 
 def test_padlock_fault_stops_in_gdb_at_the_instruction(runner):
@@ -147,3 +170,57 @@ def test_bad_port_is_a_usage_error(runner, arg):
     assert p.returncode == 2
     assert p.stderr == (f"padlock-emu: invalid gdb port '{arg}': expected a TCP port 0-65535, "
                         "e.g. -g 1234\n")
+
+
+class Rsp:
+    """A minimal client of the remote protocol, for what batch gdb cannot do (^C)."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.buf = b""
+
+    def send(self, payload: bytes):
+        self.sock.sendall(b"$%s#%02x" % (payload, sum(payload) & 0xFF))
+
+    def packet(self) -> bytes:
+        while True:
+            m = re.search(rb"\$([^#]*)#([0-9a-f]{2})", self.buf)
+            if m:
+                self.buf = self.buf[m.end():]
+                assert int(m.group(2), 16) == sum(m.group(1)) & 0xFF
+                return m.group(1)
+            data = self.sock.recv(4096)
+            assert data, "connection closed"
+            self.buf += data
+
+    def ask(self, payload: bytes) -> bytes:
+        self.send(payload)
+        return self.packet()
+
+
+def test_ctrl_c_stops_a_running_guest(runner):
+    """gdb's interrupt (a 0x03 byte while the guest runs) stops it with SIGINT; the
+    registers are then readable and `k` ends the emulator."""
+    emu = subprocess.Popen([str(runner.emulator), "run", "--cpu", "nano", "-g", "0",
+                            "/usr/bin/yes"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(re.search(r"port (\d+)", emu.stderr.readline()).group(1))
+        c = Rsp(port)
+        assert b"swbreak+" in c.ask(b"qSupported:swbreak+;xmlRegisters=i386")
+        assert c.ask(b"?").startswith(b"T05")
+        xml = c.ask(b"qXfer:features:read:target.xml:0,3fff")
+        assert xml.startswith(b"l<?xml") and b"<osabi>GNU/Linux</osabi>" in xml
+        assert b'name="org.gnu.gdb.i386.segments"' in xml  # x86-64: fs_base, gs_base
+        c.send(b"vCont;c")
+        time.sleep(0.5)
+        c.sock.sendall(b"\x03")
+        assert c.packet().startswith(b"T02")  # gdb's SIGINT
+        rip = c.ask(b"p10")                   # register 16 of the x86-64 layout: rip
+        assert len(rip) == 16 and int.from_bytes(bytes.fromhex(rip.decode()), "little") > 0
+        c.send(b"k")
+        assert emu.wait(timeout=30) == -9
+    finally:
+        if emu.poll() is None:
+            emu.kill()
+            emu.wait()

@@ -56,7 +56,8 @@ void Process::handle_stop(uc_err err) {
     std::fprintf(opts_.log, "padlock-emu: internal: unicorn stopped with \"%s\" at 0x%llx\n",
                  uc_strerror(err), static_cast<unsigned long long>(cpu_->pc()));
     deliver(si.signo, si, true);
-  } else if (!stop_requested_ && collect_host_signals(*this) == 0 && sig_.next_deliverable() == 0) {
+  } else if (!stop_requested_ && !(gdb_ && gdb_->interrupt_pending()) &&
+             collect_host_signals(*this) == 0 && sig_.next_deliverable() == 0) {
     // Unicorn returned without an error and without any of our hooks asking it to stop
     // (QEMU halted, e.g. after a triple fault): do not spin, end the guest.
     std::fprintf(opts_.log, "padlock-emu: internal: emulation stopped at 0x%llx: %s\n",
