@@ -170,13 +170,15 @@ class Emulator:
         profile: Union[bool, PathLike, None] = None,
         timeout: Optional[float] = None,
         program: Optional[PathLike] = None,
+        gdb: Optional[int] = None,
     ) -> Result:
         """Run ``argv`` (``argv[0]`` is the program, unless ``program`` names it).
 
         ``trace=True`` collects the JSON Lines trace (one record per PadLock instruction)
         into ``Result.trace``; a path also keeps the file. ``profile`` is a path for the
         callgrind profile (``True``: ``Result.profile`` holds its text). ``env`` replaces
-        the emulator's ``env`` for this run.
+        the emulator's ``env`` for this run. ``gdb=PORT`` waits for gdb on 127.0.0.1:PORT
+        before the first instruction (``target remote :PORT``; docs/debugging.md).
 
         Raises:
             LoadError: the program cannot be run (not an ELF file, 64-bit on a 32-bit
@@ -190,6 +192,8 @@ class Emulator:
         if not args and program is None:
             raise ValueError("argv is empty: give at least the program")
         prog = os.fspath(program) if program is not None else args[0]
+        if gdb is not None and not 1 <= int(gdb) <= 65535:
+            raise ValueError(f"gdb={gdb!r}: expected a TCP port 1-65535 for gdb to connect to")
         model = _find_cpu(self.cpu)
         envp = _env_list(env if env is not None else self.env)
         tmp: List[Path] = []
@@ -217,7 +221,8 @@ class Emulator:
                 stats=False, icount=self.icount,
                 sysroot=os.fspath(self.sysroot) if self.sysroot else "",
                 irq_hz=self.irq_hz, trace=trace_file, chrome_trace=chrome_file,
-                profile=profile_file, timeout=float(limit or 0.0), timing=self.timing)
+                profile=profile_file, timeout=float(limit or 0.0), timing=self.timing,
+                gdb=-1 if gdb is None else int(gdb))
             st = raw["stats"]
             stats = RunStats(
                 cycles=raw["cycles"], instructions=st["instructions"],
@@ -282,9 +287,10 @@ def run(
 
     ``padlock_emu.run(["build/tests/guest/guest_sha_i386", "1", "abc.txt"], cpu="esther")``.
     The keyword arguments are those of :class:`Emulator` and :meth:`Emulator.run`
-    (``errata``, ``timing``, ``icount``, ``strace``, ``chrome_trace``, ``program``).
+    (``errata``, ``timing``, ``icount``, ``strace``, ``chrome_trace``, ``program``,
+    ``gdb``).
     """
-    run_kw = {k: options.pop(k) for k in ("chrome_trace", "program") if k in options}
+    run_kw = {k: options.pop(k) for k in ("chrome_trace", "program", "gdb") if k in options}
     emu = Emulator(cpu=cpu, mhz=mhz, env=env, sysroot=sysroot, seed=seed, irq_hz=irq_hz,
                    timeout=timeout, **options)
     return emu.run(argv, stdin=stdin, trace=trace, profile=profile, **run_kw)

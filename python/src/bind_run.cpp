@@ -21,8 +21,8 @@ namespace padlock::python {
 namespace {
 
 // The optional run() arguments this module passes through to RunOptions.
-constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",   "chrome_trace",
-                                        "profile", "sysroot", "timing"};
+constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",  "chrome_trace", "profile",
+                                        "sysroot", "timing", "gdb"};
 
 }  // namespace
 
@@ -77,7 +77,7 @@ void bind_run(py::module_& m) {
          uint64_t seed, bool errata, bool strace, bool stats, bool icount,
          const std::string& sysroot, std::optional<double> irq_hz, const std::string& trace,
          const std::string& chrome_trace, const std::string& profile, double timeout,
-         std::optional<bool> timing) {
+         std::optional<bool> timing, int gdb) {
         emu::RunOptions o;
         o.program = program;
         o.argv = argv;
@@ -95,6 +95,7 @@ void bind_run(py::module_& m) {
         o.trace_file = trace;
         o.chrome_trace_file = chrome_trace;
         o.profile_file = profile;
+        o.gdb_port = gdb;
         const std::string in = stdin_data;
         const GuestRunOutput r = run_guest(o, in, timeout);
         py::dict d;
@@ -117,6 +118,7 @@ void bind_run(py::module_& m) {
       py::arg("stats") = false, py::arg("icount") = true, py::arg("sysroot") = "",
       py::arg("irq_hz") = py::none(), py::arg("trace") = "", py::arg("chrome_trace") = "",
       py::arg("profile") = "", py::arg("timeout") = 0.0, py::arg("timing") = py::none(),
+      py::arg("gdb") = -1,
       "Run a guest program in this process (see padlock_emu.run); returns a dict");
 }
 
