@@ -26,7 +26,8 @@ void hook_every_insn(uc_engine*, uint64_t address, uint32_t, void* s) {
   static_cast<GdbSession*>(s)->on_every_insn(address);
 }
 void hook_watch(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* s) {
-  static_cast<GdbSession*>(s)->on_watch_access(type == UC_MEM_WRITE, address, size);
+  static_cast<GdbSession*>(s)->on_watch_access(type == UC_MEM_WRITE, address,
+                                               static_cast<uint64_t>(size));
 }
 // Does nothing: its existence makes Unicorn check for a stop request after a code hook
 // (check_exit_request in our patch skips that check while no memory hook exists), so
@@ -296,11 +297,11 @@ void GdbSession::on_every_insn(uint64_t) {
   }
 }
 
-void GdbSession::on_watch_access(bool write, uint64_t address, int size) {
+void GdbSession::on_watch_access(bool write, uint64_t address, uint64_t size) {
   for (const Watch& w : watches_) {
     const bool kind_ok =
         w.kind == gdb::WatchKind::Access || (w.kind == gdb::WatchKind::Write) == write;
-    if (!kind_ok || address >= w.addr + w.len || address + static_cast<uint64_t>(size) <= w.addr) {
+    if (!kind_ok || address >= w.addr + w.len || address + size <= w.addr) {
       continue;
     }
     watch_hit_ = true;

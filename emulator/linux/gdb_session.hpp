@@ -20,6 +20,7 @@
 #include "emulator/cpu/cpu.hpp"
 #include "emulator/debug/gdb_server.hpp"
 #include "emulator/run_options.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock::emu {
 
@@ -47,7 +48,15 @@ class GdbSession final : public gdb::Target {
   // Hook bodies (static trampolines in gdb_session.cpp).
   void on_breakpoint_hook(uint64_t address);
   void on_every_insn(uint64_t address);
-  void on_watch_access(bool write, uint64_t address, int size);
+  void on_watch_access(bool write, uint64_t address, uint64_t size);
+  // A PadLock instruction ran: its data stream read, its result and chaining block written
+  // (Outcome spans) count as accesses for the watchpoints.
+  void on_padlock(const Outcome& o) {
+    if (watches_.empty()) return;
+    if (o.input.len != 0) on_watch_access(false, o.input.addr, o.input.len);
+    if (o.output.len != 0) on_watch_access(true, o.output.addr, o.output.len);
+    if (o.chain.len != 0) on_watch_access(true, o.chain.addr, o.chain.len);
+  }
 
   // gdb::Target
   bool guest64() const override;

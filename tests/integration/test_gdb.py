@@ -92,6 +92,19 @@ def test_break_step_over_rep_xcrypt_and_watch(runner, target):
     assert out == "left 0 watched 7 block 69c4e0d86a7b0430d8cdb78070b4c55a\n"
 
 
+def test_watchpoint_sees_a_rep_xcrypt_result(runner):
+    """A write watchpoint on the output buffer stops after the REP XCRYPTECB that writes it
+    (the unit's output span), with the first ciphertext byte as the new value."""
+    program = runner.guest_dir / "guest_gdb_xcrypt_i386"
+    text, rc, out, err = debug(runner.emulator, [], program, [
+        "break encrypt_blocks", "continue", "watch -l *(unsigned char*)out", "continue",
+        "p/x $pc", "p $ecx", "delete", "continue"])
+    v = values(text)
+    assert re.search(r"Old value = 0 '\\000'\s+New value = 105 'i'", text), text  # 0x69
+    assert v[2] == "0"  # stopped after the instruction completed
+    assert rc == 0 and "exited normally" in text
+
+
 def test_step_ends_at_an_interrupt_point(runner):
     """With periodic interrupts often enough to land inside a long REP XCRYPTECB, stepi
     runs it to the interrupt point (§1.7): the PC stays on the instruction and ECX counts
