@@ -31,6 +31,8 @@ struct RunOptions {
   bool direct_memory = true;
   // --trace, --chrome-trace, --profile: output files (empty: off). docs/profiling.md.
   std::string trace_file, chrome_trace_file, profile_file;
+  // --mix FILE: executed instructions by opcode, in total and per function (SDE's -mix).
+  std::string mix_file;
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's
   // -L); empty: the host root. The program interpreter (PT_INTERP) is looked up there.
   std::string sysroot;

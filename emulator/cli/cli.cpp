@@ -195,6 +195,9 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
     } else if (name == "--profile") {
       value(name, i, v);
       o.profile_file = v;
+    } else if (name == "--mix") {
+      value(name, i, v);
+      o.mix_file = v;
     } else if (a == "-g" || name == "--gdb") {
       value(a == "-g" ? a : name, i, v);
       o.gdb_port = parse_port(v);
@@ -341,6 +344,8 @@ void print_run_usage(FILE* out) {
                "                   cycles, instructions and PadLock bytes per function, with\n"
                "                   calls; with --timing off it implies --icount\n"
                "                   (docs/profiling.md)\n"
+               "  --mix FILE       executed instructions by opcode (x86 and PadLock), in total\n"
+               "                   and per function, as SDE's -mix (docs/debugging.md)\n"
                "  -g PORT, --gdb PORT\n"
                "                   wait for gdb on 127.0.0.1:PORT before the first instruction\n"
                "                   (gdb: target remote :PORT); 0 picks a free port and names it\n"

@@ -97,7 +97,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
   char real[PATH_MAX];
   exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
-  obs_ = RunObservers::create(opts_, mhz_, guest64_);
+  obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
   if (obs_) core_->set_listener(obs_.get());
   load_program();
   install_hooks();

@@ -32,15 +32,17 @@ std::string real_path(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz,
-                                                   bool guest64) {
-  if (opts.trace_file.empty() && opts.chrome_trace_file.empty() && opts.profile_file.empty()) {
+std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz, bool guest64,
+                                                   const AddressSpace& mem) {
+  if (opts.trace_file.empty() && opts.chrome_trace_file.empty() && opts.profile_file.empty() &&
+      opts.mix_file.empty()) {
     return nullptr;
   }
-  return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64));
+  return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64, mem));
 }
 
-RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
+RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64,
+                           const AddressSpace& mem)
     : opts_(opts), guest64_(guest64) {
   trace::RunInfo run;
   run.program = profile::base_name(opts.program);
@@ -62,8 +64,12 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
       profile_file_ = open_output(opts.profile_file, "profile");
       profiler_ = std::make_unique<profile::Profiler>(objects_);
     }
+    if (!opts.mix_file.empty()) {
+      mix_file_ = open_output(opts.mix_file, "instruction mix");
+      mix_ = std::make_unique<mix::InstructionMix>(objects_, mem, guest64);
+    }
   } catch (...) {
-    for (FILE* f : {trace_file_, chrome_file_, profile_file_}) {
+    for (FILE* f : {trace_file_, chrome_file_, profile_file_, mix_file_}) {
       if (f != nullptr) std::fclose(f);
     }
     throw;
@@ -71,7 +77,7 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
 }
 
 RunObservers::~RunObservers() {
-  for (FILE* f : {trace_file_, chrome_file_, profile_file_}) {
+  for (FILE* f : {trace_file_, chrome_file_, profile_file_, mix_file_}) {
     if (f != nullptr) std::fclose(f);
   }
 }
@@ -115,7 +121,7 @@ void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   prev_pc_ = r.pc;
   prev_status_ = o.status;
   padlock_cycles_ += o.cycles;
-
+  if (mix_) mix_->on_padlock(r);
   if (profiler_) {
     profiler_->on_padlock(ev.pc, ev.cycle, ev.end, o.cycles, o.bytes, o.key_reloaded,
                           o.status == Status::Interrupted);
@@ -146,16 +152,17 @@ void RunObservers::finish(uint64_t now, const RunResult& result) {
   end.signal = result.signal;
   if (trace_) trace_->end(end, seq_, padlock_cycles_);
   if (chrome_) chrome_->finish(end);
+  std::string cmd;
+  for (const std::string& a : opts_.argv) {
+    if (!cmd.empty()) cmd += ' ';
+    cmd += a;
+  }
   if (profiler_) {
     profiler_->finish(now);
-    std::string cmd;
-    for (const std::string& a : opts_.argv) {
-      if (!cmd.empty()) cmd += ' ';
-      cmd += a;
-    }
     profiler_->write(profile_file_, cmd, "padlock-emu");
   }
-  for (FILE** f : {&trace_file_, &chrome_file_, &profile_file_}) {
+  if (mix_) mix_->write(mix_file_, cmd);
+  for (FILE** f : {&trace_file_, &chrome_file_, &profile_file_, &mix_file_}) {
     if (*f != nullptr) std::fclose(*f);
     *f = nullptr;
   }

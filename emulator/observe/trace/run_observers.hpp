@@ -1,4 +1,4 @@
-// What watches a run for --trace, --chrome-trace and --profile: the guest's objects and
+// What watches a run for --trace, --chrome-trace, --profile and --mix: the guest's objects and
 // symbols, the profiler and the trace writers. The Process calls it from its hooks with
 // one line each (`if (obs_) obs_->...`); when none of the three options is given there is
 // no RunObservers and the hooks cost one pointer test.
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/observe/mix/instruction_mix.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
 #include "emulator/observe/profile/profiler.hpp"
@@ -25,13 +26,14 @@ class RunObservers final : public PadlockListener {
  public:
   // nullptr when the options ask for none of them. Opens the output files; throws
   // LoadError with a one-line reason when one cannot be created.
-  static std::unique_ptr<RunObservers> create(const RunOptions& opts, double mhz, bool guest64);
+  static std::unique_ptr<RunObservers> create(const RunOptions& opts, double mhz, bool guest64,
+                                              const AddressSpace& mem);
   ~RunObservers() override;
   RunObservers(const RunObservers&) = delete;
   RunObservers& operator=(const RunObservers&) = delete;
 
-  // The profiler needs every block from the first one on.
-  bool wants_blocks() const { return profiler_ != nullptr; }
+  // The profiler and the instruction mix need every block from the first one on.
+  bool wants_blocks() const { return profiler_ != nullptr || mix_ != nullptr; }
 
   // An ELF image (program, interpreter) loaded at `bias`.
   void object_loaded(const std::string& host_path, uint64_t bias);
@@ -42,11 +44,13 @@ class RunObservers final : public PadlockListener {
   // Hot path (profiling only): a block starts at virtual time `now`.
   void on_block(const BlockInfo& b, uint64_t now) {
     if (profiler_) profiler_->on_block(b, now);
+    if (mix_) mix_->on_block(b);
   }
   // A batch of Unicorn's block log (profile::Profiler::on_block_log).
   void on_block_log(const uint64_t* begin, const uint64_t* end, const BlockInfo* const* blocks,
                     size_t nblocks, uint64_t now) {
     if (profiler_) profiler_->on_block_log(begin, end, blocks, nblocks, now);
+    if (mix_) mix_->on_block_log(begin, end, blocks, nblocks);
   }
 
   // One PadLock instruction, from the execution core (emulator/padlock/core.hpp).
@@ -61,7 +65,7 @@ class RunObservers final : public PadlockListener {
   const profile::ObjectMap& objects() const { return objects_; }
 
  private:
-  RunObservers(const RunOptions& opts, double mhz, bool guest64);
+  RunObservers(const RunOptions& opts, double mhz, bool guest64, const AddressSpace& mem);
 
   const RunOptions& opts_;
   bool guest64_;
@@ -70,6 +74,8 @@ class RunObservers final : public PadlockListener {
   FILE* trace_file_ = nullptr;
   FILE* chrome_file_ = nullptr;
   FILE* profile_file_ = nullptr;
+  FILE* mix_file_ = nullptr;
+  std::unique_ptr<mix::InstructionMix> mix_;
   std::unique_ptr<trace::JsonlTrace> trace_;
   std::unique_ptr<trace::ChromeTrace> chrome_;
 
