@@ -23,8 +23,7 @@ constexpr uint32_t kPadlockBase = 0x10000;
 
 }  // namespace
 
-InstructionMix::InstructionMix(const profile::ObjectMap& objects, const AddressSpace& mem,
-                               bool guest64)
+InstructionMix::InstructionMix(const profile::ObjectMap& objects, GuestMemory& mem, bool guest64)
     : objects_(objects),
       mem_(mem),
       records_(1),
@@ -55,8 +54,9 @@ uint32_t InstructionMix::decode(const BlockInfo& b) {
   Record r;
   r.first = static_cast<uint32_t>(ids_.size());
   r.function = objects_.function_at(b.address);
-  const uint64_t avail = mem_.accessible_with(b.address, b.size, kPageMapped | kPageRead);
-  const uint8_t* code = mem_.host(b.address);
+  // Guest memory as the model sees it (models/unit_interface.hpp): the code is readable.
+  const uint64_t avail = mem_.accessible(b.address, b.size, Access::Read);
+  const uint8_t* code = avail != 0 ? mem_.translate(b.address, avail, Access::Read) : nullptr;
   size_t left = avail;
   uint64_t pc = b.address;
   cs_insn* insn = cs_malloc(cs_);

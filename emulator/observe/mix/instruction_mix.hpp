@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
-#include "emulator/memory/address_space.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
+#include "models/unit_interface.hpp"
 
 namespace padlock::emu::mix {
 
 class InstructionMix {
  public:
-  InstructionMix(const profile::ObjectMap& objects, const AddressSpace& mem, bool guest64);
+  InstructionMix(const profile::ObjectMap& objects, GuestMemory& mem, bool guest64);
   ~InstructionMix();
   InstructionMix(const InstructionMix&) = delete;
   InstructionMix& operator=(const InstructionMix&) = delete;
@@ -55,7 +55,7 @@ class InstructionMix {
   void add_log_blocks(const BlockInfo* const* blocks, size_t nblocks);
 
   const profile::ObjectMap& objects_;
-  const AddressSpace& mem_;
+  GuestMemory& mem_;
   size_t cs_ = 0;  // csh
   bool guest64_ = false;
   std::vector<Record> records_;        // index 0: none

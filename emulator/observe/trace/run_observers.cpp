@@ -33,7 +33,7 @@ std::string real_path(const std::string& path) {
 }  // namespace
 
 std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz, bool guest64,
-                                                   const AddressSpace& mem) {
+                                                   GuestMemory& mem) {
   if (opts.trace_file.empty() && opts.chrome_trace_file.empty() && opts.profile_file.empty() &&
       opts.mix_file.empty()) {
     return nullptr;
@@ -41,8 +41,7 @@ std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, doubl
   return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64, mem));
 }
 
-RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64,
-                           const AddressSpace& mem)
+RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64, GuestMemory& mem)
     : opts_(opts), guest64_(guest64) {
   trace::RunInfo run;
   run.program = profile::base_name(opts.program);

@@ -27,7 +27,7 @@ class RunObservers final : public PadlockListener {
   // nullptr when the options ask for none of them. Opens the output files; throws
   // LoadError with a one-line reason when one cannot be created.
   static std::unique_ptr<RunObservers> create(const RunOptions& opts, double mhz, bool guest64,
-                                              const AddressSpace& mem);
+                                              GuestMemory& mem);
   ~RunObservers() override;
   RunObservers(const RunObservers&) = delete;
   RunObservers& operator=(const RunObservers&) = delete;
@@ -65,7 +65,7 @@ class RunObservers final : public PadlockListener {
   const profile::ObjectMap& objects() const { return objects_; }
 
  private:
-  RunObservers(const RunOptions& opts, double mhz, bool guest64, const AddressSpace& mem);
+  RunObservers(const RunOptions& opts, double mhz, bool guest64, GuestMemory& mem);
 
   const RunOptions& opts_;
   bool guest64_;
