@@ -11,6 +11,15 @@
 
 namespace padlock::emu {
 
+// -d items (emulator/observe/debug_log.hpp, docs/debugging.md).
+enum DebugItem : unsigned {
+  kLogInAsm = 1u << 0,
+  kLogCpu = 1u << 1,
+  kLogExec = 1u << 2,
+  kLogPadlock = 1u << 3,
+  kLogSyscall = 1u << 4,
+};
+
 struct RunOptions {
   std::string program;            // path of the ELF file to run
   std::vector<std::string> argv;  // argv[0] first (normally the program as given)
@@ -31,6 +40,9 @@ struct RunOptions {
   bool direct_memory = true;
   // --trace, --chrome-trace, --profile: output files (empty: off). docs/profiling.md.
   std::string trace_file, chrome_trace_file, profile_file;
+  // -d ITEMS (DebugItem bits) and -D FILE (empty: `log`).
+  unsigned debug_log = 0;
+  std::string debug_log_file;
   // --mix FILE: executed instructions by opcode, in total and per function (SDE's -mix).
   std::string mix_file;
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "emulator/observe/debug_log.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::cli {
@@ -195,6 +196,17 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
     } else if (name == "--profile") {
       value(name, i, v);
       o.profile_file = v;
+    } else if (a == "-d") {
+      value(a, i, v);
+      try {
+        o.debug_log |= emu::parse_debug_items(v);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError("unknown -d item '" + std::string(e.what()) +
+                         "'; known: " + emu::debug_item_names());
+      }
+    } else if (a == "-D") {
+      value(a, i, v);
+      o.debug_log_file = v;
     } else if (name == "--mix") {
       value(name, i, v);
       o.mix_file = v;
@@ -344,6 +356,11 @@ void print_run_usage(FILE* out) {
                "                   cycles, instructions and PadLock bytes per function, with\n"
                "                   calls; with --timing off it implies --icount\n"
                "                   (docs/profiling.md)\n"
+               "  -d ITEMS         log, comma-separated: in_asm (each block's disassembly once),\n"
+               "                   exec (each executed block), cpu (registers before each\n"
+               "                   executed block), padlock (each PadLock instruction),\n"
+               "                   syscall (as --strace); to stderr or -D (docs/debugging.md)\n"
+               "  -D FILE          write the -d log to FILE\n"
                "  --mix FILE       executed instructions by opcode (x86 and PadLock), in total\n"
                "                   and per function, as SDE's -mix (docs/debugging.md)\n"
                "  -g PORT, --gdb PORT\n"

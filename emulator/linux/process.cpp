@@ -99,6 +99,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
   obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
   if (obs_) core_->set_listener(obs_.get());
+  if (obs_ && obs_->debug_log() != nullptr) obs_->debug_log()->set_cpu(cpu_.get());
   load_program();
   install_hooks();
   if (opts_.gdb_port >= 0) gdb_ = std::make_unique<GdbSession>(*this, opts_.gdb_port);
@@ -275,7 +276,7 @@ void Process::enable_block_hook() {
   // is added and no event is due: the hook runs only for blocks that clear EFLAGS[30].
   // The profiler gets every block from the block log (UC_CTL_BLOCK_LOG), replayed in
   // batches (replay_block_log).
-  bool inline_costs = !opts_.icount && !opts_.stats;
+  bool inline_costs = !opts_.icount && !opts_.stats && !(obs_ && obs_->wants_every_block());
   if (inline_costs) {
     inline_costs =
         uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr, vt_->next_event_cell(),

@@ -25,23 +25,13 @@ constexpr uint32_t kPadlockBase = 0x10000;
 
 InstructionMix::InstructionMix(const profile::ObjectMap& objects, GuestMemory& mem, bool guest64)
     : objects_(objects),
-      mem_(mem),
+      walker_(mem, guest64),
       records_(1),
       counts_(1, 0),
       log_records_(1, 0),
-      log_counts_(1, 0) {
-  csh h = 0;
-  if (cs_open(CS_ARCH_X86, guest64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
-    throw std::runtime_error("capstone: cannot open the x86 disassembler");
-  }
-  cs_ = h;
-  guest64_ = guest64;
-}
+      log_counts_(1, 0) {}
 
-InstructionMix::~InstructionMix() {
-  csh h = cs_;
-  cs_close(&h);
-}
+InstructionMix::~InstructionMix() = default;
 
 uint32_t InstructionMix::record(const BlockInfo& b) {
   if (b.mix_record == 0) b.mix_record = decode(b);
@@ -54,25 +44,18 @@ uint32_t InstructionMix::decode(const BlockInfo& b) {
   Record r;
   r.first = static_cast<uint32_t>(ids_.size());
   r.function = objects_.function_at(b.address);
-  // Guest memory as the model sees it (models/unit_interface.hpp): the code is readable.
-  const uint64_t avail = mem_.accessible(b.address, b.size, Access::Read);
-  const uint8_t* code = avail != 0 ? mem_.translate(b.address, avail, Access::Read) : nullptr;
-  size_t left = avail;
-  uint64_t pc = b.address;
-  cs_insn* insn = cs_malloc(cs_);
-  const isa::CpuMode mode = guest64_ ? isa::CpuMode::Long64 : isa::CpuMode::Protected32;
-  while (left > 0) {
-    if (isa::decode(code, left, mode).status != isa::DecodeStatus::NotPadlock) break;
-    if (!cs_disasm_iter(cs_, &code, &left, &pc, insn)) break;
-    uint16_t id = static_cast<uint16_t>(insn->id & kIdMask);
-    const std::string m = insn->mnemonic;
-    if (m.rfind("repne ", 0) == 0 || m.rfind("repnz ", 0) == 0)
-      id |= kRepne;
-    else if (m.rfind("rep", 0) == 0 && m.find(' ') != std::string::npos)
-      id |= kRep;
-    ids_.push_back(id);
-  }
-  cs_free(insn, 1);
+  walker_.walk(
+      b,
+      [&](const cs_insn& insn) {
+        uint16_t id = static_cast<uint16_t>(insn.id & kIdMask);
+        const std::string m = insn.mnemonic;
+        if (m.rfind("repne ", 0) == 0 || m.rfind("repnz ", 0) == 0)
+          id |= kRepne;
+        else if (m.rfind("rep", 0) == 0 && m.find(' ') != std::string::npos)
+          id |= kRep;
+        ids_.push_back(id);
+      },
+      [](uint64_t, const isa::Decoded&) {}, [](uint64_t, size_t) {});
   r.count = static_cast<uint32_t>(ids_.size()) - r.first;
   records_.push_back(r);
   counts_.push_back(0);
@@ -111,7 +94,7 @@ void InstructionMix::write(FILE* out, const std::string& command) const {
     total[kPadlockBase + key.second] += n;
     by_function[key.first][kPadlockBase + key.second] += n;
   }
-  const csh h = cs_;
+  const csh h = walker_.capstone();
   auto name = [&](uint32_t key) {
     if (key >= kPadlockBase) {
       return std::string(isa::info(static_cast<isa::InsnId>(key - kPadlockBase)).guide_name);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/observe/block_walker.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
 #include "models/unit_interface.hpp"
@@ -55,9 +56,7 @@ class InstructionMix {
   void add_log_blocks(const BlockInfo* const* blocks, size_t nblocks);
 
   const profile::ObjectMap& objects_;
-  GuestMemory& mem_;
-  size_t cs_ = 0;  // csh
-  bool guest64_ = false;
+  BlockWalker walker_;
   std::vector<Record> records_;        // index 0: none
   std::vector<uint64_t> counts_;       // executions per record
   std::vector<uint16_t> ids_;          // Capstone instruction ids of all records

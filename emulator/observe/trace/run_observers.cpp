@@ -35,7 +35,7 @@ std::string real_path(const std::string& path) {
 std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz, bool guest64,
                                                    GuestMemory& mem) {
   if (opts.trace_file.empty() && opts.chrome_trace_file.empty() && opts.profile_file.empty() &&
-      opts.mix_file.empty()) {
+      opts.mix_file.empty() && opts.debug_log == 0) {
     return nullptr;
   }
   return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64, mem));
@@ -67,8 +67,13 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64, Gue
       mix_file_ = open_output(opts.mix_file, "instruction mix");
       mix_ = std::make_unique<mix::InstructionMix>(objects_, mem, guest64);
     }
+    if (opts.debug_log != 0) {
+      if (!opts.debug_log_file.empty()) debug_file_ = open_output(opts.debug_log_file, "log");
+      debug_ = std::make_unique<DebugLog>(debug_file_ != nullptr ? debug_file_ : opts.log,
+                                          opts.debug_log, mem, objects_, guest64);
+    }
   } catch (...) {
-    for (FILE* f : {trace_file_, chrome_file_, profile_file_, mix_file_}) {
+    for (FILE* f : {trace_file_, chrome_file_, profile_file_, mix_file_, debug_file_}) {
       if (f != nullptr) std::fclose(f);
     }
     throw;
@@ -76,7 +81,7 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64, Gue
 }
 
 RunObservers::~RunObservers() {
-  for (FILE* f : {trace_file_, chrome_file_, profile_file_, mix_file_}) {
+  for (FILE* f : {trace_file_, chrome_file_, profile_file_, mix_file_, debug_file_}) {
     if (f != nullptr) std::fclose(f);
   }
 }
@@ -121,6 +126,7 @@ void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   prev_status_ = o.status;
   padlock_cycles_ += o.cycles;
   if (mix_) mix_->on_padlock(r);
+  if (debug_ && debug_->has(kLogPadlock)) debug_->on_padlock(r);
   if (profiler_) {
     profiler_->on_padlock(ev.pc, ev.cycle, ev.end, o.cycles, o.bytes, o.key_reloaded,
                           o.status == Status::Interrupted);
@@ -161,7 +167,9 @@ void RunObservers::finish(uint64_t now, const RunResult& result) {
     profiler_->write(profile_file_, cmd, "padlock-emu");
   }
   if (mix_) mix_->write(mix_file_, cmd);
-  for (FILE** f : {&trace_file_, &chrome_file_, &profile_file_, &mix_file_}) {
+  if (debug_) std::fflush(debug_->file());
+  debug_.reset();
+  for (FILE** f : {&trace_file_, &chrome_file_, &profile_file_, &mix_file_, &debug_file_}) {
     if (*f != nullptr) std::fclose(*f);
     *f = nullptr;
   }

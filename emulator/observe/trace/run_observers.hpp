@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/observe/debug_log.hpp"
 #include "emulator/observe/mix/instruction_mix.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
@@ -33,7 +34,15 @@ class RunObservers final : public PadlockListener {
   RunObservers& operator=(const RunObservers&) = delete;
 
   // The profiler and the instruction mix need every block from the first one on.
-  bool wants_blocks() const { return profiler_ != nullptr || mix_ != nullptr; }
+  bool wants_blocks() const {
+    return profiler_ != nullptr || mix_ != nullptr ||
+           (debug_ && debug_->has(kLogInAsm | kLogExec | kLogCpu));
+  }
+  // -d exec and cpu read each block's registers before it runs: the block hook must run
+  // on every block (no inline costs, no block log).
+  bool wants_every_block() const { return debug_ && debug_->has(kLogExec | kLogCpu); }
+  // -d / -D (null when no -d item is given).
+  DebugLog* debug_log() const { return debug_.get(); }
 
   // An ELF image (program, interpreter) loaded at `bias`.
   void object_loaded(const std::string& host_path, uint64_t bias);
@@ -45,12 +54,14 @@ class RunObservers final : public PadlockListener {
   void on_block(const BlockInfo& b, uint64_t now) {
     if (profiler_) profiler_->on_block(b, now);
     if (mix_) mix_->on_block(b);
+    if (debug_) debug_->on_block(b);
   }
   // A batch of Unicorn's block log (profile::Profiler::on_block_log).
   void on_block_log(const uint64_t* begin, const uint64_t* end, const BlockInfo* const* blocks,
                     size_t nblocks, uint64_t now) {
     if (profiler_) profiler_->on_block_log(begin, end, blocks, nblocks, now);
     if (mix_) mix_->on_block_log(begin, end, blocks, nblocks);
+    if (debug_) debug_->on_new_blocks(blocks, nblocks);
   }
 
   // One PadLock instruction, from the execution core (emulator/padlock/core.hpp).
@@ -76,6 +87,8 @@ class RunObservers final : public PadlockListener {
   FILE* profile_file_ = nullptr;
   FILE* mix_file_ = nullptr;
   std::unique_ptr<mix::InstructionMix> mix_;
+  FILE* debug_file_ = nullptr;  // -D (else the run's log)
+  std::unique_ptr<DebugLog> debug_;
   std::unique_ptr<trace::JsonlTrace> trace_;
   std::unique_ptr<trace::ChromeTrace> chrome_;
 
