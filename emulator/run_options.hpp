@@ -30,6 +30,7 @@ struct RunOptions {
   bool errata = true;             // apply the model's errata (--errata)
   bool strace = false;            // log every system call (--strace)
   bool stats = false;             // summary on exit (--stats)
+  bool progress = true;           // --progress: the status line, on a terminal only
   bool icount = false;            // count guest instructions from the start (--icount)
   // Timing (docs/timing.md). --timing off: host clocks, no per-block costs.
   bool timing = true;

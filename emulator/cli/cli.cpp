@@ -76,6 +76,12 @@ int parse_port(const std::string& s) {
   return static_cast<int>(v);
 }
 
+bool parse_on_off(const char* what, const std::string& v, const char* where) {
+  if (v == "on") return true;
+  if (v == "off") return false;
+  throw UsageError(std::string(what) + " expects on or off, got '" + v + "'" + where);
+}
+
 bool is_directory(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -145,6 +151,9 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
         o.errata = false;
       else
         throw UsageError("--errata expects on or off, got '" + v + "'");
+    } else if (name == "--progress") {
+      value(name, i, v);
+      o.progress = parse_on_off("--progress", v, "");
     } else if (name == "--timing") {
       value(name, i, v);
       if (v == "on")
@@ -278,6 +287,9 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   }
   o.strace = truthy(std::getenv("PADLOCK_EMU_STRACE"));
   if (const char* v = std::getenv("PADLOCK_EMU_SYSROOT"); v != nullptr) o.sysroot = v;
+  if (const char* v = std::getenv("PADLOCK_EMU_PROGRESS"); v != nullptr && *v) {
+    o.progress = parse_on_off("PADLOCK_EMU_PROGRESS", v, "");
+  }
   if (const char* v = std::getenv("PADLOCK_EMU_MEMORY"); v != nullptr && *v) {
     o.direct_memory = parse_memory(v, " (from PADLOCK_EMU_MEMORY)");
   }
@@ -329,6 +341,11 @@ void print_run_usage(FILE* out) {
                "                   the modelled chip's cycle counter at --mhz (x86 blocks,\n"
                "                   PadLock clocks, caches); off: fast functional mode, host\n"
                "                   clocks, no interrupts (docs/timing.md)\n"
+               "  --progress on|off\n"
+               "                   on a terminal, a status line on stderr after 2 s: modelled\n"
+               "                   time, instructions (if counted), PadLock bytes, host rate;\n"
+               "                   default on; never when stderr is not a terminal\n"
+               "                   [PADLOCK_EMU_PROGRESS]\n"
                "  --irq-hz HZ      periodic interrupts in virtual time (jitter from --seed);\n"
                "                   each clears EFLAGS[30]; default 250, 0 = none\n"
                "  --cache-x86      also run ordinary loads/stores through the cache model\n"

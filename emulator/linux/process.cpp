@@ -11,10 +11,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "emulator/cpu/cpu_features.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/gdb_session.hpp"
+#include "emulator/linux/progress.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/loader/initial_stack.hpp"
 #include "emulator/memory/code_pages.hpp"
@@ -561,6 +563,9 @@ RunResult Process::run() {
   g_current = this;
   host_signals_init(*this);
   if (gdb_) gdb_->attach();
+  // Not under gdb: the guest's pauses there are the user's.
+  std::optional<ProgressLine> progress;
+  progress.emplace(*this, opts_.progress && !gdb_);
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
     deliver_pending();
@@ -585,6 +590,7 @@ RunResult Process::run() {
     if (gdb_) gdb_->after_stop();
     last_syscall_eintr_ = false;
   }
+  progress.reset();  // erased before the last messages
   host_signals_restore();
   stats_.blocks_decoded = blocks_->decoded();
   if (exited_) {
