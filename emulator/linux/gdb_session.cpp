@@ -272,6 +272,9 @@ void GdbSession::stop_guest(const gdb::Stop& s) {
 }
 
 void GdbSession::on_breakpoint_hook(uint64_t address) {
+  // A step ends at the next instruction anyway, and reports a step there, not a
+  // breakpoint (which gdb would take for a hit).
+  if (stepping_) return;
   if (skip_breakpoint_ && address == resume_pc_) {
     skip_breakpoint_ = false;
     return;
