@@ -168,13 +168,13 @@ Resume Server::serve(Target& t, const Stop& stop) {
 
 void Server::exited(int code) {
   if (fd_ < 0) return;
-  send("W" + hex_byte(code & 0xFF));
+  send(std::string("W").append(hex_byte(code & 0xFF)));
   close_connection();
 }
 
 void Server::killed(int linux_signal) {
   if (fd_ < 0) return;
-  send("X" + hex_byte(to_gdb_signal(linux_signal)));
+  send(std::string("X").append(hex_byte(to_gdb_signal(linux_signal))));
   close_connection();
 }
 
@@ -283,7 +283,7 @@ void Server::send(const std::string& payload) {
 
 std::string Server::stop_reply() const {
   const Stop& s = last_stop_;
-  std::string r = "T" + hex_byte(to_gdb_signal(s.linux_signal));
+  std::string r = std::string("T").append(hex_byte(to_gdb_signal(s.linux_signal)));
   switch (s.kind) {
     case Stop::Kind::SwBreak:
       r += "swbreak:;";
