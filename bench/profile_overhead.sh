@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cost of --profile (docs/profiling.md: at most 2x the run time with profiling off), and of --trace
-# for comparison, on a compute-bound static i386 program without PadLock instructions
+# Cost of --profile (docs/profiling.md: at most 2x the run time with profiling off), of --mix
+# (docs/debugging.md: at most 1.3x), and of --trace for comparison, on a compute-bound static i386 program without PadLock instructions
 # (bench/guest/compute.c): every translated block pays the profiler, the worst case.
 # Measured with the timing model on (the default) and with --timing off; in both, --profile
 # adds Unicorn's block log (docs/emulator.md, "Unicorn") and its replay.
@@ -39,15 +39,20 @@ read -r prof_wall prof_cpu <<<"$(measure --profile "$work/p.out")"
 read -r trace_wall trace_cpu <<<"$(measure --trace "$work/t.jsonl" --chrome-trace "$work/c.json")"
 read -r toff_wall toff_cpu <<<"$(measure --timing off)"
 read -r tprof_wall tprof_cpu <<<"$(measure --timing off --profile "$work/p2.out")"
+read -r mix_wall mix_cpu <<<"$(measure --mix "$work/m.txt")"
+read -r tmix_wall tmix_cpu <<<"$(measure --timing off --mix "$work/m2.txt")"
 
 awk -v r="$rounds" -v k="$repeat" \
     -v ow="$off_wall" -v oc="$off_cpu" -v pw="$prof_wall" -v pc="$prof_cpu" \
     -v tw="$trace_wall" -v tc="$trace_cpu" -v fw="$toff_wall" -v fc="$toff_cpu" \
-    -v gw="$tprof_wall" -v gc="$tprof_cpu" 'BEGIN {
+    -v gw="$tprof_wall" -v gc="$tprof_cpu" -v mw="$mix_wall" -v mc="$mix_cpu" \
+    -v nw="$tmix_wall" -v nc="$tmix_cpu" 'BEGIN {
   printf "compute (static i386, %s rounds, best of %d)         wall s    cpu s   wall x   cpu x\n", r, k
   printf "  timing model on (default), profiling off     %8.3f %8.3f\n", ow, oc
   printf "  ... --profile                                %8.3f %8.3f %7.2fx %7.2fx  (goal <= 2x)\n", pw, pc, pw / ow, pc / oc
+  printf "  ... --mix                                    %8.3f %8.3f %7.2fx %7.2fx  (goal <= 1.3x)\n", mw, mc, mw / ow, mc / oc
   printf "  ... --trace --chrome-trace                   %8.3f %8.3f %7.2fx %7.2fx\n", tw, tc, tw / ow, tc / oc
   printf "  --timing off, profiling off (no block hook)  %8.3f %8.3f\n", fw, fc
   printf "  --timing off --profile                       %8.3f %8.3f %7.2fx %7.2fx  (goal <= 2x)\n", gw, gc, gw / fw, gc / fc
+  printf "  --timing off --mix                           %8.3f %8.3f %7.2fx %7.2fx  (goal <= 1.3x)\n", nw, nc, nw / fw, nc / fc
 }'

@@ -13,6 +13,14 @@ namespace padlock::emu {
 
 // --check (docs/checker.md): off, report findings, or also fail the run on an error.
 enum class CheckMode : uint8_t { Off, Warn, Error };
+// -d items (emulator/observe/debug_log.hpp, docs/debugging.md).
+enum DebugItem : unsigned {
+  kLogInAsm = 1u << 0,
+  kLogCpu = 1u << 1,
+  kLogExec = 1u << 2,
+  kLogPadlock = 1u << 3,
+  kLogSyscall = 1u << 4,
+};
 
 struct RunOptions {
   std::string program;            // path of the ELF file to run
@@ -24,6 +32,7 @@ struct RunOptions {
   bool errata = true;             // apply the model's errata (--errata)
   bool strace = false;            // log every system call (--strace)
   bool stats = false;             // summary on exit (--stats)
+  bool progress = true;           // --progress: the status line, on a terminal only
   bool icount = false;            // count guest instructions from the start (--icount)
   // Timing (docs/timing.md). --timing off: host clocks, no per-block costs.
   bool timing = true;
@@ -37,9 +46,17 @@ struct RunOptions {
   // --check[=warn|error], --check-jsonl FILE, --check-sarif FILE (docs/checker.md).
   CheckMode check = CheckMode::Off;
   std::string check_jsonl_file, check_sarif_file;
+  // -d ITEMS (DebugItem bits) and -D FILE (empty: `log`).
+  unsigned debug_log = 0;
+  std::string debug_log_file;
+  // --mix FILE: executed instructions by opcode, in total and per function (SDE's -mix).
+  std::string mix_file;
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's
   // -L); empty: the host root. The program interpreter (PT_INTERP) is looked up there.
   std::string sysroot;
+  // -g/--gdb PORT: wait for gdb on 127.0.0.1:PORT before the first instruction (0: any free
+  // port, named on `log`); < 0: no gdb stub. docs/debugging.md.
+  int gdb_port = -1;
   FILE* log = stderr;  // where strace, diagnostics and stats go
 };
 

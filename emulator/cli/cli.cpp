@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "emulator/observe/debug_log.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::cli {
@@ -62,6 +63,23 @@ uint64_t parse_seed(const std::string& s, const char* where) {
     throw UsageError("invalid seed '" + s + "'" + where + ": expected an unsigned integer");
   }
   return v;
+}
+
+// -g/--gdb: a TCP port; 0 lets the system choose one (the emulator names it).
+int parse_port(const std::string& s) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || errno != 0 || v < 0 || v > 65535) {
+    throw UsageError("invalid gdb port '" + s + "': expected a TCP port 0-65535, e.g. -g 1234");
+  }
+  return static_cast<int>(v);
+}
+
+bool parse_on_off(const char* what, const std::string& v, const char* where) {
+  if (v == "on") return true;
+  if (v == "off") return false;
+  throw UsageError(std::string(what) + " expects on or off, got '" + v + "'" + where);
 }
 
 bool is_directory(const std::string& path) {
@@ -133,6 +151,9 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
         o.errata = false;
       else
         throw UsageError("--errata expects on or off, got '" + v + "'");
+    } else if (name == "--progress") {
+      value(name, i, v);
+      o.progress = parse_on_off("--progress", v, "");
     } else if (name == "--timing") {
       value(name, i, v);
       if (v == "on")
@@ -202,6 +223,23 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       value(name, i, v);
       o.check_sarif_file = v;
       if (o.check == emu::CheckMode::Off) o.check = emu::CheckMode::Warn;
+    } else if (a == "-d") {
+      value(a, i, v);
+      try {
+        o.debug_log |= emu::parse_debug_items(v);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError("unknown -d item '" + std::string(e.what()) +
+                         "'; known: " + emu::debug_item_names());
+      }
+    } else if (a == "-D") {
+      value(a, i, v);
+      o.debug_log_file = v;
+    } else if (name == "--mix") {
+      value(name, i, v);
+      o.mix_file = v;
+    } else if (a == "-g" || name == "--gdb") {
+      value(a == "-g" ? a : name, i, v);
+      o.gdb_port = parse_port(v);
     } else if (a == "--help" || a == "-h") {
       inv.help_for_run = true;
       return args.size();
@@ -267,6 +305,9 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   }
   o.strace = truthy(std::getenv("PADLOCK_EMU_STRACE"));
   if (const char* v = std::getenv("PADLOCK_EMU_SYSROOT"); v != nullptr) o.sysroot = v;
+  if (const char* v = std::getenv("PADLOCK_EMU_PROGRESS"); v != nullptr && *v) {
+    o.progress = parse_on_off("PADLOCK_EMU_PROGRESS", v, "");
+  }
   if (const char* v = std::getenv("PADLOCK_EMU_MEMORY"); v != nullptr && *v) {
     o.direct_memory = parse_memory(v, " (from PADLOCK_EMU_MEMORY)");
   }
@@ -318,6 +359,11 @@ void print_run_usage(FILE* out) {
                "                   the modelled chip's cycle counter at --mhz (x86 blocks,\n"
                "                   PadLock clocks, caches); off: fast functional mode, host\n"
                "                   clocks, no interrupts (docs/timing.md)\n"
+               "  --progress on|off\n"
+               "                   on a terminal, a status line on stderr after 2 s: modelled\n"
+               "                   time, instructions (if counted), PadLock bytes, host rate;\n"
+               "                   default on; never when stderr is not a terminal\n"
+               "                   [PADLOCK_EMU_PROGRESS]\n"
                "  --irq-hz HZ      periodic interrupts in virtual time (jitter from --seed);\n"
                "                   each clears EFLAGS[30]; default 250, 0 = none\n"
                "  --cache-x86      also run ordinary loads/stores through the cache model\n"
@@ -353,6 +399,17 @@ void print_run_usage(FILE* out) {
                "  --check-jsonl FILE, --check-sarif FILE\n"
                "                   also write the findings as JSON Lines / SARIF 2.1.0\n"
                "                   (imply --check)\n"
+               "  -d ITEMS         log, comma-separated: in_asm (each block's disassembly once),\n"
+               "                   exec (each executed block), cpu (registers before each\n"
+               "                   executed block), padlock (each PadLock instruction),\n"
+               "                   syscall (as --strace); to stderr or -D (docs/debugging.md)\n"
+               "  -D FILE          write the -d log to FILE\n"
+               "  --mix FILE       executed instructions by opcode (x86 and PadLock), in total\n"
+               "                   and per function, as SDE's -mix (docs/debugging.md)\n"
+               "  -g PORT, --gdb PORT\n"
+               "                   wait for gdb on 127.0.0.1:PORT before the first instruction\n"
+               "                   (gdb: target remote :PORT); 0 picks a free port and names it\n"
+               "                   (docs/debugging.md)\n"
                "  -h, --help       this text;  -V, --version  the version\n"
                "\n"
                "The guest's stdin, stdout and stderr are the emulator's; the exit status is the\n"

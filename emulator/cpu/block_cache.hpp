@@ -49,6 +49,10 @@ struct BlockInfo {
   // Its index in the Process's block-log table (0: none yet), so that retranslating the
   // block does not grow the table.
   mutable uint32_t log_index = 0;
+  // Its record in --mix's table (observe/mix/instruction_mix.hpp; 0: none yet).
+  mutable uint32_t mix_record = 0;
+  // -d in_asm printed it (observe/debug_log.hpp).
+  mutable bool in_asm_logged = false;
 };
 
 // An entry of Unicorn's block log (UC_CTL_BLOCK_LOG; Process::block_cost sets it, the

@@ -6,6 +6,7 @@
 // opcode is SIGILL.
 #include <signal.h>
 
+#include "emulator/linux/gdb_session.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/exception_signals.hpp"
 #include "emulator/padlock/padlock_call.hpp"
@@ -31,6 +32,7 @@ bool Process::on_invalid_insn() {
   const PadlockRecord& r = core_->execute(c.decoded, c.state, *mem_, c.pc, irq);
   if (opts_.timing && vt_->now() >= vt_->next_event()) time_events();
   finish_padlock_call(*cpu_, c);
+  if (gdb_) gdb_->on_padlock(r.outcome);
 
   // §1.8: REP XCRYPT sets EFLAGS[30] (after loading the key), REP XSHA clears it, and so
   // does the interrupt or exception that stops an instruction (the core applies it).

@@ -11,9 +11,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "emulator/cpu/cpu_features.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
+#include "emulator/linux/gdb_session.hpp"
+#include "emulator/linux/progress.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/loader/initial_stack.hpp"
 #include "emulator/memory/code_pages.hpp"
@@ -96,10 +99,12 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
   char real[PATH_MAX];
   exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
-  obs_ = RunObservers::create(opts_, mhz_, guest64_);
+  obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
   if (obs_) core_->set_listener(obs_.get());
+  if (obs_ && obs_->debug_log() != nullptr) obs_->debug_log()->set_cpu(cpu_.get());
   load_program();
   install_hooks();
+  if (opts_.gdb_port >= 0) gdb_ = std::make_unique<GdbSession>(*this, opts_.gdb_port);
 }
 
 Process::~Process() {
@@ -224,6 +229,17 @@ void Process::load_program() {
       {AT_HWCAP2, 0},
   };
   const StackLayout sl = build_initial_stack(*mem_, l.stack_top, kStackSize / 2, guest64_, si);
+  // The auxiliary vector as the guest got it, to its AT_NULL (gdb reads it: qXfer:auxv).
+  const uint64_t word = guest64_ ? 8 : 4;
+  for (uint64_t a = sl.auxv;; a += 2 * word) {
+    std::string pair(2 * word, '\0');
+    std::memcpy(pair.data(), mem_->host(a), 2 * word);
+    auxv_ += pair;
+    if (std::all_of(pair.begin(), pair.begin() + static_cast<long>(word),
+                    [](char c) { return c == 0; })) {
+      break;
+    }
+  }
 
   cpu_->boot(l.system_page);
   cpu_->start_user(start, sl.sp);
@@ -262,7 +278,7 @@ void Process::enable_block_hook() {
   // is added and no event is due: the hook runs only for blocks that clear EFLAGS[30].
   // The profiler gets every block from the block log (UC_CTL_BLOCK_LOG), replayed in
   // batches (replay_block_log).
-  bool inline_costs = !opts_.icount && !opts_.stats;
+  bool inline_costs = !opts_.icount && !opts_.stats && !(obs_ && obs_->wants_every_block());
   if (inline_costs) {
     inline_costs =
         uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr, vt_->next_event_cell(),
@@ -546,6 +562,10 @@ std::string Process::disassemble(uint64_t pc) {
 RunResult Process::run() {
   g_current = this;
   host_signals_init(*this);
+  if (gdb_) gdb_->attach();
+  // Not under gdb: the guest's pauses there are the user's.
+  std::optional<ProgressLine> progress;
+  progress.emplace(*this, opts_.progress && !gdb_);
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
     deliver_pending();
@@ -567,14 +587,17 @@ RunResult Process::run() {
     drain_block_log();
     if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
     handle_stop(err);
+    if (gdb_) gdb_->after_stop();
     last_syscall_eintr_ = false;
   }
+  progress.reset();  // erased before the last messages
   host_signals_restore();
   stats_.blocks_decoded = blocks_->decoded();
   if (exited_) {
     result_ = RunResult{};
     result_.exit_code = exit_code_;
   }
+  if (gdb_) gdb_->finished(result_);
   if (obs_) {
     obs_->finish(now(), result_);
     result_.check_error = obs_->check_failed();

@@ -27,6 +27,7 @@
 namespace padlock::emu {
 
 struct SyscallAbi;
+class GdbSession;    // --gdb (emulator/linux/gdb_session.hpp)
 class RunObservers;  // --trace, --chrome-trace, --profile (emulator/observe/trace/)
 
 // Per-process kernel state that only system calls touch.
@@ -248,8 +249,11 @@ class Process {
   uint64_t last_syscall_nr_ = 0;
   int last_syscall_len_ = 0;
   std::atomic<bool> host_kill_{false};  // kill_from_host()
+  std::string auxv_;                    // the initial auxiliary vector's bytes (gdb's qXfer:auxv)
+  std::unique_ptr<GdbSession> gdb_;     // --gdb; null otherwise
 
   friend struct SyscallContext;
+  friend class GdbSession;
 };
 
 // The process whose hooks are running (host signal handlers forward to it).

@@ -229,7 +229,7 @@ const char* errno_name(int e) {
 
 }  // namespace
 
-void strace_line(Process& p, const SyscallAbi& abi, uint64_t nr, const uint64_t args[6],
+void strace_line(FILE* out, Process& p, const SyscallAbi& abi, uint64_t nr, const uint64_t args[6],
                  const SyscallEntry* entry, int64_t result, bool no_result, bool unimplemented) {
   std::string line = std::to_string(p.pid()) + " ";
   const char* fmt = "xxxxxx";
@@ -260,7 +260,7 @@ void strace_line(Process& p, const SyscallAbi& abi, uint64_t nr, const uint64_t 
     }
     line += b;
   }
-  std::fprintf(p.options().log, "%s\n", line.c_str());
+  std::fprintf(out, "%s\n", line.c_str());
 }
 
 }  // namespace padlock::emu

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 
 namespace padlock::emu {
 
@@ -13,7 +14,7 @@ class Process;
 struct SyscallAbi;
 struct SyscallEntry;
 
-void strace_line(Process& p, const SyscallAbi& abi, uint64_t nr, const uint64_t args[6],
+void strace_line(FILE* out, Process& p, const SyscallAbi& abi, uint64_t nr, const uint64_t args[6],
                  const SyscallEntry* entry, int64_t result, bool no_result, bool unimplemented);
 
 }  // namespace padlock::emu

@@ -177,6 +177,7 @@ class Emulator:
         program: Optional[PathLike] = None,
         check: Union[bool, str, None] = None,
         check_sarif: Optional[PathLike] = None,
+        gdb: Optional[int] = None,
     ) -> Result:
         """Run ``argv`` (``argv[0]`` is the program, unless ``program`` names it).
 
@@ -187,6 +188,8 @@ class Emulator:
         (``True`` or ``"warn"``; ``"error"`` also sets ``Result.check_failed`` on an error
         finding, as ``--check=error``): ``Result.findings`` lists the findings, the text
         report is in ``Result.log``, ``check_sarif`` also writes the SARIF 2.1.0 log there.
+        ``gdb=PORT`` waits for gdb on 127.0.0.1:PORT before the first instruction
+        (``target remote :PORT``; docs/debugging.md).
 
         Raises:
             LoadError: the program cannot be run (not an ELF file, 64-bit on a 32-bit
@@ -200,6 +203,8 @@ class Emulator:
         if not args and program is None:
             raise ValueError("argv is empty: give at least the program")
         prog = os.fspath(program) if program is not None else args[0]
+        if gdb is not None and not 1 <= int(gdb) <= 65535:
+            raise ValueError(f"gdb={gdb!r}: expected a TCP port 1-65535 for gdb to connect to")
         model = _find_cpu(self.cpu)
         envp = _env_list(env if env is not None else self.env)
         tmp: List[Path] = []
@@ -235,7 +240,8 @@ class Emulator:
                 irq_hz=self.irq_hz, trace=trace_file, chrome_trace=chrome_file,
                 profile=profile_file, timeout=float(limit or 0.0), timing=self.timing,
                 check=check_mode, check_jsonl=check_file,
-                check_sarif=os.fspath(check_sarif) if check_sarif is not None else "")
+                check_sarif=os.fspath(check_sarif) if check_sarif is not None else "",
+                gdb=-1 if gdb is None else int(gdb))
             st = raw["stats"]
             stats = RunStats(
                 cycles=raw["cycles"], instructions=st["instructions"],
@@ -304,9 +310,10 @@ def run(
     ``padlock_emu.run(["build/tests/guest/guest_sha_i386", "1", "abc.txt"], cpu="esther")``.
     The keyword arguments are those of :class:`Emulator` and :meth:`Emulator.run`
     (``errata``, ``timing``, ``icount``, ``strace``, ``chrome_trace``, ``program``,
-    ``check``, ``check_sarif``).
+    ``check``, ``check_sarif``, ``gdb``).
     """
-    run_kw = {k: options.pop(k) for k in ("chrome_trace", "program", "check", "check_sarif")
+    run_kw = {k: options.pop(k)
+              for k in ("chrome_trace", "program", "check", "check_sarif", "gdb")
               if k in options}
     emu = Emulator(cpu=cpu, mhz=mhz, env=env, sysroot=sysroot, seed=seed, irq_hz=irq_hz,
                    timeout=timeout, **options)

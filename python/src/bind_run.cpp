@@ -22,7 +22,7 @@ namespace {
 
 // The optional run() arguments this module passes through to RunOptions.
 constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",  "chrome_trace", "profile",
-                                        "sysroot", "timing", "check"};
+                                        "sysroot", "timing", "check", "gdb"};
 
 }  // namespace
 
@@ -78,7 +78,7 @@ void bind_run(py::module_& m) {
          const std::string& sysroot, std::optional<double> irq_hz, const std::string& trace,
          const std::string& chrome_trace, const std::string& profile, double timeout,
          std::optional<bool> timing, const std::string& check, const std::string& check_jsonl,
-         const std::string& check_sarif) {
+         const std::string& check_sarif, int gdb) {
         emu::RunOptions o;
         o.program = program;
         o.argv = argv;
@@ -105,6 +105,7 @@ void bind_run(py::module_& m) {
         }
         o.check_jsonl_file = check_jsonl;
         o.check_sarif_file = check_sarif;
+        o.gdb_port = gdb;
         const std::string in = stdin_data;
         const GuestRunOutput r = run_guest(o, in, timeout);
         py::dict d;
@@ -129,6 +130,7 @@ void bind_run(py::module_& m) {
       py::arg("irq_hz") = py::none(), py::arg("trace") = "", py::arg("chrome_trace") = "",
       py::arg("profile") = "", py::arg("timeout") = 0.0, py::arg("timing") = py::none(),
       py::arg("check") = "", py::arg("check_jsonl") = "", py::arg("check_sarif") = "",
+      py::arg("gdb") = -1,
       "Run a guest program in this process (see padlock_emu.run); returns a dict");
 }
 

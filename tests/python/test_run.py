@@ -161,3 +161,35 @@ int main(int argc, char **argv) {
     r = pe.run([prog, prog])
     assert r.stdout == b"1 1 1\n"
     assert _open_fds() == before
+
+
+def test_gdb_attaches_to_a_python_run():
+    """gdb=PORT (docs/debugging.md): gdb, started first, connects while run() waits, breaks
+    at the guest's REP XCRYPTECB and reads RCX; the run then completes as usual."""
+    import shutil
+    import socket
+    import subprocess
+
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        pytest.skip("gdb is not installed")
+    program = guest("gdb_xcrypt", "x86_64")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = subprocess.Popen(
+        [gdb, "-nx", "-batch", "-ex", f"target remote 127.0.0.1:{port}",
+         "-ex", "break *gdb_xcrypt_site", "-ex", "continue", "-ex", "p $rcx",
+         "-ex", "continue", program], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    try:
+        r = pe.run([program], cpu="nano", gdb=port, timeout=120)
+        text = client.communicate(timeout=60)[0]
+    finally:
+        if client.poll() is None:
+            client.kill()
+    assert r.exit_code == 0 and r.stdout.startswith(b"left 0 watched 7")
+    assert "$1 = 4" in text and "exited normally" in text, text
+    assert f"waiting for a connection on port {port}" in r.log
+    with pytest.raises(ValueError, match="gdb=0"):
+        pe.run([program], cpu="nano", gdb=0)

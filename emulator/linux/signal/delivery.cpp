@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "emulator/cpu/fault_address.hpp"
+#include "emulator/linux/gdb_session.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/signal/signal_frame.hpp"
@@ -55,7 +56,8 @@ void Process::handle_stop(uc_err err) {
     std::fprintf(opts_.log, "padlock-emu: internal: unicorn stopped with \"%s\" at 0x%llx\n",
                  uc_strerror(err), static_cast<unsigned long long>(cpu_->pc()));
     deliver(si.signo, si, true);
-  } else if (!stop_requested_ && collect_host_signals(*this) == 0 && sig_.next_deliverable() == 0) {
+  } else if (!stop_requested_ && !(gdb_ && gdb_->interrupt_pending()) &&
+             collect_host_signals(*this) == 0 && sig_.next_deliverable() == 0) {
     // Unicorn returned without an error and without any of our hooks asking it to stop
     // (QEMU halted, e.g. after a triple fault): do not spin, end the guest.
     std::fprintf(opts_.log, "padlock-emu: internal: emulation stopped at 0x%llx: %s\n",
@@ -87,6 +89,11 @@ bool Process::deliver_pending() {
 }
 
 bool Process::deliver(int sig, const GuestSiginfo& info, bool forced) {
+  // Under gdb, every signal stops the guest first; gdb says which one it gets, if any.
+  if (gdb_) {
+    sig = gdb_->on_signal(sig);
+    if (sig == 0 || fatal_) return false;
+  }
   GuestSigaction act = sig_.action[sig];
   // A synchronous fault that is blocked or ignored kills the process (Linux
   // force_sig_fault resets the action to SIG_DFL).

@@ -71,9 +71,16 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   if (e != nullptr && e->fn != nullptr) r = e->fn(c);
   ++stats_.syscalls;
   if (obs_) obs_->syscall(e != nullptr ? e->name : nullptr, c.nr, r, t0, now());
+  // --strace on the run's log; -d syscall on -D's file (once when both are the same).
+  const bool unimplemented = e == nullptr || e->fn == nullptr;
   if (opts_.strace) {
-    strace_line(*this, abi, c.nr, args_at_entry, e, r, c.no_result || exited_,
-                e == nullptr || e->fn == nullptr);
+    strace_line(opts_.log, *this, abi, c.nr, args_at_entry, e, r, c.no_result || exited_,
+                unimplemented);
+  }
+  if (obs_ && obs_->debug_log() != nullptr && obs_->debug_log()->has(kLogSyscall) &&
+      !(opts_.strace && obs_->debug_log()->file() == opts_.log)) {
+    strace_line(obs_->debug_log()->file(), *this, abi, c.nr, args_at_entry, e, r,
+                c.no_result || exited_, unimplemented);
   }
   if (!c.no_result && !exited_) {
     if (guest64_ && !i386) {

@@ -33,16 +33,16 @@ std::string real_path(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz,
-                                                   bool guest64) {
+std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz, bool guest64,
+                                                   GuestMemory& mem) {
   if (opts.trace_file.empty() && opts.chrome_trace_file.empty() && opts.profile_file.empty() &&
-      opts.check == CheckMode::Off) {
+      opts.check == CheckMode::Off && opts.mix_file.empty() && opts.debug_log == 0) {
     return nullptr;
   }
-  return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64));
+  return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64, mem));
 }
 
-RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
+RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64, GuestMemory& mem)
     : opts_(opts), guest64_(guest64) {
   trace::RunInfo run;
   run.program = profile::base_name(opts.program);
@@ -74,18 +74,26 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
       lookup_ = std::make_unique<check::ObjectSourceLookup>(objects_);
       checker_ = std::make_unique<check::Checker>(*opts.cpu, guest64, lookup_.get());
     }
+    if (!opts.mix_file.empty()) {
+      mix_file_ = open_output(opts.mix_file, "instruction mix");
+      mix_ = std::make_unique<mix::InstructionMix>(objects_, mem, guest64);
+    }
+    if (opts.debug_log != 0) {
+      if (!opts.debug_log_file.empty()) debug_file_ = open_output(opts.debug_log_file, "log");
+      debug_ = std::make_unique<DebugLog>(debug_file_ != nullptr ? debug_file_ : opts.log,
+                                          opts.debug_log, mem, objects_, guest64);
+    }
   } catch (...) {
-    for (FILE* f :
-         {trace_file_, chrome_file_, profile_file_, check_jsonl_file_, check_sarif_file_}) {
-      if (f != nullptr) std::fclose(f);
+    for (FILE** f : output_files()) {
+      if (*f != nullptr) std::fclose(*f);
     }
     throw;
   }
 }
 
 RunObservers::~RunObservers() {
-  for (FILE* f : {trace_file_, chrome_file_, profile_file_, check_jsonl_file_, check_sarif_file_}) {
-    if (f != nullptr) std::fclose(f);
+  for (FILE** f : output_files()) {
+    if (*f != nullptr) std::fclose(*f);
   }
 }
 
@@ -110,6 +118,8 @@ void RunObservers::unmapped(uint64_t va, uint64_t len) {
 
 void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   if (checker_) checker_->on_padlock(r, mem);
+  if (mix_) mix_->on_padlock(r);
+  if (debug_ && debug_->has(kLogPadlock)) debug_->on_padlock(r);
   if (!trace_ && !chrome_ && !profiler_) return;
   trace::PadlockEvent& ev = ev_;
   ev = trace::PadlockEvent{};
@@ -130,7 +140,6 @@ void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   prev_pc_ = r.pc;
   prev_status_ = o.status;
   padlock_cycles_ += o.cycles;
-
   if (profiler_) {
     profiler_->on_padlock(ev.pc, ev.cycle, ev.end, o.cycles, o.bytes, o.key_reloaded,
                           o.status == Status::Interrupted);
@@ -161,13 +170,13 @@ void RunObservers::finish(uint64_t now, const RunResult& result) {
   end.signal = result.signal;
   if (trace_) trace_->end(end, seq_, padlock_cycles_);
   if (chrome_) chrome_->finish(end);
+  std::string cmd;
+  for (const std::string& a : opts_.argv) {
+    if (!cmd.empty()) cmd += ' ';
+    cmd += a;
+  }
   if (profiler_) {
     profiler_->finish(now);
-    std::string cmd;
-    for (const std::string& a : opts_.argv) {
-      if (!cmd.empty()) cmd += ' ';
-      cmd += a;
-    }
     profiler_->write(profile_file_, cmd, "padlock-emu");
   }
   if (checker_) {
@@ -177,8 +186,10 @@ void RunObservers::finish(uint64_t now, const RunResult& result) {
     if (check_jsonl_file_) check::write_jsonl(check_jsonl_file_, checker_->findings(), info);
     if (check_sarif_file_) check::write_sarif(check_sarif_file_, checker_->findings(), info);
   }
-  for (FILE** f :
-       {&trace_file_, &chrome_file_, &profile_file_, &check_jsonl_file_, &check_sarif_file_}) {
+  if (mix_) mix_->write(mix_file_, cmd);
+  if (debug_) std::fflush(debug_->file());
+  debug_.reset();
+  for (FILE** f : output_files()) {
     if (*f != nullptr) std::fclose(*f);
     *f = nullptr;
   }

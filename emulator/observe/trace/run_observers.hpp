@@ -1,9 +1,11 @@
-// What watches a run for --trace, --chrome-trace, --profile and --check: the guest's objects
-// and symbols, the profiler, the trace writers and the PadLock checker. The Process calls it from
-// its hooks with one line each (`if (obs_) obs_->...`); when none of the three options is given
-// there is no RunObservers and the hooks cost one pointer test.
+// What watches a run for --trace, --chrome-trace, --profile, --check, --mix and -d: the
+// guest's objects and symbols, the profiler, the trace writers, the PadLock checker, the
+// instruction mix and the debug log. The Process calls it from its hooks with one line each
+// (`if (obs_) obs_->...`); when none of these options is given there is no RunObservers and
+// the hooks cost one pointer test.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -13,6 +15,8 @@
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/observe/check/checker.hpp"
 #include "emulator/observe/check/source_lookup.hpp"
+#include "emulator/observe/debug_log.hpp"
+#include "emulator/observe/mix/instruction_mix.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
 #include "emulator/observe/profile/profiler.hpp"
@@ -27,13 +31,22 @@ class RunObservers final : public PadlockListener {
  public:
   // nullptr when the options ask for none of them. Opens the output files; throws
   // LoadError with a one-line reason when one cannot be created.
-  static std::unique_ptr<RunObservers> create(const RunOptions& opts, double mhz, bool guest64);
+  static std::unique_ptr<RunObservers> create(const RunOptions& opts, double mhz, bool guest64,
+                                              GuestMemory& mem);
   ~RunObservers() override;
   RunObservers(const RunObservers&) = delete;
   RunObservers& operator=(const RunObservers&) = delete;
 
-  // The profiler needs every block from the first one on.
-  bool wants_blocks() const { return profiler_ != nullptr; }
+  // The profiler and the instruction mix need every block from the first one on.
+  bool wants_blocks() const {
+    return profiler_ != nullptr || mix_ != nullptr ||
+           (debug_ && debug_->has(kLogInAsm | kLogExec | kLogCpu));
+  }
+  // -d exec and cpu read each block's registers before it runs: the block hook must run
+  // on every block (no inline costs, no block log).
+  bool wants_every_block() const { return debug_ && debug_->has(kLogExec | kLogCpu); }
+  // -d / -D (null when no -d item is given).
+  DebugLog* debug_log() const { return debug_.get(); }
 
   // An ELF image (program, interpreter) loaded at `bias`.
   void object_loaded(const std::string& host_path, uint64_t bias);
@@ -44,11 +57,15 @@ class RunObservers final : public PadlockListener {
   // Hot path (profiling only): a block starts at virtual time `now`.
   void on_block(const BlockInfo& b, uint64_t now) {
     if (profiler_) profiler_->on_block(b, now);
+    if (mix_) mix_->on_block(b);
+    if (debug_) debug_->on_block(b);
   }
   // A batch of Unicorn's block log (profile::Profiler::on_block_log).
   void on_block_log(const uint64_t* begin, const uint64_t* end, const BlockInfo* const* blocks,
                     size_t nblocks, uint64_t now) {
     if (profiler_) profiler_->on_block_log(begin, end, blocks, nblocks, now);
+    if (mix_) mix_->on_block_log(begin, end, blocks, nblocks);
+    if (debug_) debug_->on_new_blocks(blocks, nblocks);
   }
 
   // One PadLock instruction, from the execution core (emulator/padlock/core.hpp).
@@ -67,7 +84,7 @@ class RunObservers final : public PadlockListener {
   const profile::ObjectMap& objects() const { return objects_; }
 
  private:
-  RunObservers(const RunOptions& opts, double mhz, bool guest64);
+  RunObservers(const RunOptions& opts, double mhz, bool guest64, GuestMemory& mem);
 
   const RunOptions& opts_;
   bool guest64_;
@@ -76,12 +93,21 @@ class RunObservers final : public PadlockListener {
   FILE* trace_file_ = nullptr;
   FILE* chrome_file_ = nullptr;
   FILE* profile_file_ = nullptr;
+  FILE* mix_file_ = nullptr;
+  std::unique_ptr<mix::InstructionMix> mix_;
+  FILE* debug_file_ = nullptr;  // -D (else the run's log)
+  std::unique_ptr<DebugLog> debug_;
   std::unique_ptr<trace::JsonlTrace> trace_;
   std::unique_ptr<trace::ChromeTrace> chrome_;
   std::unique_ptr<check::ObjectSourceLookup> lookup_;
   std::unique_ptr<check::Checker> checker_;
   FILE* check_jsonl_file_ = nullptr;
   FILE* check_sarif_file_ = nullptr;
+  // Every output file this object opens, for closing them in one place.
+  std::array<FILE**, 7> output_files() {
+    return {&trace_file_,  &chrome_file_,       &profile_file_,    &mix_file_,
+            &debug_file_, &check_jsonl_file_, &check_sarif_file_};
+  }
 
   // What the next instruction's record needs to know.
   trace::PadlockEvent ev_;
