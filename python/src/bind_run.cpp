@@ -97,6 +97,12 @@ void bind_run(py::module_& m) {
         o.profile_file = profile;
         const std::string in = stdin_data;
         const GuestRunOutput r = run_guest(o, in, timeout);
+        if (r.interrupted) {
+          // Python's SIGINT handler runs now (KeyboardInterrupt by default); the guest's
+          // outputs are already closed.
+          PyErr_SetInterrupt();
+          if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+        }
         py::dict d;
         d["exited"] = !r.result.signaled;
         d["exit_code"] = r.result.exit_code;

@@ -7,8 +7,12 @@ expected outputs come from hashlib and from the programs' documented behaviour.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -161,3 +165,51 @@ int main(int argc, char **argv) {
     r = pe.run([prog, prog])
     assert r.stdout == b"1 1 1\n"
     assert _open_fds() == before
+
+
+def _interrupt_after(seconds: float) -> subprocess.Popen:
+    """Another process sends this one SIGINT after `seconds` and prints when (time.time());
+    a thread of ours could not: the run holds the GIL."""
+    code = (f"import os, signal, sys, time; time.sleep({seconds}); t = time.time(); "
+            f"os.kill({os.getpid()}, signal.SIGINT); print(t)")
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+
+
+def _sent_at(sender: subprocess.Popen) -> float:
+    out, _ = sender.communicate(timeout=30)
+    assert out.strip(), "the interrupt was not sent"
+    return float(out)
+
+
+def test_keyboard_interrupt_stops_the_guest_within_100_ms(tmp_path):
+    """Ctrl-C (SIGINT) during run(): the guest stops at once, the trace and profile are
+    closed, and Python's handler raises KeyboardInterrupt."""
+    prog = guest("host_alarm_xcrypt")
+    sender = _interrupt_after(1.0)
+    with pytest.raises(KeyboardInterrupt):
+        pe.run([prog, "100000000"], cpu="esther", trace=tmp_path / "t.jsonl",
+               profile=tmp_path / "p.out")
+    caught = time.time()
+    delay = caught - _sent_at(sender)
+    assert 0 <= delay < 0.1, delay
+    lines = (tmp_path / "t.jsonl").read_text().splitlines()
+    end = json.loads(lines[-1])
+    assert end["type"] == "end" and end["signal"] == signal.SIGKILL
+    assert (tmp_path / "p.out").read_text().rstrip().splitlines()[-1].startswith("totals:")
+    # The run's handler is gone: Python's own is back.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_python_sigint_handler_sees_the_interrupt():
+    """A handler the program installed runs instead of KeyboardInterrupt, and run()
+    returns the killed guest's result."""
+    seen = []
+    old = signal.signal(signal.SIGINT, lambda sig, frame: seen.append(sig))
+    sender = _interrupt_after(1.0)
+    try:
+        r = pe.run([guest("host_alarm_xcrypt"), "100000000"], cpu="esther")
+    finally:
+        signal.signal(signal.SIGINT, old)
+    _sent_at(sender)
+    assert seen == [signal.SIGINT]
+    assert r.signal == signal.SIGKILL
