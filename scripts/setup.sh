@@ -7,12 +7,14 @@ cd "$(dirname "$0")/.."
 DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libgmp-dev libssl-dev
+  zlib1g-dev                         # gzip-compressed traces and profiles (*.gz)
   gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
   qemu-user                          # the speed baseline for plain x86 code
   patch                              # applies cmake/unicorn/*.patch to Unicorn's sdist
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
   clang-format                       # scripts/check-format.sh (14, as .clang-format expects)
+  valgrind                           # callgrind_annotate reads --profile files (tests)
 )
 
 need_apt=0

@@ -14,17 +14,6 @@ namespace padlock::emu {
 
 namespace {
 
-FILE* open_output(const std::string& path, const char* what) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
-    throw LoadError(std::string("cannot write the ") + what + " '" + path +
-                    "': " + std::strerror(errno));
-  }
-  static constexpr size_t kBuffer = 1 << 20;
-  std::setvbuf(f, nullptr, _IOFBF, kBuffer);
-  return f;
-}
-
 std::string real_path(const std::string& path) {
   char buf[PATH_MAX];
   return realpath(path.c_str(), buf) != nullptr ? std::string(buf) : path;
@@ -41,7 +30,7 @@ std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, doubl
 }
 
 RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
-    : opts_(opts), guest64_(guest64) {
+    : opts_(opts), guest64_(guest64), filter_(opts.trace_select, mhz) {
   trace::RunInfo run;
   run.program = profile::base_name(opts.program);
   run.guest64 = guest64;
@@ -49,31 +38,31 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
   run.mhz = mhz;
   run.seed = opts.seed;
   run.errata = opts.errata;
-  try {
-    if (!opts.trace_file.empty()) {
-      trace_file_ = open_output(opts.trace_file, "trace");
-      trace_ = std::make_unique<trace::JsonlTrace>(trace_file_, run);
-    }
-    if (!opts.chrome_trace_file.empty()) {
-      chrome_file_ = open_output(opts.chrome_trace_file, "Chrome trace");
-      chrome_ = std::make_unique<trace::ChromeTrace>(chrome_file_, run);
-    }
-    if (!opts.profile_file.empty()) {
-      profile_file_ = open_output(opts.profile_file, "profile");
-      profiler_ = std::make_unique<profile::Profiler>(objects_);
-    }
-  } catch (...) {
-    for (FILE* f : {trace_file_, chrome_file_, profile_file_}) {
-      if (f != nullptr) std::fclose(f);
-    }
-    throw;
+  const uint64_t cap = opts.trace_select.max_bytes;
+  if (!opts.trace_file.empty()) {
+    trace_file_ = std::make_unique<OutputFile>(opts.trace_file, "trace");
+    trace_ = std::make_unique<trace::JsonlTrace>(trace_file_->stream(), run, cap);
+  }
+  if (!opts.chrome_trace_file.empty()) {
+    chrome_file_ = std::make_unique<OutputFile>(opts.chrome_trace_file, "Chrome trace");
+    chrome_ = std::make_unique<trace::ChromeTrace>(chrome_file_->stream(), run, cap);
+  }
+  if (!opts.profile_file.empty()) {
+    profile_file_ = std::make_unique<OutputFile>(opts.profile_file, "profile");
+    profiler_ = std::make_unique<profile::Profiler>(objects_);
   }
 }
 
-RunObservers::~RunObservers() {
-  for (FILE* f : {trace_file_, chrome_file_, profile_file_}) {
-    if (f != nullptr) std::fclose(f);
-  }
+RunObservers::~RunObservers() = default;
+
+void RunObservers::cap_reached(const char* option, const std::string& path, uint64_t seq,
+                               uint64_t cycle) {
+  std::fprintf(opts_.log,
+               "padlock-emu: %s %s reached --trace-max %llu bytes at PadLock instruction #%llu "
+               "(cycle %llu); later records are left out, and the file is closed validly at "
+               "exit\n",
+               option, path.c_str(), static_cast<unsigned long long>(opts_.trace_select.max_bytes),
+               static_cast<unsigned long long>(seq), static_cast<unsigned long long>(cycle));
 }
 
 void RunObservers::object_loaded(const std::string& host_path, uint64_t bias) {
@@ -123,17 +112,35 @@ void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   if (trace_ || chrome_) {
     ev.fn = objects_.function_at(ev.pc);
     const std::string& fn = objects_.function(ev.fn).name;
-    if (trace_) {
+    if (!filter_.padlock(r.decoded.id, ev.pc, fn, ev.cycle)) return;
+    if (trace_full_) {
+      trace_->cap().left_out();
+    } else if (trace_) {
       trace::capture_results(ev, mem);
-      trace_->record(ev, fn);
+      if (!trace_->record(ev, fn)) {
+        trace_full_ = true;
+        cap_reached("--trace", opts_.trace_file, ev.seq, ev.cycle);
+      }
     }
-    if (chrome_) chrome_->padlock(ev, fn);
+    if (chrome_full_) {
+      chrome_->cap().left_out();
+    } else if (chrome_) {
+      chrome_->padlock(ev, fn);
+      if (chrome_->cap().full()) {
+        chrome_full_ = true;
+        cap_reached("--chrome-trace", opts_.chrome_trace_file, ev.seq, ev.cycle);
+      }
+    }
   }
 }
 
 void RunObservers::syscall(const char* name, uint64_t nr, int64_t result, uint64_t t0,
                            uint64_t t1) {
-  if (chrome_) chrome_->syscall(name, nr, result, t0, t1);
+  if (!chrome_ || !filter_.syscall(t0)) return;
+  if (chrome_full_)
+    chrome_->cap().left_out();
+  else
+    chrome_->syscall(name, nr, result, t0, t1);
 }
 
 void RunObservers::finish(uint64_t now, const RunResult& result) {
@@ -153,11 +160,29 @@ void RunObservers::finish(uint64_t now, const RunResult& result) {
       if (!cmd.empty()) cmd += ' ';
       cmd += a;
     }
-    profiler_->write(profile_file_, cmd, "padlock-emu");
+    profiler_->write(profile_file_->stream(), cmd, "padlock-emu");
   }
-  for (FILE** f : {&trace_file_, &chrome_file_, &profile_file_}) {
-    if (*f != nullptr) std::fclose(*f);
-    *f = nullptr;
+  const struct {
+    OutputFile* file;
+    const std::string& path;
+  } outputs[] = {{trace_file_.get(), opts_.trace_file},
+                 {chrome_file_.get(), opts_.chrome_trace_file},
+                 {profile_file_.get(), opts_.profile_file}};
+  for (const auto& o : outputs) {
+    if (o.file != nullptr && !o.file->close()) {
+      std::fprintf(opts_.log, "padlock-emu: error writing '%s': %s\n", o.path.c_str(),
+                   std::strerror(errno));
+    }
+  }
+  const struct {
+    const trace::SizeCap* cap;
+    const std::string& path;
+  } capped[] = {{trace_ ? &trace_->cap() : nullptr, opts_.trace_file},
+                {chrome_ ? &chrome_->cap() : nullptr, opts_.chrome_trace_file}};
+  for (const auto& c : capped) {
+    if (c.cap == nullptr || c.cap->dropped() == 0) continue;
+    std::fprintf(opts_.log, "padlock-emu: %s: %llu events left out by --trace-max\n",
+                 c.path.c_str(), static_cast<unsigned long long>(c.cap->dropped()));
   }
 }
 

@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/observe/output_file.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
 #include "emulator/observe/profile/profiler.hpp"
 #include "emulator/observe/trace/chrome_trace.hpp"
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/padlock_event.hpp"
+#include "emulator/observe/trace/trace_filter.hpp"
 #include "emulator/run_options.hpp"
 
 namespace padlock::emu {
@@ -55,23 +57,26 @@ class RunObservers final : public PadlockListener {
   // A system call from t0 to t1 (virtual time).
   void syscall(const char* name, uint64_t nr, int64_t result, uint64_t t0, uint64_t t1);
 
-  // At exit: writes the profile and closes the files.
+  // At exit: writes the profile and closes the files. Safe to call from the run loop of
+  // a guest ended by a host signal (SIGINT, SIGTERM, SIGHUP): nothing is left half written.
   void finish(uint64_t now, const RunResult& result);
 
   const profile::ObjectMap& objects() const { return objects_; }
 
  private:
   RunObservers(const RunOptions& opts, double mhz, bool guest64);
+  // The first time a trace file reaches --trace-max: one line on the log.
+  void cap_reached(const char* option, const std::string& path, uint64_t seq, uint64_t cycle);
 
   const RunOptions& opts_;
   bool guest64_;
   profile::ObjectMap objects_;
   std::unique_ptr<profile::Profiler> profiler_;
-  FILE* trace_file_ = nullptr;
-  FILE* chrome_file_ = nullptr;
-  FILE* profile_file_ = nullptr;
+  std::unique_ptr<OutputFile> trace_file_, chrome_file_, profile_file_;
   std::unique_ptr<trace::JsonlTrace> trace_;
   std::unique_ptr<trace::ChromeTrace> chrome_;
+  trace::TraceFilter filter_;
+  bool trace_full_ = false, chrome_full_ = false;  // --trace-max reached (said once)
 
   // What the next instruction's record needs to know.
   trace::PadlockEvent ev_;
