@@ -103,8 +103,7 @@ OutputFile::OutputFile(const std::string& path, const char* what) : sink_(new Si
   }
   if (sink_->compression == Compression::Gzip) {
     // windowBits 15 + 16: a gzip header and trailer (zlib.h, deflateInit2).
-    if (deflateInit2(&sink_->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK) {
+    if (deflateInit2(&sink_->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
       ::close(sink_->fd);
       throw LoadError(std::string("cannot start gzip for the ") + what + " '" + path + "'");
     }

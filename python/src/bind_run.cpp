@@ -21,8 +21,8 @@ namespace padlock::python {
 namespace {
 
 // The optional run() arguments this module passes through to RunOptions.
-constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",   "chrome_trace",
-                                        "profile", "sysroot", "timing"};
+constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",  "chrome_trace", "profile",
+                                        "sysroot", "timing", "cache_x86",    "memory"};
 
 }  // namespace
 
@@ -77,7 +77,7 @@ void bind_run(py::module_& m) {
          uint64_t seed, bool errata, bool strace, bool stats, bool icount,
          const std::string& sysroot, std::optional<double> irq_hz, const std::string& trace,
          const std::string& chrome_trace, const std::string& profile, double timeout,
-         std::optional<bool> timing) {
+         std::optional<bool> timing, bool cache_x86, const std::string& memory) {
         emu::RunOptions o;
         o.program = program;
         o.argv = argv;
@@ -90,6 +90,11 @@ void bind_run(py::module_& m) {
         o.stats = stats;
         o.icount = icount;
         if (timing) o.timing = *timing;
+        o.cache_x86 = cache_x86;
+        if (memory == "tlb")
+          o.direct_memory = false;
+        else if (memory != "direct" && !memory.empty())
+          throw py::value_error("memory must be 'direct' or 'tlb', not '" + memory + "'");
         o.sysroot = sysroot;
         if (irq_hz) o.irq_hz = *irq_hz;
         o.trace_file = trace;
@@ -123,6 +128,7 @@ void bind_run(py::module_& m) {
       py::arg("stats") = false, py::arg("icount") = true, py::arg("sysroot") = "",
       py::arg("irq_hz") = py::none(), py::arg("trace") = "", py::arg("chrome_trace") = "",
       py::arg("profile") = "", py::arg("timeout") = 0.0, py::arg("timing") = py::none(),
+      py::arg("cache_x86") = false, py::arg("memory") = "",
       "Run a guest program in this process (see padlock_emu.run); returns a dict");
 }
 

@@ -46,7 +46,7 @@ def _open_fds() -> set:
 
 
 def test_hello_output_exit_status_and_stats():
-    r = pe.run([guest("hello")], cpu="esther")
+    r = pe.run([guest("hello")], cpu="esther", icount=True)
     assert (r.exit_code, r.signal, r.returncode) == (0, None, 0)
     assert r.stdout == b"hello, world\n" and r.stderr == b""
     assert r.cpu == "esther-c5j"
@@ -213,3 +213,34 @@ def test_a_python_sigint_handler_sees_the_interrupt():
     _sent_at(sender)
     assert seen == [signal.SIGINT]
     assert r.signal == signal.SIGKILL
+
+
+def test_icount_is_off_by_default_and_does_not_change_the_clock():
+    """icount only counts instructions (the block hook on every block); the virtual clock
+    is the same without it, as with the CLI's --icount."""
+    plain = pe.run([guest("sha"), "256", "-"], stdin=b"abc")
+    counted = pe.run([guest("sha"), "256", "-"], stdin=b"abc", icount=True)
+    assert plain.stats.instructions == 0 and counted.stats.instructions > 10_000
+    assert plain.stats.cycles == counted.stats.cycles
+    assert plain.stdout == counted.stdout
+
+
+def test_memory_and_cache_x86_reach_the_emulator():
+    base = pe.run([guest("sha"), "256", "-"], stdin=b"abc")
+    tlb = pe.run([guest("sha"), "256", "-"], stdin=b"abc", memory="tlb")
+    assert (tlb.stdout, tlb.stats.cycles) == (base.stdout, base.stats.cycles)
+    cached = pe.run([guest("sha"), "256", "-"], stdin=b"abc", cache_x86=True)
+    assert cached.stdout == base.stdout and cached.stats.cycles > base.stats.cycles
+    with pytest.raises(ValueError, match="memory must be"):
+        pe.run([guest("sha"), "256", "-"], stdin=b"abc", memory="softmmu")
+
+
+def test_chrome_trace_is_not_read_back(tmp_path, monkeypatch):
+    """run() checks that the Chrome trace exists and is not empty, without loading it."""
+    read = []
+    real = Path.read_text
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: read.append(self) or real(self, *a, **k))
+    c = tmp_path / "c.json"
+    r = pe.run([guest("sha"), "256", "-"], stdin=b"abc", chrome_trace=c)
+    assert r.chrome_trace == c and c.stat().st_size > 0
+    assert c not in read

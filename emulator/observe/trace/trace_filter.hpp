@@ -33,7 +33,6 @@ class TraceFilter {
 // or without REP, spaces or dashes (xcryptcbc, "REP XSHA1", xstore: XSTORE and REP
 // XSTORE) and "syscall". Sets `mask` (bits by InsnId) and `syscalls`; false with `error`
 // naming the unknown word and the known ones.
-bool parse_trace_kinds(const std::string& list, uint32_t& mask, bool& syscalls,
-                       std::string& error);
+bool parse_trace_kinds(const std::string& list, uint32_t& mask, bool& syscalls, std::string& error);
 
 }  // namespace padlock::emu::trace
