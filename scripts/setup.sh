@@ -34,6 +34,24 @@ if ! "$PY" -c "import capstone, pybind11, pytest, numpy, matplotlib" 2>/dev/null
     "$PY" -m pip install -q --break-system-packages -r requirements.txt
 fi
 
+# SETUP_TARGETS: build only these targets (default: everything). SETUP_QUIET=1: the
+# configure and build output (Unicorn's configure among it) goes to a log, shown only when
+# something fails (scripts/demo.sh).
 BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v "$PY")" >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)"
+TARGETS=(${SETUP_TARGETS:-})
+LOG="$BUILD_DIR/setup.log"
+mkdir -p "$BUILD_DIR"
+build() {
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v "$PY")" >/dev/null
+  cmake --build "$BUILD_DIR" -j "$(nproc)" ${TARGETS[@]+--target "${TARGETS[@]}"}
+}
+if [ "${SETUP_QUIET:-0}" = 1 ]; then
+  echo "setup.sh: building ${TARGETS[*]:-everything} in $BUILD_DIR (log: $LOG)"
+  if ! build >"$LOG" 2>&1; then
+    tail -n 40 "$LOG" >&2
+    echo "setup.sh: the build failed; the whole log is $LOG" >&2
+    exit 1
+  fi
+else
+  build
+fi

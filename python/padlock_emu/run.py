@@ -25,7 +25,7 @@ from .cpus import CpuLike, cpu as _find_cpu
 from .errors import GuestTimeout, PadlockError
 from .stats import PadlockStat, padlock_stats
 
-__all__ = ["run", "Emulator", "Result", "RunStats", "features"]
+__all__ = ["run", "Emulator", "Result", "RunStats", "features", "guest_program"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 EnvLike = Union[Mapping[str, str], Sequence[str], None]
@@ -37,6 +37,21 @@ def features() -> Dict[str, bool]:
     if not getattr(_core, "HAS_EMULATOR", False):
         return {}
     return dict(_core.run_features())
+
+
+def guest_program(name: str = "demo", arch: str = "i386") -> Path:
+    """A guest program of the repository's (tests/guest): ``demo`` (every PadLock unit once,
+    checked) or ``sha`` (``sha 1|256 FILE...``), for ``arch`` ``"i386"`` or ``"x86_64"``.
+
+    An installed package ships them in ``padlock_emu/guests/``; a build tree's package
+    (``<build>/python/padlock_emu``) finds ``<build>/tests/guest``. Raises FileNotFoundError
+    when neither has it (the build could not link static i386 programs: gcc-multilib)."""
+    file = f"guest_{name}_{arch}"
+    here = Path(__file__).parent
+    for d in (here / "guests", here.parent.parent / "tests" / "guest"):
+        if (d / file).is_file():
+            return d / file
+    raise FileNotFoundError(f"{file}: not in {here / 'guests'} (built without gcc-multilib?)")
 
 
 @dataclass
