@@ -75,8 +75,8 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
       }
     }
     info.exit = insn->id == X86_INS_CALL && !calls_next(*insn) ? BlockExit::Call
-                : insn->id == X86_INS_RET                     ? BlockExit::Ret
-                                                              : BlockExit::Other;
+                : insn->id == X86_INS_RET                      ? BlockExit::Ret
+                                                               : BlockExit::Other;
     info.exit_offset = static_cast<uint16_t>(insn->address - address);
     switch (insn->id) {
       case X86_INS_PUSHF:
