@@ -8,6 +8,7 @@ DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libgmp-dev libssl-dev
   zlib1g-dev                         # gzip-compressed traces and profiles (*.gz)
+  libdw-dev                          # the profiler reads separate debug info (elfutils)
   gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
   qemu-user                          # the speed baseline for plain x86 code
   patch                              # applies cmake/unicorn/*.patch to Unicorn's sdist

@@ -72,7 +72,10 @@ void Profiler::write(FILE* out, const std::string& cmd, const std::string& creat
       std::fprintf(out, "ob=%s\n", ob.c_str());
       current_ob = ob;
     }
-    std::fprintf(out, "fl=???\nfn=%s\n", objects_.function(fn).name.c_str());
+    // fl=: the source file of the function's entry, from debug information ("???" without).
+    const std::string file = objects_.source_file(fn);
+    std::fprintf(out, "fl=%s\nfn=%s\n", file.empty() ? "???" : file.c_str(),
+                 objects_.function(fn).name.c_str());
     for (const auto& [pos, c] : positions) put_costs(out, pos, c);
     auto it = calls.find(fn);
     if (it == calls.end()) {

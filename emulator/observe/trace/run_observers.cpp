@@ -31,6 +31,8 @@ std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, doubl
 
 RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
     : opts_(opts), guest64_(guest64), filter_(opts.trace_select, mhz) {
+  // Absolute, as the objects' paths are (real_path): debug files are looked up under it.
+  if (!opts.sysroot.empty()) objects_.set_sysroot(real_path(opts.sysroot));
   trace::RunInfo run;
   run.program = profile::base_name(opts.program);
   run.guest64 = guest64;
