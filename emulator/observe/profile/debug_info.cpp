@@ -47,8 +47,7 @@ struct DebugInfo::Search {
                   const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                   char** debuginfo_file_name) {
     const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-                                                debuglink_file, debuglink_crc,
-                                                debuginfo_file_name);
+                                                debuglink_file, debuglink_crc, debuginfo_file_name);
     const Search* s = static_cast<const Search*>(*userdata);
     if (fd >= 0 || s == nullptr || debuglink_file == nullptr || s->sysroot.empty()) return fd;
     const std::string candidate =
