@@ -108,3 +108,19 @@ def test_debug_files_inside_the_sysroot(runner, target, tmp_path, split, layout)
     out = profile_of(runner, target, tmp_path, "/usr/bin/prog", "-L", "root")
     assert "fn=main\n" in out.read_text()
     assert named_share(out) >= 0.9
+
+
+def test_callgrind_annotate_reads_the_line_positions(runner, target, tmp_path, split):
+    """With debug information the profile has positions "instr line", fl=/fi=/cfi= files,
+    and callgrind_annotate reads it, source annotation included, without a warning."""
+    exe = shutil.which("callgrind_annotate")
+    if exe is None:
+        pytest.skip("callgrind_annotate (valgrind) is not installed")
+    prog, _, _ = split
+    out = profile_of(runner, target, tmp_path, str(prog))
+    text = out.read_text()
+    assert "positions: instr line\n" in text and "\ncfi=" in text
+    r = subprocess.run([exe, "--inclusive=yes", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "WARNING" not in r.stdout
+    assert re.search(r"tests/guest/sha\.c:main \[", r.stdout), r.stdout[:3000]
