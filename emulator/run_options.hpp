@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/cpu_model.hpp"
@@ -41,7 +42,8 @@ struct RunOptions {
   // --memory direct|tlb: 32-bit guests' loads and stores address guest memory directly
   // (emulator/memory/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.
   bool direct_memory = true;
-  // --trace, --chrome-trace, --profile: output files (empty: off). docs/profiling.md.
+  // --trace, --chrome-trace, --profile: output files (empty: off; ".gz": gzip).
+  // docs/profiling.md.
   std::string trace_file, chrome_trace_file, profile_file;
   // --check[=warn|error], --check-jsonl FILE, --check-sarif FILE (docs/checker.md).
   CheckMode check = CheckMode::Off;
@@ -51,6 +53,20 @@ struct RunOptions {
   std::string debug_log_file;
   // --mix FILE: executed instructions by opcode, in total and per function (SDE's -mix).
   std::string mix_file;
+  // What the two trace files keep (--trace-max, --trace-insn, --trace-range, --trace-fn,
+  // --trace-window; docs/profiling.md "Long runs"). The profile is never filtered.
+  struct TraceSelection {
+    uint64_t max_bytes = 0;    // per file, counted before compression; 0: no cap
+    uint32_t insn_mask = ~0u;  // bit i: the instruction with isa::InsnId i
+    bool syscalls = true;      // system-call events (--chrome-trace)
+    // PCs kept: in one of the [lo, hi) ranges or in one of the named functions; both
+    // empty: every PC.
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    std::vector<std::string> functions;
+    // Virtual-time window [from, to): each end in cycles, or in seconds when *_seconds.
+    double from = 0, to = -1;  // to < 0: open
+    bool from_seconds = false, to_seconds = false;
+  } trace_select;
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's
   // -L); empty: the host root. The program interpreter (PT_INTERP) is looked up there.
   std::string sysroot;
@@ -58,6 +74,9 @@ struct RunOptions {
   // port, named on `log`); < 0: no gdb stub. docs/debugging.md.
   int gdb_port = -1;
   FILE* log = stderr;  // where strace, diagnostics and stats go
+  // Run inside another program (the Python module): host signals at SIG_DFL keep their
+  // host action, and SIGINT is the embedder's (emulator/linux/signal/host_signals.hpp).
+  bool embedded = false;
 };
 
 // How the guest ended.

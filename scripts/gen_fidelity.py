@@ -69,7 +69,7 @@ def render(core) -> str:
         "<!-- Written by scripts/gen_fidelity.py; edit the per-area notes or the diagnostics",
         "     table in models/diagnostics.cpp, then run the script. -->",
         "",
-        "How padlock-emu follows the VIA PadLock Programming Guide (`shared/spec/padlock-guide.md`).",
+        "How padlock-emu follows the VIA PadLock Programming Guide, v1.66.",
         "Every rule the models implement is listed, with its guide section and the test that checks",
         "it, in the per-area notes:",
         "",

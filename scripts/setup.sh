@@ -7,12 +7,15 @@ cd "$(dirname "$0")/.."
 DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libgmp-dev libssl-dev
+  zlib1g-dev                         # gzip-compressed traces and profiles (*.gz)
+  libdw-dev                          # the profiler reads separate debug info (elfutils)
   gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
   qemu-user                          # the speed baseline for plain x86 code
   patch                              # applies cmake/unicorn/*.patch to Unicorn's sdist
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
   clang-format                       # scripts/check-format.sh (14, as .clang-format expects)
+  valgrind                           # callgrind_annotate reads --profile files (tests)
 )
 
 need_apt=0
@@ -32,6 +35,24 @@ if ! "$PY" -c "import capstone, pybind11, pytest, numpy, matplotlib" 2>/dev/null
     "$PY" -m pip install -q --break-system-packages -r requirements.txt
 fi
 
+# SETUP_TARGETS: build only these targets (default: everything). SETUP_QUIET=1: the
+# configure and build output (Unicorn's configure among it) goes to a log, shown only when
+# something fails (scripts/demo.sh).
 BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v "$PY")" >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)"
+TARGETS=(${SETUP_TARGETS:-})
+LOG="$BUILD_DIR/setup.log"
+mkdir -p "$BUILD_DIR"
+build() {
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v "$PY")" >/dev/null
+  cmake --build "$BUILD_DIR" -j "$(nproc)" ${TARGETS[@]+--target "${TARGETS[@]}"}
+}
+if [ "${SETUP_QUIET:-0}" = 1 ]; then
+  echo "setup.sh: building ${TARGETS[*]:-everything} in $BUILD_DIR (log: $LOG)"
+  if ! build >"$LOG" 2>&1; then
+    tail -n 40 "$LOG" >&2
+    echo "setup.sh: the build failed; the whole log is $LOG" >&2
+    exit 1
+  fi
+else
+  build
+fi

@@ -1,13 +1,17 @@
 #include "emulator/cli/cli.hpp"
 
+#include <strings.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "emulator/observe/debug_log.hpp"
+#include "emulator/observe/output_file.hpp"
+#include "emulator/observe/trace/trace_filter.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::cli {
@@ -16,13 +20,37 @@ namespace {
 
 const char* kDefaultCpu = "esther";
 
-std::string known_cpus() {
-  std::string s;
+// --trace-max below this could not hold a file's first and last records.
+constexpr uint64_t kMinTraceMax = 4096;
+
+// qemu-user's single-dash spellings of the options both have.
+constexpr struct {
+  const char* qemu;
+  const char* ours;
+} kQemuSpellings[] = {{"-cpu", "--cpu"}, {"-seed", "--seed"}, {"-strace", "--strace"}};
+
+// "name, name, ..." and "alias = name, ..." from the models themselves.
+std::string cpu_names(std::string* alias_list = nullptr) {
+  std::string s, aliases;
   for (const CpuModel* m : all_cpu_models()) {
     if (!s.empty()) s += ", ";
     s += m->name;
+    const std::string list = m->aliases != nullptr ? m->aliases : "";
+    for (size_t start = 0; start < list.size();) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      if (!aliases.empty()) aliases += ", ";
+      aliases += list.substr(start, comma - start) + " = " + m->name;
+      start = comma + 1;
+    }
   }
-  return s + " (aliases: nehemiah, esther)";
+  if (alias_list != nullptr) *alias_list = aliases;
+  return s;
+}
+
+std::string known_cpus() {
+  std::string aliases;
+  const std::string names = cpu_names(&aliases);
+  return aliases.empty() ? names : names + " (aliases: " + aliases + ")";
 }
 
 const CpuModel* cpu_by_name(const std::string& name, const char* where) {
@@ -58,7 +86,9 @@ uint64_t parse_seed(const std::string& s, const char* where) {
   if (s.empty() || s[0] == '-') {
     throw UsageError("invalid seed '" + s + "'" + where + ": expected an unsigned integer");
   }
-  const unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+  // Decimal, or hexadecimal with 0x: a leading zero is not octal ("--seed 010" is ten).
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const unsigned long long v = std::strtoull(s.c_str(), &end, hex ? 16 : 10);
   if (*end != '\0' || errno != 0) {
     throw UsageError("invalid seed '" + s + "'" + where + ": expected an unsigned integer");
   }
@@ -82,14 +112,102 @@ bool parse_on_off(const char* what, const std::string& v, const char* where) {
   throw UsageError(std::string(what) + " expects on or off, got '" + v + "'" + where);
 }
 
+// An address for --trace-range: decimal or 0x hexadecimal.
+uint64_t parse_address(const std::string& s, const std::string& what) {
+  char* end = nullptr;
+  errno = 0;
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const unsigned long long v = std::strtoull(s.c_str(), &end, hex ? 16 : 10);
+  if (s.empty() || s[0] == '-' || *end != '\0' || errno != 0) {
+    throw UsageError("invalid address '" + s + "' in " + what);
+  }
+  return v;
+}
+
+// --trace-range LO-HI: [LO, HI).
+std::pair<uint64_t, uint64_t> parse_range(const std::string& v) {
+  const size_t dash = v.find('-');
+  if (dash == std::string::npos) {
+    throw UsageError("--trace-range expects LO-HI (e.g. 0x8049000-0x804a000), got '" + v + "'");
+  }
+  const uint64_t lo = parse_address(v.substr(0, dash), "--trace-range");
+  const uint64_t hi = parse_address(v.substr(dash + 1), "--trace-range");
+  if (hi <= lo) throw UsageError("--trace-range " + v + " is empty (HI must exceed LO)");
+  return {lo, hi};
+}
+
+// One end of --trace-window: cycles, or a time with ns, us, ms or s.
+void parse_time_point(const std::string& s, double& value, bool& seconds) {
+  struct Unit {
+    const char* suffix;
+    double seconds;
+  };
+  static constexpr Unit kUnits[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  const std::string unit = end;
+  if (s.empty() || end == s.c_str() || errno != 0 || !(v >= 0) || !std::isfinite(v)) {
+    throw UsageError("invalid time '" + s + "' in --trace-window: cycles, or with ns, us, ms, s");
+  }
+  if (unit.empty()) {
+    value = v;
+    seconds = false;
+    return;
+  }
+  for (const Unit& u : kUnits) {
+    if (unit == u.suffix) {
+      value = v * u.seconds;
+      seconds = true;
+      return;
+    }
+  }
+  throw UsageError("invalid time '" + s + "' in --trace-window: cycles, or with ns, us, ms, s");
+}
+
+// --trace-window FROM:TO, either end may be empty.
+void parse_window(const std::string& v, emu::RunOptions::TraceSelection& sel) {
+  const size_t colon = v.find(':');
+  if (colon == std::string::npos) {
+    throw UsageError("--trace-window expects FROM:TO (e.g. 1ms:2ms, 5000:, :1s), got '" + v + "'");
+  }
+  const std::string from = v.substr(0, colon), to = v.substr(colon + 1);
+  if (!from.empty()) parse_time_point(from, sel.from, sel.from_seconds);
+  if (!to.empty()) parse_time_point(to, sel.to, sel.to_seconds);
+}
+
+// "A,B,C" -> {"A", "B", "C"}.
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 bool is_directory(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool truthy(const char* v) {
-  return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0 && std::strcmp(v, "off") != 0 &&
-         std::strcmp(v, "no") != 0;
+// A switch in the environment (PADLOCK_EMU_STRACE): 1/on/yes/true or 0/off/no/false
+// (any case); unset or empty is off; anything else is a usage error.
+bool env_switch(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return false;
+  static constexpr const char* kOn[] = {"1", "on", "yes", "true"};
+  static constexpr const char* kOff[] = {"0", "off", "no", "false"};
+  for (const char* w : kOn) {
+    if (strcasecmp(v, w) == 0) return true;
+  }
+  for (const char* w : kOff) {
+    if (strcasecmp(v, w) == 0) return false;
+  }
+  throw UsageError(std::string("invalid value '") + v + "' of " + name +
+                   ": expected 1, on, yes, true, 0, off, no or false");
 }
 
 void set_env(std::vector<std::string>& env, const std::string& assignment) {
@@ -119,7 +237,7 @@ void unset_env(std::vector<std::string>& env, const std::string& var) {
 size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv) {
   emu::RunOptions& o = inv.run;
   auto value = [&](const std::string& opt, size_t& k, std::string& out) {
-    const std::string& a = args[k];
+    const std::string& a = args[k];  // as given: "--opt=value" or "--opt value"
     const size_t eq = a.find('=');
     if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
       out = a.substr(eq + 1);
@@ -129,10 +247,14 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
     out = args[++k];
   };
   for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
+    std::string a = args[i];
     if (a == "--") return i + 1;
     if (a.empty() || a[0] != '-' || a == "-") return i;
+    for (const auto& q : kQemuSpellings) {
+      if (a == q.qemu) a = q.ours;
+    }
     const std::string name = a.substr(0, a.find('='));
+    inv.given.insert(name);
     std::string v;
     if (name == "--cpu") {
       value(name, i, v);
@@ -175,20 +297,23 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
     } else if (name == "--memory") {
       value(name, i, v);
       o.direct_memory = parse_memory(v, "");
-    } else if (a == "-E") {
-      value(a, i, v);
-      set_env(o.envp, v);
-    } else if (a.rfind("-E", 0) == 0 && a.size() > 2 && a[1] == 'E') {
-      set_env(o.envp, a.substr(2));
-    } else if (a == "-U") {
-      value(a, i, v);
-      unset_env(o.envp, v);
-    } else if (a.rfind("-U", 0) == 0 && a.size() > 2 && a[1] == 'U') {
-      unset_env(o.envp, a.substr(2));
+    } else if (a.rfind("-E", 0) == 0 || a.rfind("-U", 0) == 0) {
+      // As qemu-user's -E and -U: a comma-separated list, attached or the next argument.
+      const std::string opt = a.substr(0, 2);
+      if (a.size() == 2)
+        value(opt, i, v);
+      else
+        v = a.substr(2);
+      for (const std::string& e : split_commas(v)) (opt == "-E" ? set_env : unset_env)(o.envp, e);
+    } else if (a == "-0" || name == "--argv0") {
+      value(a == "-0" ? a : name, i, v);
+      inv.argv0 = v;
+      inv.has_argv0 = true;
     } else if (a == "-L" || name == "--sysroot") {
       value(a == "-L" ? a : name, i, v);
       o.sysroot = v;
     } else if (a.rfind("-L", 0) == 0 && a.size() > 2) {
+      inv.given.insert("-L");
       o.sysroot = a.substr(2);
     } else if (a == "--strace") {
       o.strace = true;
@@ -196,15 +321,43 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       o.stats = true;
     } else if (a == "--icount") {
       o.icount = true;
-    } else if (name == "--trace") {
+    } else if (name == "--trace" || name == "--chrome-trace" || name == "--profile") {
       value(name, i, v);
-      o.trace_file = v;
-    } else if (name == "--chrome-trace") {
+      if (v.empty()) throw UsageError("option '" + name + "' needs a file name");
+      (name == "--trace"     ? o.trace_file
+       : name == "--profile" ? o.profile_file
+                             : o.chrome_trace_file) = v;
+    } else if (name == "--trace-max") {
       value(name, i, v);
-      o.chrome_trace_file = v;
-    } else if (name == "--profile") {
+      if (!emu::parse_size(v, o.trace_select.max_bytes) ||
+          o.trace_select.max_bytes < kMinTraceMax) {
+        throw UsageError("--trace-max expects a size of at least 4K (e.g. 100M, 2G), got '" + v +
+                         "'");
+      }
+      inv.trace_selected = true;
+    } else if (name == "--trace-insn") {
       value(name, i, v);
-      o.profile_file = v;
+      std::string error;
+      if (!emu::trace::parse_trace_kinds(v, o.trace_select.insn_mask, o.trace_select.syscalls,
+                                         error)) {
+        throw UsageError(error);
+      }
+      inv.trace_selected = true;
+    } else if (name == "--trace-range") {
+      value(name, i, v);
+      o.trace_select.ranges.push_back(parse_range(v));
+      inv.trace_selected = true;
+    } else if (name == "--trace-fn") {
+      value(name, i, v);
+      for (const std::string& f : split_commas(v)) {
+        if (f.empty()) throw UsageError("--trace-fn expects function names, got '" + v + "'");
+        o.trace_select.functions.push_back(f);
+      }
+      inv.trace_selected = true;
+    } else if (name == "--trace-window") {
+      value(name, i, v);
+      parse_window(v, o.trace_select);
+      inv.trace_selected = true;
     } else if (a == "--check") {  // the value is optional: only --check=MODE takes one
       o.check = emu::CheckMode::Warn;
     } else if (name == "--check") {
@@ -292,29 +445,49 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   }
   inv.command = Command::Run;
   emu::RunOptions& o = inv.run;
-  // Environment defaults first; the command line overrides them.
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) o.envp.emplace_back(*e);
-  const char* env_cpu = std::getenv("PADLOCK_EMU_CPU");
-  o.cpu = cpu_by_name(env_cpu != nullptr && *env_cpu ? env_cpu : kDefaultCpu,
-                      env_cpu != nullptr && *env_cpu ? " (from PADLOCK_EMU_CPU)" : "");
-  if (const char* v = std::getenv("PADLOCK_EMU_MHZ"); v != nullptr && *v) {
-    o.mhz = parse_mhz(v, " (from PADLOCK_EMU_MHZ)");
-  }
-  if (const char* v = std::getenv("PADLOCK_EMU_SEED"); v != nullptr && *v) {
-    o.seed = parse_seed(v, " (from PADLOCK_EMU_SEED)");
-  }
-  o.strace = truthy(std::getenv("PADLOCK_EMU_STRACE"));
-  if (const char* v = std::getenv("PADLOCK_EMU_SYSROOT"); v != nullptr) o.sysroot = v;
-  if (const char* v = std::getenv("PADLOCK_EMU_PROGRESS"); v != nullptr && *v) {
-    o.progress = parse_on_off("PADLOCK_EMU_PROGRESS", v, "");
-  }
-  if (const char* v = std::getenv("PADLOCK_EMU_MEMORY"); v != nullptr && *v) {
-    o.direct_memory = parse_memory(v, " (from PADLOCK_EMU_MEMORY)");
-  }
   const size_t prog = parse_run(args, 1, inv);
   if (inv.help_for_run || inv.command == Command::Version) {
     if (inv.help_for_run) inv.command = Command::Help;
     return inv;
+  }
+  // Environment defaults for what the command line left out: a variable is read (and
+  // can be wrong) only when its option is not given.
+  auto from_env = [&](const char* option, const char* var) -> const char* {
+    if (inv.given.count(option) != 0) return nullptr;
+    const char* v = std::getenv(var);
+    return v != nullptr && *v != '\0' ? v : nullptr;
+  };
+  if (o.cpu == nullptr) {
+    const char* env_cpu = from_env("--cpu", "PADLOCK_EMU_CPU");
+    o.cpu = cpu_by_name(env_cpu != nullptr ? env_cpu : kDefaultCpu,
+                        env_cpu != nullptr ? " (from PADLOCK_EMU_CPU)" : "");
+  }
+  if (const char* v = from_env("--mhz", "PADLOCK_EMU_MHZ")) {
+    o.mhz = parse_mhz(v, " (from PADLOCK_EMU_MHZ)");
+  }
+  if (const char* v = from_env("--seed", "PADLOCK_EMU_SEED")) {
+    o.seed = parse_seed(v, " (from PADLOCK_EMU_SEED)");
+  }
+  if (inv.given.count("--strace") == 0) o.strace = env_switch("PADLOCK_EMU_STRACE");
+  if (inv.given.count("-L") == 0 && inv.given.count("--sysroot") == 0) {
+    if (const char* v = std::getenv("PADLOCK_EMU_SYSROOT"); v != nullptr) o.sysroot = v;
+  }
+  if (const char* v = from_env("--progress", "PADLOCK_EMU_PROGRESS")) {
+    o.progress = parse_on_off("PADLOCK_EMU_PROGRESS", v, "");
+  }
+  if (const char* v = from_env("--memory", "PADLOCK_EMU_MEMORY")) {
+    o.direct_memory = parse_memory(v, " (from PADLOCK_EMU_MEMORY)");
+  }
+  if (inv.given.count("--irq-hz") != 0 && !o.timing) {
+    throw UsageError(
+        "--irq-hz has no effect with --timing off (the fast functional mode has no "
+        "interrupts)");
+  }
+  if (inv.trace_selected && o.trace_file.empty() && o.chrome_trace_file.empty()) {
+    throw UsageError(
+        "--trace-max, --trace-insn, --trace-range, --trace-fn and --trace-window "
+        "select what --trace and --chrome-trace keep; give one of them");
   }
   if (prog >= args.size()) throw UsageError("run: missing PROGRAM (see 'padlock-emu run --help')");
   if (!o.sysroot.empty() && !is_directory(o.sysroot)) {
@@ -322,6 +495,7 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   }
   o.program = args[prog];
   o.argv.assign(args.begin() + static_cast<long>(prog), args.end());
+  if (inv.has_argv0) o.argv[0] = inv.argv0;
   return inv;
 }
 
@@ -345,12 +519,15 @@ void print_usage(FILE* out) {
 }
 
 void print_run_usage(FILE* out) {
+  std::string aliases;
+  const std::string names = cpu_names(&aliases);
   std::fprintf(out,
                "usage: padlock-emu run [OPTIONS] PROGRAM [ARGS...]\n"
                "\n"
                "options (environment variable in brackets):\n"
                "  --cpu NAME       CPU model [PADLOCK_EMU_CPU]; default esther. Models:\n"
-               "                   %s\n"
+               "                   %s;\n"
+               "                   aliases %s\n"
                "  --mhz N          core clock in MHz [PADLOCK_EMU_MHZ]; default: the model's\n"
                "  --seed N         seed of the RNG, AT_RANDOM and getrandom [PADLOCK_EMU_SEED];\n"
                "                   default 0\n"
@@ -376,10 +553,13 @@ void print_run_usage(FILE* out) {
                "                   look absolute guest paths up in DIR first, as qemu-user's\n"
                "                   -L (for dynamically linked programs: the i386 sysroot of\n"
                "                   scripts/make-sysroot.sh) [PADLOCK_EMU_SYSROOT]; default: /\n"
-               "  -E VAR=VALUE     set VAR in the guest's environment\n"
-               "  -U VAR           remove VAR from the guest's environment\n"
+               "  -E VAR=VALUE[,VAR=VALUE...]\n"
+               "                   set variables in the guest's environment\n"
+               "  -U VAR[,VAR...]  remove variables from the guest's environment\n"
+               "  -0 ARGV0, --argv0 ARGV0\n"
+               "                   the guest's argv[0] (default: PROGRAM as given)\n"
                "  --strace         log every system call and its result to stderr\n"
-               "                   [PADLOCK_EMU_STRACE=1]\n"
+               "                   [PADLOCK_EMU_STRACE=1|0]\n"
                "  --stats          on exit, print PadLock instructions by kind with bytes and\n"
                "                   cycles, and diagnostics counts, to stderr\n"
                "  --icount         count guest instructions from the start (virtual clock)\n"
@@ -390,7 +570,18 @@ void print_run_usage(FILE* out) {
                "  --profile FILE   callgrind-format profile (callgrind_annotate, KCachegrind):\n"
                "                   cycles, instructions and PadLock bytes per function, with\n"
                "                   calls; with --timing off it implies --icount\n"
-               "                   (docs/profiling.md)\n"
+               "                   (docs/profiling.md). A FILE ending in .gz is gzip-compressed.\n"
+               "  --trace-max SIZE cap each trace file at SIZE bytes (before compression; K, M,\n"
+               "                   G: e.g. 100M); later records are left out, with a message\n"
+               "  --trace-insn KINDS\n"
+               "                   keep only these kinds: rng, ace, phe, pmm, an instruction\n"
+               "                   (xcryptcbc, xsha1, xstore ...), syscall; comma-separated\n"
+               "  --trace-range LO-HI, --trace-fn NAME[,NAME...]\n"
+               "                   keep only instructions at these addresses or in these\n"
+               "                   functions (repeatable)\n"
+               "  --trace-window FROM:TO\n"
+               "                   keep only this stretch of virtual time: cycles, or times\n"
+               "                   with ns, us, ms, s (e.g. 1ms:2ms, 5000:)\n"
                "  --check[=warn|error]\n"
                "                   the PadLock checker: report misuse (stale key or control\n"
                "                   word, undefined cases, overlaps, errata exposure) on\n"
@@ -412,10 +603,12 @@ void print_run_usage(FILE* out) {
                "                   (docs/debugging.md)\n"
                "  -h, --help       this text;  -V, --version  the version\n"
                "\n"
+               "qemu-user spellings: -cpu, -seed, -strace, -0, -E, -U, -L, -g, -d, -D.\n"
                "The guest's stdin, stdout and stderr are the emulator's; the exit status is the\n"
                "guest's (99 with --check=error and an error finding). A guest killed by a signal\n"
-               "kills the emulator with the same signal.\n",
-               known_cpus().c_str());
+               "kills the emulator with the same signal; SIGINT, SIGTERM or SIGHUP from outside\n"
+               "end the guest the same way, after the profile, traces and --stats are written.\n",
+               names.c_str(), aliases.c_str());
 }
 
 }  // namespace padlock::cli

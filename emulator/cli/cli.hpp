@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct Invocation {
   bool verbose = false;       // `cpus --verbose`
   bool x86 = false;           // `cpus --x86`
   emu::RunOptions run;
+  std::set<std::string> given;  // run options on the command line ("--cpu", "-L", ...)
+  bool trace_selected = false;  // a --trace-* selection option was given
+  std::string argv0;            // -0/--argv0: the guest's argv[0]
+  bool has_argv0 = false;
   std::vector<std::string> trace_args;  // `trace SUBCOMMAND ...` (trace_cmd.cpp)
 };
 

@@ -3,6 +3,7 @@
 #include <capstone/capstone.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "emulator/cpu/x86_classify.hpp"
@@ -37,6 +38,18 @@ const BlockInfo& BlockCache::slow_lookup(uint64_t address, uint32_t size) {
   return blocks_.emplace(address, info).first->second;
 }
 
+namespace {
+
+// `call next; pop reg`, the i386 (and x86-64) idiom that reads the PC: E8 with a zero
+// displacement pushes the address of the next instruction and jumps there. It is no call:
+// nothing returns, so the profiler must not open a frame for it.
+bool calls_next(const cs_insn& insn) {
+  static constexpr uint8_t kCallNext[] = {0xE8, 0, 0, 0, 0};
+  return insn.size == sizeof kCallNext && std::memcmp(insn.bytes, kCallNext, insn.size) == 0;
+}
+
+}  // namespace
+
 BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
   BlockInfo info;
   info.address = address;
@@ -61,9 +74,9 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
         timer.add(block_insn(*core_, t));
       }
     }
-    info.exit = insn->id == X86_INS_CALL  ? BlockExit::Call
-                : insn->id == X86_INS_RET ? BlockExit::Ret
-                                          : BlockExit::Other;
+    info.exit = insn->id == X86_INS_CALL && !calls_next(*insn) ? BlockExit::Call
+                : insn->id == X86_INS_RET                      ? BlockExit::Ret
+                                                               : BlockExit::Other;
     info.exit_offset = static_cast<uint16_t>(insn->address - address);
     switch (insn->id) {
       case X86_INS_PUSHF:

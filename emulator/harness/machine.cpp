@@ -495,11 +495,91 @@ bool Machine::on_invalid_insn() {
   return true;
 }
 
+// --- instruction, memory and system-call hooks ------------------------------------------
+
+void Machine::code_trampoline(uc_engine*, uint64_t address, uint32_t size, void* user) {
+  auto* h = static_cast<UserHook*>(user);
+  Machine& m = *h->machine;
+  if (m.hook_error_) return;
+  try {
+    h->code(m, address, size);
+  } catch (...) {
+    m.hook_error_ = std::current_exception();
+    uc_emu_stop(m.cpu_->uc());
+  }
+}
+
+bool Machine::memory_trampoline(uc_engine*, uc_mem_type type, uint64_t address, int size,
+                                int64_t value, void* user) {
+  auto* h = static_cast<UserHook*>(user);
+  Machine& m = *h->machine;
+  if (m.hook_error_) return true;
+  try {
+    h->memory(m, type == UC_MEM_WRITE, address, size, static_cast<uint64_t>(value));
+  } catch (...) {
+    m.hook_error_ = std::current_exception();
+    uc_emu_stop(m.cpu_->uc());
+  }
+  return true;
+}
+
+uint64_t Machine::add_code_hook(uint64_t begin, uint64_t end, CodeHook fn) {
+  auto h = std::make_unique<UserHook>();
+  h->code = std::move(fn);
+  h->machine = this;
+  if (uc_hook_add(cpu_->uc(), &h->handle, UC_HOOK_CODE, reinterpret_cast<void*>(code_trampoline),
+                  h.get(), begin, end) != UC_ERR_OK) {
+    throw MachineError("unicorn: cannot add a code hook");
+  }
+  uc_ctl_flush_tb(cpu_->uc());  // code translated before has no call to the hook
+  user_hooks_[next_hook_id_] = std::move(h);
+  return next_hook_id_++;
+}
+
+uint64_t Machine::add_memory_hook(uint64_t begin, uint64_t end, bool reads, bool writes,
+                                  MemoryHook fn) {
+  auto h = std::make_unique<UserHook>();
+  h->memory = std::move(fn);
+  h->machine = this;
+  const int type = (reads ? UC_HOOK_MEM_READ : 0) | (writes ? UC_HOOK_MEM_WRITE : 0);
+  if (type == 0) throw MachineError("a memory hook needs reads, writes or both");
+  if (uc_hook_add(cpu_->uc(), &h->handle, type, reinterpret_cast<void*>(memory_trampoline), h.get(),
+                  begin, end) != UC_ERR_OK) {
+    throw MachineError("unicorn: cannot add a memory hook");
+  }
+  uc_ctl_flush_tb(cpu_->uc());
+  user_hooks_[next_hook_id_] = std::move(h);
+  return next_hook_id_++;
+}
+
+void Machine::remove_hook(uint64_t id) {
+  auto it = user_hooks_.find(id);
+  if (it == user_hooks_.end()) return;
+  uc_hook_del(cpu_->uc(), it->second->handle);
+  uc_ctl_flush_tb(cpu_->uc());
+  user_hooks_.erase(it);
+}
+
+bool Machine::handled_syscall(uint64_t number) {
+  if (!syscall_hook_ || hook_error_) return false;
+  try {
+    return syscall_hook_(*this, number);
+  } catch (...) {
+    hook_error_ = std::current_exception();
+    uc_emu_stop(cpu_->uc());
+    return true;
+  }
+}
+
 void Machine::on_interrupt(uint32_t intno) {
   const uint64_t pc = cpu_->pc();
   cpu_->clear_exception_state();  // no IDT delivery happened: forget the exception (Cpu)
   eflags30_ = false;              // §1.8: exceptions store EFLAGS
   MachineFault f;
+  // INT 0x80 leaves the PC after the instruction: a handled call goes on there.
+  if (intno == 0x80 && handled_syscall(cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX))) {
+    return;
+  }
   if (intno == 0x80) {
     f.kind = MachineFault::Kind::Syscall;
     f.syscall_number = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
@@ -539,6 +619,8 @@ void Machine::on_syscall_insn() {
     f.trapno = 6;
     f.address = f.pc;
   } else {
+    // Unicorn goes on after SYSCALL when the hook returns.
+    if (handled_syscall(cpu_->reg(UC_X86_REG_RAX))) return;
     f.kind = MachineFault::Kind::Syscall;
     f.syscall_number = cpu_->reg(UC_X86_REG_RAX);
   }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -201,6 +202,26 @@ class Machine {
 
   std::string disassemble(uint64_t pc) const;
 
+  // --- instruction, memory and system-call hooks -------------------------------------
+  // A code hook runs before each instruction in [begin, end] (an address hook: begin ==
+  // end), a memory hook on each guest load (write false) or store in [begin, end] with its
+  // size and, for a store, the value. Both slow the code they cover (Unicorn calls them from
+  // generated code); translated code is dropped when one is added or removed, so it takes
+  // effect at once. They may read and write memory and registers, not call(). Returns an
+  // id for remove_hook. An exception aborts the call, as a PadLock hook's does.
+  using CodeHook = std::function<void(Machine&, uint64_t address, uint32_t size)>;
+  using MemoryHook =
+      std::function<void(Machine&, bool write, uint64_t address, int size, uint64_t value)>;
+  uint64_t add_code_hook(uint64_t begin, uint64_t end, CodeHook fn);
+  uint64_t add_memory_hook(uint64_t begin, uint64_t end, bool reads, bool writes, MemoryHook fn);
+  void remove_hook(uint64_t id);
+  // A system call (INT 0x80, SYSCALL): the hook gets the number and returns true when it
+  // handled the call (it sets EAX/RAX), and the guest goes on after the instruction; false
+  // stops the call with UnsupportedSyscall, as without a hook. SYSENTER always stops
+  // (Linux returns from it into the vDSO, which the harness does not have).
+  using SyscallHook = std::function<bool(Machine&, uint64_t number)>;
+  void set_syscall_hook(SyscallHook fn) { syscall_hook_ = std::move(fn); }
+
   // Hooks (through static trampolines; public for them only).
   bool on_invalid_insn();
   void on_interrupt(uint32_t intno);
@@ -256,6 +277,19 @@ class Machine {
   MachineFault fault_;
   TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
   std::exception_ptr hook_error_;
+  struct UserHook {
+    uc_hook handle = 0;
+    CodeHook code;
+    MemoryHook memory;
+    Machine* machine = nullptr;
+  };
+  std::map<uint64_t, std::unique_ptr<UserHook>> user_hooks_;
+  uint64_t next_hook_id_ = 1;
+  SyscallHook syscall_hook_;
+  bool handled_syscall(uint64_t number);
+  static void code_trampoline(uc_engine*, uint64_t address, uint32_t size, void* user);
+  static bool memory_trampoline(uc_engine*, uc_mem_type type, uint64_t address, int size,
+                                int64_t value, void* user);
   int depth_ = 0;
   uint64_t padlock_count_ = 0;
   uint64_t stub_calls_ = 0;

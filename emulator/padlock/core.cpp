@@ -22,8 +22,8 @@ void PadlockCore::report(Diag d, uint64_t pc) {
 // The model's clocks assume everything in L1 and no store-buffer stalls (§3.3); the data
 // stream's cost from the cache model is added to both the SSE-visible and the
 // integer-visible clocks (the integer pipeline "slips and stalls into step with ACE").
-void PadlockCore::charge(Outcome& o) {
-  if (!cache_ || o.bytes == 0) return;
+uint64_t PadlockCore::charge(Outcome& o) {
+  if (!cache_ || o.bytes == 0) return 0;
   const isa::InsnId id = rec_.decoded.id;
   timing::MemCost mc;
   if (isa::is_xcrypt(id)) {
@@ -32,7 +32,7 @@ void PadlockCore::charge(Outcome& o) {
   } else if (id == isa::InsnId::Xsha1 || id == isa::InsnId::Xsha256) {
     mc = cache_->stream(o.input.addr, o.bytes, 0, 0);
   } else {
-    return;
+    return 0;
   }
   const double total = cache_->combine(static_cast<double>(o.cycles), mc);
   const uint64_t extra =
@@ -40,6 +40,7 @@ void PadlockCore::charge(Outcome& o) {
   o.cycles += extra;
   o.int_cycles += extra;
   stats_.cache_cycles += extra;
+  return extra;
 }
 
 const PadlockRecord& PadlockCore::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
@@ -61,7 +62,7 @@ const PadlockRecord& PadlockCore::execute(const isa::Decoded& d, ArchState& s, G
   env.diag = this;
   Outcome o = units_.execute(d, s, mem, env);
   o.diags = diags_;
-  charge(o);
+  const uint64_t stall = charge(o);
   if (timing_.overlap) {
     clock_.set_sse_ready(std::max(clock_.sse_ready(), r.start + o.cycles));
     clock_.advance(o.int_cycles);
@@ -70,7 +71,10 @@ const PadlockRecord& PadlockCore::execute(const isa::Decoded& d, ArchState& s, G
   }
   // §1.7, §1.8: taking the interrupt or the exception stores EFLAGS, clearing bit 30.
   if (o.status != Status::Completed) s.set_eflags30(false);
-  if (d.id != isa::InsnId::Count) stats_.record(d.id, o);
+  if (d.id != isa::InsnId::Count) {
+    stats_.record(d.id, o);
+    stats_.insn[static_cast<size_t>(d.id)].clock += clock_.now() - r.start - stall;
+  }
   r.outcome = o;
   r.after = s;
   r.end = clock_.now();

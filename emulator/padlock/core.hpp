@@ -52,7 +52,7 @@ class PadlockCore final : private DiagnosticSink {
 
  private:
   void report(Diag d, uint64_t pc) override;
-  void charge(Outcome& o);
+  uint64_t charge(Outcome& o);  // returns the cache/memory stall it added
 
   Padlock& units_;
   VirtualTime& clock_;

@@ -1,22 +1,40 @@
 #include "emulator/tools/trace_file.hpp"
 
+#include <zlib.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 namespace padlock::emu::trace {
 
 bool read_trace(const std::string& path, TraceFile& out, std::string& error) {
   out = TraceFile{};
   out.path = path;
-  std::ifstream in(path);
-  if (!in) {
+  // zlib reads a .gz trace (--trace t.jsonl.gz) and a plain one alike.
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (in == nullptr) {
     error = path + ": " + std::strerror(errno);
     return false;
   }
+  struct Closer {
+    gzFile f;
+    ~Closer() { gzclose(f); }
+  } closer{in};
   std::string line;
   size_t n = 0;
-  while (std::getline(in, line)) {
+  char buf[8192];
+  auto next_line = [&]() {
+    line.clear();
+    while (gzgets(in, buf, sizeof buf) != nullptr) {
+      line += buf;
+      if (!line.empty() && line.back() == '\n') {
+        line.pop_back();
+        return true;
+      }
+    }
+    return !line.empty();
+  };
+  while (next_line()) {
     ++n;
     if (line.empty()) continue;
     JsonValue v;

@@ -92,7 +92,7 @@ from .errors import (
 )
 from .machine import CallInfo, LoadedObject, Machine, PadlockEvent, PROT_EXEC, PROT_READ, PROT_WRITE
 from .model import Model
-from .run import Emulator, Result, RunStats, features, run
+from .run import Emulator, Result, RunStats, features, guest_program, run
 from .stats import PadlockStat
 
 __version__ = "0.1.0"
@@ -108,7 +108,7 @@ __all__ = [
     "XstoreResult", "xcrypt", "xsha", "montmul", "xstore",
     "PadlockError", "PadlockFault", "InvalidOpcode", "GeneralProtection", "PageFault",
     "UnmappedMemoryError",
-    "run", "Emulator", "Result", "RunStats", "PadlockStat", "features",
+    "run", "Emulator", "Result", "RunStats", "PadlockStat", "features", "guest_program",
     "Machine", "LoadedObject", "PadlockEvent", "CallInfo", "PROT_READ", "PROT_WRITE", "PROT_EXEC",
     "GuestFault", "GuestInvalidOpcode", "GuestGeneralProtection", "GuestPageFault",
     "UnsupportedSyscall", "CallTimeout", "UnresolvedSymbolError", "GuestTimeout", "LoadError",

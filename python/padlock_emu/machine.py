@@ -669,6 +669,52 @@ class Machine:
 
         return remove
 
+    # --- instruction, memory and system-call hooks ----------------------------------------
+    def hook_code(self, callback: Callable[["Machine", int, int], None], begin: int = 0,
+                  end: Optional[int] = None) -> Callable[[], None]:
+        """Call ``callback(machine, address, size)`` before each instruction in
+        ``[begin, end]`` (default: everywhere). It may read and write registers and memory,
+        not :meth:`call`; an exception ends the call. Code it covers runs slower. Returns a
+        function that removes the hook."""
+        last = (1 << self.bits) - 1 if end is None else end
+        hid = self._m.add_code_hook(begin, last, lambda a, n: callback(self, a, n))
+        return lambda: self._m.remove_hook(hid)
+
+    def hook_address(self, address: int, callback: Callable[["Machine", int], None]) -> Callable[[], None]:
+        """Call ``callback(machine, address)`` each time the instruction at ``address`` is
+        about to run (a breakpoint). Returns a function that removes the hook."""
+        return self.hook_code(lambda m, a, n: callback(m, a), address, address)
+
+    def hook_memory(self, callback: Callable[["Machine", bool, int, int, int], None], begin: int = 0,
+                    end: Optional[int] = None, *, read: bool = True,
+                    write: bool = True) -> Callable[[], None]:
+        """Call ``callback(machine, write, address, size, value)`` on each guest load
+        (``write`` False, ``value`` 0) or store (``value`` the stored value) touching
+        ``[begin, end]``, by ordinary instructions (PadLock instructions' data goes through
+        the models: see :meth:`hook_padlock`). Returns a function that removes the hook."""
+        last = (1 << self.bits) - 1 if end is None else end
+        hid = self._m.add_memory_hook(begin, last, read, write,
+                                      lambda w, a, n, v: callback(self, w, a, n, v))
+        return lambda: self._m.remove_hook(hid)
+
+    def hook_syscall(self, callback: Optional[Callable[["Machine", int], Optional[int]]]) -> None:
+        """Handle system calls (INT 0x80, SYSCALL): ``callback(machine, number)`` returns
+        the result for EAX/RAX, and the guest goes on after the instruction; None leaves the
+        call unhandled (:class:`UnsupportedSyscall`, as without a hook). ``None`` removes
+        the hook. SYSENTER is never handled (it returns into a vDSO the harness lacks)."""
+        if callback is None:
+            self._m.set_syscall_hook(None)
+            return
+
+        def handle(number: int) -> bool:
+            value = callback(self, number)
+            if value is None:
+                return False
+            self["rax" if self.bits == 64 else "eax"] = value & ((1 << self.bits) - 1)
+            return True
+
+        self._m.set_syscall_hook(handle)
+
     def _install_hooks(self) -> None:
         self._m.set_padlock_hooks(self._hook_before if self._before else None, self._hook_after)
 

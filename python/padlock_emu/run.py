@@ -25,7 +25,7 @@ from .cpus import CpuLike, cpu as _find_cpu
 from .errors import GuestTimeout, PadlockError
 from .stats import PadlockStat, padlock_stats
 
-__all__ = ["run", "Emulator", "Result", "RunStats", "features"]
+__all__ = ["run", "Emulator", "Result", "RunStats", "features", "guest_program"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 EnvLike = Union[Mapping[str, str], Sequence[str], None]
@@ -33,19 +33,33 @@ EnvLike = Union[Mapping[str, str], Sequence[str], None]
 
 def features() -> Dict[str, bool]:
     """Which optional run options this build's emulator supports (``irq_hz``, ``trace``,
-    ``chrome_trace``, ``profile``, ``sysroot``, ``timing``)."""
+    ``chrome_trace``, ``profile``, ``sysroot``, ``timing``, ``cache_x86``, ``memory``)."""
     if not getattr(_core, "HAS_EMULATOR", False):
         return {}
     return dict(_core.run_features())
+
+
+def guest_program(name: str = "demo", arch: str = "i386") -> Path:
+    """A guest program of the repository's (tests/guest): ``demo`` (every PadLock unit once,
+    checked) or ``sha`` (``sha 1|256 FILE...``), for ``arch`` ``"i386"`` or ``"x86_64"``.
+
+    An installed package ships them in ``padlock_emu/guests/``; a build tree's package
+    (``<build>/python/padlock_emu``) finds ``<build>/tests/guest``. Raises FileNotFoundError
+    when neither has it (the build could not link static i386 programs: gcc-multilib)."""
+    file = f"guest_{name}_{arch}"
+    here = Path(__file__).parent
+    for d in (here / "guests", here.parent.parent / "tests" / "guest"):
+        if (d / file).is_file():
+            return d / file
+    raise FileNotFoundError(f"{file}: not in {here / 'guests'} (built without gcc-multilib?)")
 
 
 @dataclass
 class RunStats:
     """What a run did.
 
-    ``cycles``: virtual cycles at exit (guest instructions plus PadLock cycles, the clock
-    RDTSC reads); ``instructions``: guest instructions counted (all of them with
-    ``icount=True``, the default); ``padlock``: PadLock instructions by kind (guide name,
+    ``cycles``: virtual cycles at exit (the clock RDTSC reads); ``instructions``: guest
+    instructions counted (all of them with ``icount=True``; 0 without, the default); ``padlock``: PadLock instructions by kind (guide name,
     e.g. ``"REP XSHA1"``) with counts, bytes, cycles, faults, key reloads and interrupts;
     ``padlock_cycles``: their total; ``diagnostics``: undefined cases met, by name;
     ``syscalls``, ``signals_delivered``, ``eflags30_clears``; ``mhz`` the clock used.
@@ -147,7 +161,11 @@ class Emulator:
         timing: False selects the emulator's fast functional mode (``--timing off``: host
             clocks, no per-block costs); None: the emulator's default.
         errata: apply the model's errata (§6.6).
-        icount: count every guest instruction (``stats.instructions``, virtual time).
+        icount: count every guest instruction (``stats.instructions``), as the CLI's
+            ``--icount``; off by default: counting runs the block hook on every block,
+            which made runs twice as slow as the CLI's.
+        cache_x86: run ordinary loads and stores through the cache model too (``--cache-x86``).
+        memory: ``"direct"`` (default) or ``"tlb"``, as the CLI's ``--memory``.
         strace: log system calls into ``Result.log``.
         timeout: wall-clock seconds before the guest is killed (GuestTimeout).
     """
@@ -160,9 +178,11 @@ class Emulator:
     irq_hz: Optional[float] = None
     timing: Optional[bool] = None
     errata: bool = True
-    icount: bool = True
+    icount: bool = False
     strace: bool = False
     timeout: Optional[float] = None
+    cache_x86: bool = False
+    memory: Optional[str] = None
 
     def run(
         self,
@@ -241,7 +261,8 @@ class Emulator:
                 profile=profile_file, timeout=float(limit or 0.0), timing=self.timing,
                 check=check_mode, check_jsonl=check_file,
                 check_sarif=os.fspath(check_sarif) if check_sarif is not None else "",
-                gdb=-1 if gdb is None else int(gdb))
+                gdb=-1 if gdb is None else int(gdb),
+                cache_x86=self.cache_x86, memory=self.memory or "")
             st = raw["stats"]
             stats = RunStats(
                 cycles=raw["cycles"], instructions=st["instructions"],
@@ -264,7 +285,7 @@ class Emulator:
                 text = _read_output(Path(profile_file), "profile")
                 result.profile = text if profile is True else Path(profile_file)
             if chrome_file:
-                _read_output(Path(chrome_file), "chrome_trace")
+                _check_output(Path(chrome_file), "chrome_trace")  # not read: it can be huge
                 result.chrome_trace = None if chrome_trace is True else Path(chrome_file)
         finally:
             for p in tmp:
@@ -277,14 +298,18 @@ class Emulator:
         return result
 
 
-def _read_output(path: Path, what: str) -> str:
+def _check_output(path: Path, what: str) -> None:
     try:
-        text = path.read_text()
+        size = path.stat().st_size
     except OSError as e:
         raise PadlockError(f"the emulator wrote no {what} ({path}: {e.strerror})") from None
-    if not text:
+    if size == 0:
         raise PadlockError(f"the emulator wrote an empty {what} file ({path})")
-    return text
+
+
+def _read_output(path: Path, what: str) -> str:
+    _check_output(path, what)
+    return path.read_text()
 
 
 def _read_trace(path: Path) -> List[Dict[str, Any]]:

@@ -196,6 +196,30 @@ void bind_machine(py::module_& m) {
             mm.set_padlock_hooks(std::move(b), std::move(a));
           },
           py::arg("before"), py::arg("after"))
+      .def(
+          "add_code_hook",
+          [](Machine& mm, uint64_t begin, uint64_t end, py::function f) {
+            return mm.add_code_hook(begin, end, [f](Machine&, uint64_t a, uint32_t n) { f(a, n); });
+          },
+          py::arg("begin"), py::arg("end"), py::arg("callback"))
+      .def(
+          "add_memory_hook",
+          [](Machine& mm, uint64_t begin, uint64_t end, bool reads, bool writes, py::function f) {
+            return mm.add_memory_hook(
+                begin, end, reads, writes,
+                [f](Machine&, bool w, uint64_t a, int n, uint64_t v) { f(w, a, n, v); });
+          },
+          py::arg("begin"), py::arg("end"), py::arg("reads"), py::arg("writes"),
+          py::arg("callback"))
+      .def("remove_hook", &Machine::remove_hook, py::arg("id"))
+      .def(
+          "set_syscall_hook",
+          [](Machine& mm, std::optional<py::function> f) {
+            Machine::SyscallHook h;
+            if (f) h = [g = *f](Machine&, uint64_t nr) { return g(nr).cast<bool>(); };
+            mm.set_syscall_hook(std::move(h));
+          },
+          py::arg("callback"))
       .def("stats", [](const Machine& mm) { return stats_to_dict(mm.stats()); })
       .def(
           "enable_check",

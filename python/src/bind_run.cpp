@@ -21,8 +21,8 @@ namespace padlock::python {
 namespace {
 
 // The optional run() arguments this module passes through to RunOptions.
-constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",  "chrome_trace", "profile",
-                                        "sysroot", "timing", "check", "gdb"};
+constexpr const char* kRunFeatures[] = {"irq_hz", "trace", "chrome_trace", "profile",   "sysroot",
+                                        "timing", "check", "gdb",          "cache_x86", "memory"};
 
 }  // namespace
 
@@ -78,7 +78,7 @@ void bind_run(py::module_& m) {
          const std::string& sysroot, std::optional<double> irq_hz, const std::string& trace,
          const std::string& chrome_trace, const std::string& profile, double timeout,
          std::optional<bool> timing, const std::string& check, const std::string& check_jsonl,
-         const std::string& check_sarif, int gdb) {
+         const std::string& check_sarif, int gdb, bool cache_x86, const std::string& memory) {
         emu::RunOptions o;
         o.program = program;
         o.argv = argv;
@@ -91,6 +91,11 @@ void bind_run(py::module_& m) {
         o.stats = stats;
         o.icount = icount;
         if (timing) o.timing = *timing;
+        o.cache_x86 = cache_x86;
+        if (memory == "tlb")
+          o.direct_memory = false;
+        else if (memory != "direct" && !memory.empty())
+          throw py::value_error("memory must be 'direct' or 'tlb', not '" + memory + "'");
         o.sysroot = sysroot;
         if (irq_hz) o.irq_hz = *irq_hz;
         o.trace_file = trace;
@@ -108,6 +113,12 @@ void bind_run(py::module_& m) {
         o.gdb_port = gdb;
         const std::string in = stdin_data;
         const GuestRunOutput r = run_guest(o, in, timeout);
+        if (r.interrupted) {
+          // Python's SIGINT handler runs now (KeyboardInterrupt by default); the guest's
+          // outputs are already closed.
+          PyErr_SetInterrupt();
+          if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+        }
         py::dict d;
         d["exited"] = !r.result.signaled;
         d["exit_code"] = r.result.exit_code;
@@ -130,7 +141,7 @@ void bind_run(py::module_& m) {
       py::arg("irq_hz") = py::none(), py::arg("trace") = "", py::arg("chrome_trace") = "",
       py::arg("profile") = "", py::arg("timeout") = 0.0, py::arg("timing") = py::none(),
       py::arg("check") = "", py::arg("check_jsonl") = "", py::arg("check_sarif") = "",
-      py::arg("gdb") = -1,
+      py::arg("gdb") = -1, py::arg("cache_x86") = false, py::arg("memory") = "",
       "Run a guest program in this process (see padlock_emu.run); returns a dict");
 }
 

@@ -20,6 +20,7 @@ namespace padlock::python {
 struct GuestRunOutput {
   emu::RunResult result;
   bool timed_out = false;
+  bool interrupted = false;   // SIGINT ended the guest (the caller raises KeyboardInterrupt)
   std::string out, err, log;  // guest stdout, guest stderr, emulator messages
   emu::Stats stats;
   uint64_t cycles = 0;  // virtual cycles at exit (Process::now())

@@ -7,6 +7,7 @@ is missing are skipped with the reason."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -38,6 +39,12 @@ int main(int argc, char **argv) {
   }
   return 0;
 }
+"""
+
+
+ARGV0 = r"""
+#include <stdio.h>
+int main(int argc, char **argv) { printf("argv0=%s\n", argv[0]); return 0; }
 """
 
 
@@ -176,6 +183,17 @@ def test_cpus_x86_lists_measured_forms_with_sources(emulator_path):
     (["run", "--memory", "fast", "x"], "--memory expects direct or tlb, got 'fast'"),
     (["run", "-E", "NOEQUALS", "x"], "-E expects VAR=VALUE"),
     (["cpus", "--bogus"], "unknown argument"),
+    (["run", "--trace=", "x"], "option '--trace' needs a file name"),
+    (["run", "--profile=", "x"], "option '--profile' needs a file name"),
+    (["run", "--timing", "off", "--irq-hz", "100", "x"], "--irq-hz has no effect with --timing off"),
+    (["run", "--trace", "t", "--trace-max", "1K", "x"], "--trace-max expects a size of at least 4K"),
+    (["run", "--trace", "t", "--trace-max", "lots", "x"], "--trace-max expects a size"),
+    (["run", "--trace", "t", "--trace-insn", "xcryptgcm", "x"], "unknown kind 'xcryptgcm'"),
+    (["run", "--trace", "t", "--trace-range", "0x2000-0x1000", "x"], "is empty"),
+    (["run", "--trace", "t", "--trace-window", "1ms", "x"], "--trace-window expects FROM:TO"),
+    (["run", "--trace", "t", "--trace-window", "1h:", "x"], "invalid time '1h'"),
+    (["run", "--trace-max", "1M", "x"], "give one of them"),
+    (["run", "-cpu", "pentium", "x"], "unknown CPU model 'pentium'"),
 ])
 def test_usage_errors(emulator_path, args, text):
     r = run(emulator_path, *args)
@@ -316,6 +334,86 @@ def test_stats(emulator_path, hello32):
     assert r.returncode == 0
     assert "padlock-emu: stats: PadLock instructions" in r.stderr
     assert "padlock-emu: stats: diagnostics 0" in r.stderr
+
+
+def test_help_names_every_alias(emulator_path):
+    r = run(emulator_path, "run", "--help")
+    for alias, name in (("nehemiah", "nehemiah-c5p"), ("esther", "esther-c5j"),
+                        ("esther-late", "esther-c5j-s9")):
+        assert f"{alias} = {name}" in r.stdout
+    r = run(emulator_path, "run", "--cpu", "pentium", "x")
+    assert "esther-late = esther-c5j-s9" in one_line_error(r)
+
+
+def test_seed_is_decimal_or_hex_never_octal(emulator_path, hello32, tmp_path):
+    seeds = {}
+    for text in ("010", "10", "0xa", "8"):
+        t = tmp_path / f"{text}.jsonl"
+        assert run(emulator_path, "run", "--seed", text, "--trace", str(t),
+                   str(hello32)).returncode == 0
+        seeds[text] = json.loads(t.read_text().splitlines()[0])["seed"]
+    assert seeds == {"010": 10, "10": 10, "0xa": 10, "8": 8}
+
+
+@pytest.mark.parametrize("value, on", [("1", True), ("on", True), ("TRUE", True), ("yes", True),
+                                       ("0", False), ("off", False), ("false", False),
+                                       ("No", False), ("", False)])
+def test_strace_variable_is_a_switch(emulator_path, hello32, value, on):
+    r = run(emulator_path, "run", str(hello32), env={"PADLOCK_EMU_STRACE": value})
+    assert r.returncode == 0
+    assert (" exit_group(0) = ?" in r.stderr) == on
+
+
+def test_strace_variable_rejects_other_words(emulator_path, hello32):
+    r = run(emulator_path, "run", str(hello32), env={"PADLOCK_EMU_STRACE": "sometimes"})
+    assert r.returncode == 2 and "PADLOCK_EMU_STRACE" in one_line_error(r)
+
+
+def test_command_line_wins_over_a_bad_variable(emulator_path, hello32):
+    """A variable is only read when its option is missing, so a wrong one cannot break a
+    command line that overrides it."""
+    for var, opt in (("PADLOCK_EMU_CPU", ["--cpu", "esther"]), ("PADLOCK_EMU_MHZ", ["--mhz", "800"]),
+                     ("PADLOCK_EMU_SEED", ["--seed", "1"]),
+                     ("PADLOCK_EMU_MEMORY", ["--memory", "tlb"])):
+        r = run(emulator_path, "run", *opt, str(hello32), env={var: "bogus"})
+        assert r.returncode == 0, (var, r.stderr)
+        r = run(emulator_path, "run", str(hello32), env={var: "bogus"})
+        assert r.returncode == 2 and var in one_line_error(r)
+
+
+def test_e_and_u_split_on_commas_as_qemu(emulator_path, hello32):
+    env = {"PADLOCK_CLI_X": "x", "PADLOCK_CLI_Y": "y"}
+    r = run(emulator_path, "run", "-E", "PADLOCK_CLI_A=1,PADLOCK_CLI_B=2",
+            "-U", "PADLOCK_CLI_X,PADLOCK_CLI_Y", str(hello32), "--env", "PADLOCK_CLI_A", "--env",
+            "PADLOCK_CLI_B", "--env", "PADLOCK_CLI_X", "--env", "PADLOCK_CLI_Y", env=env)
+    assert r.returncode == 0
+    assert ("PADLOCK_CLI_A=1\nPADLOCK_CLI_B=2\nPADLOCK_CLI_X=(unset)\nPADLOCK_CLI_Y=(unset)\n"
+            in r.stdout)
+
+
+def test_qemu_single_dash_spellings(emulator_path, hello32, hello64):
+    r = run(emulator_path, "run", "-cpu", "nano", "-seed", "3", "-strace", str(hello64))
+    assert r.returncode == 0 and r.stdout == "hello\n"  # nano: the 64-bit program runs
+    assert " exit_group(0) = ?" in r.stderr
+    probe = compile_c(hello32.parent, "argv0", ARGV0, ["-m32", "-static", "-O1"])
+    r = run(emulator_path, "run", "-0", "renamed", str(probe))
+    assert r.stdout == "argv0=renamed\n"
+    r = run(emulator_path, "run", "--argv0=other", str(probe))
+    assert r.stdout == "argv0=other\n"
+
+
+def test_stats_time_shares_partition_the_clock(emulator_path, guest_dir):
+    r = run(emulator_path, "run", "--stats", str(guest_dir / "guest_host_alarm_xcrypt_i386"),
+            "300")
+    assert r.returncode == 0, r.stderr
+    rows = dict(re.findall(r"time of ([^:]+): (\d+) cycles", r.stderr))
+    total = int(re.search(r"total: (\d+) cycles", r.stderr)[1])
+    parts = ("PadLock (all)", "x86 blocks", "cache/memory", "interrupts", "sleeping",
+             "waiting for ACE")
+    assert sum(int(rows[p]) for p in parts) == total
+    assert int(rows["REP XCRYPTCBC"]) == int(rows["PadLock (all)"]) > 0
+    shares = re.findall(r"time of (?!REP)[^:]+: \d+ cycles \(([0-9.]+)%\)", r.stderr)
+    assert abs(sum(float(x) for x in shares) - 100) < 0.05
 
 
 def test_cpu_from_environment(emulator_path, hello64):

@@ -199,3 +199,50 @@ def test_block_log_profile_equals_hooked_profile(runner, target, tmp_path, timin
     logged, hooked = profile(), profile("--icount")
     assert any(line.startswith("calls=") for line in logged)
     assert logged == hooked
+
+
+PC_IDIOM = r"""
+#include <stdio.h>
+__attribute__((noinline)) static unsigned long where(void) {
+  unsigned long pc;
+  __asm__ volatile("call 1f\n1: pop %0" : "=r"(pc));  /* the PIC idiom: call next; pop */
+  return pc;
+}
+__attribute__((noinline)) static int leaf(int x) { return x * 3 + 1; }
+int main(void) {
+  unsigned long sum = 0;
+  for (int i = 0; i < 10; ++i) sum += where() + leaf(i);
+  printf("%lu\n", sum & 1);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("arch,cpu,flag", [("i386", "esther", "-m32"), ("x86_64", "nano", "-m64")])
+def test_call_next_pop_is_not_a_call(emulator_path, tmp_path, arch, cpu, flag):
+    """`call next; pop` reads the PC; nothing returns from it, so it is no call edge
+    (it showed as a function calling itself), while a real call still is one."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc not installed")
+    src, exe = tmp_path / "pc.c", tmp_path / f"pc_{arch}"
+    src.write_text(PC_IDIOM)
+    r = subprocess.run([gcc, flag, "-O1", "-static", "-o", str(exe), str(src)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"gcc {flag} -static failed: {r.stderr[:200]}")
+    profile = tmp_path / "p.out"
+    p = subprocess.run([str(emulator_path), "run", "--cpu", cpu, "--profile", str(profile),
+                        str(exe)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    edges, fn = {}, None
+    lines = profile.read_text().splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith("fn="):
+            fn = line[3:]
+        elif line.startswith("cfn="):
+            calls = int(lines[k + 1].split("=")[1].split()[0])
+            edges[(fn, line[4:])] = edges.get((fn, line[4:]), 0) + calls
+    assert edges.get(("main", "leaf")) == 10
+    assert edges.get(("main", "where")) == 10
+    assert ("where", "where") not in edges, edges

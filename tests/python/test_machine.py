@@ -439,3 +439,64 @@ def test_padlock_machine_fixture(padlock_machine, padlock_cpu, padlock_bits):
     assert padlock_machine.cpu.name == padlock_cpu
     assert padlock_machine.bits == padlock_bits
     assert padlock_bits == 32 or padlock_machine.cpu.long_mode
+
+
+@pytest.mark.parametrize("bits,cpu", MODES)
+def test_syscall_hook_answers_system_calls(cdir, bits, cpu):
+    m = load(cdir, cpu, bits, "o")
+    seen = []
+    m.hook_syscall(lambda m, nr: seen.append(nr) or 1234)
+    assert m.call("do_syscall", ret="long") == 1234
+    assert seen == [39 if bits == 64 else 20]  # getpid
+    m.hook_syscall(lambda m, nr: None)  # not handled: as without a hook
+    with pytest.raises(pe.UnsupportedSyscall):
+        m.call("do_syscall")
+    m.hook_syscall(None)
+    with pytest.raises(pe.UnsupportedSyscall):
+        m.call("do_syscall")
+
+
+@pytest.mark.parametrize("bits,cpu", MODES)
+def test_code_and_address_hooks(cdir, bits, cpu):
+    m = load(cdir, cpu, bits, "o")
+    lookup = m.symbol("lookup")
+    hits = []
+    remove = m.hook_address(lookup, lambda m, a: hits.append(a))
+    assert [m.call("lookup", i) for i in range(3)] == [2, 3, 5]
+    assert hits == [lookup] * 3
+    remove()
+    m.call("lookup", 1)
+    assert len(hits) == 3  # removed: no more calls
+    steps = []
+    remove = m.hook_code(lambda m, a, n: steps.append((a, n)), lookup, lookup + 63)
+    m.call("lookup", 4)
+    remove()
+    assert steps[0][0] == lookup and all(lookup <= a < lookup + 64 for a, _ in steps)
+    assert len(steps) >= 2 and all(0 < n <= 15 for _, n in steps)
+
+
+@pytest.mark.parametrize("bits,cpu", MODES)
+def test_memory_hook_sees_loads_and_stores(cdir, bits, cpu):
+    m = load(cdir, cpu, bits, "o")
+    buf = m.alloc(16)
+    events = []
+    remove = m.hook_memory(lambda m, w, a, n, v: events.append((w, a, n, v)), buf, buf + 15)
+    m.call("store_to", buf + 4)
+    assert events == [(True, buf + 4, 4, 7)]
+    assert m.read_u32(buf + 4) == 7
+    remove()
+    reads = []
+    m.hook_memory(lambda m, w, a, n, v: reads.append((w, n)), write=False)
+    assert m.call("deref_pointer") == 99
+    assert (False, 4) in reads and all(not w for w, _ in reads)
+
+
+def test_an_exception_in_a_hook_ends_the_call(cdir):
+    m = load(cdir, "esther", 32, "o")
+
+    def boom(m, a):
+        raise ValueError("stop here")
+
+    m.hook_address(m.symbol("lookup"), boom)
+    with pytest.raises(ValueError, match="stop here"):
+        m.call("lookup", 1)

@@ -7,8 +7,12 @@ expected outputs come from hashlib and from the programs' documented behaviour.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,7 +46,7 @@ def _open_fds() -> set:
 
 
 def test_hello_output_exit_status_and_stats():
-    r = pe.run([guest("hello")], cpu="esther")
+    r = pe.run([guest("hello")], cpu="esther", icount=True)
     assert (r.exit_code, r.signal, r.returncode) == (0, None, 0)
     assert r.stdout == b"hello, world\n" and r.stderr == b""
     assert r.cpu == "esther-c5j"
@@ -193,3 +197,82 @@ def test_gdb_attaches_to_a_python_run():
     assert f"waiting for a connection on port {port}" in r.log
     with pytest.raises(ValueError, match="gdb=0"):
         pe.run([program], cpu="nano", gdb=0)
+
+
+def _interrupt_after(seconds: float) -> subprocess.Popen:
+    """Another process sends this one SIGINT after `seconds` and prints when (time.time());
+    a thread of ours could not: the run holds the GIL."""
+    code = (f"import os, signal, sys, time; time.sleep({seconds}); t = time.time(); "
+            f"os.kill({os.getpid()}, signal.SIGINT); print(t)")
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+
+
+def _sent_at(sender: subprocess.Popen) -> float:
+    out, _ = sender.communicate(timeout=30)
+    assert out.strip(), "the interrupt was not sent"
+    return float(out)
+
+
+def test_keyboard_interrupt_stops_the_guest_within_100_ms(tmp_path):
+    """Ctrl-C (SIGINT) during run(): the guest stops at once, the trace and profile are
+    closed, and Python's handler raises KeyboardInterrupt."""
+    prog = guest("host_alarm_xcrypt")
+    sender = _interrupt_after(1.0)
+    with pytest.raises(KeyboardInterrupt):
+        pe.run([prog, "100000000"], cpu="esther", trace=tmp_path / "t.jsonl",
+               profile=tmp_path / "p.out")
+    caught = time.time()
+    delay = caught - _sent_at(sender)
+    assert 0 <= delay < 0.1, delay
+    lines = (tmp_path / "t.jsonl").read_text().splitlines()
+    end = json.loads(lines[-1])
+    assert end["type"] == "end" and end["signal"] == signal.SIGKILL
+    assert (tmp_path / "p.out").read_text().rstrip().splitlines()[-1].startswith("totals:")
+    # The run's handler is gone: Python's own is back.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_python_sigint_handler_sees_the_interrupt():
+    """A handler the program installed runs instead of KeyboardInterrupt, and run()
+    returns the killed guest's result."""
+    seen = []
+    old = signal.signal(signal.SIGINT, lambda sig, frame: seen.append(sig))
+    sender = _interrupt_after(1.0)
+    try:
+        r = pe.run([guest("host_alarm_xcrypt"), "100000000"], cpu="esther")
+    finally:
+        signal.signal(signal.SIGINT, old)
+    _sent_at(sender)
+    assert seen == [signal.SIGINT]
+    assert r.signal == signal.SIGKILL
+
+
+def test_icount_is_off_by_default_and_does_not_change_the_clock():
+    """icount only counts instructions (the block hook on every block); the virtual clock
+    is the same without it, as with the CLI's --icount."""
+    plain = pe.run([guest("sha"), "256", "-"], stdin=b"abc")
+    counted = pe.run([guest("sha"), "256", "-"], stdin=b"abc", icount=True)
+    assert plain.stats.instructions == 0 and counted.stats.instructions > 10_000
+    assert plain.stats.cycles == counted.stats.cycles
+    assert plain.stdout == counted.stdout
+
+
+def test_memory_and_cache_x86_reach_the_emulator():
+    base = pe.run([guest("sha"), "256", "-"], stdin=b"abc")
+    tlb = pe.run([guest("sha"), "256", "-"], stdin=b"abc", memory="tlb")
+    assert (tlb.stdout, tlb.stats.cycles) == (base.stdout, base.stats.cycles)
+    cached = pe.run([guest("sha"), "256", "-"], stdin=b"abc", cache_x86=True)
+    assert cached.stdout == base.stdout and cached.stats.cycles > base.stats.cycles
+    with pytest.raises(ValueError, match="memory must be"):
+        pe.run([guest("sha"), "256", "-"], stdin=b"abc", memory="softmmu")
+
+
+def test_chrome_trace_is_not_read_back(tmp_path, monkeypatch):
+    """run() checks that the Chrome trace exists and is not empty, without loading it."""
+    read = []
+    real = Path.read_text
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: read.append(self) or real(self, *a, **k))
+    c = tmp_path / "c.json"
+    r = pe.run([guest("sha"), "256", "-"], stdin=b"abc", chrome_trace=c)
+    assert r.chrome_trace == c and c.stat().st_size > 0
+    assert c not in read

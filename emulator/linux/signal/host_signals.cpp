@@ -40,6 +40,27 @@ bool forwardable(int sig) {
   }
 }
 
+// Signals whose default action ends the process and that arrive from outside (a
+// terminal's ^C, kill, a hang-up, a resource limit). The emulator catches them on the
+// host even while the guest leaves them at SIG_DFL, so the guest dies through the run
+// loop, which closes --profile, --trace, --chrome-trace and --stats before the emulator
+// ends by the same signal (emulator/cli/main.cpp).
+constexpr int kEndingSignals[] = {SIGHUP,  SIGINT,  SIGQUIT,   SIGUSR1, SIGUSR2,
+                                  SIGALRM, SIGTERM, SIGVTALRM, SIGPROF, SIGXCPU};
+
+bool ends_by_default(int sig) {
+  for (int s : kEndingSignals) {
+    if (s == sig) return true;
+  }
+  return false;
+}
+
+// An embedder (Python) keeps SIGINT for itself: it stops the run (kill_from_host) and
+// raises KeyboardInterrupt; the guest never sees it.
+bool forwarded(const Process& p, int sig) {
+  return forwardable(sig) && !(p.options().embedded && sig == SIGINT);
+}
+
 void on_host_signal(int sig, siginfo_t* si, void*) {
   g_info[sig].pid.store(si->si_pid, std::memory_order_relaxed);
   g_info[sig].uid.store(static_cast<int>(si->si_uid), std::memory_order_relaxed);
@@ -72,10 +93,12 @@ void host_signals_init(Process& p) {
   g_arrived.store(0);
   // A signal the emulator inherited as ignored starts ignored in the guest, as exec keeps it.
   for (int sig = 1; sig <= kNumSignals; ++sig) {
-    if (!forwardable(sig)) continue;
+    if (!forwarded(p, sig)) continue;
     struct sigaction cur {};
     if (sigaction(sig, nullptr, &cur) == 0 && cur.sa_handler == SIG_IGN) {
       p.signals().action[sig].handler = kSigIgn;
+    } else if (!p.options().embedded && ends_by_default(sig)) {
+      set_host(sig, on_host_signal, nullptr);
     }
   }
   set_host(SIGPIPE, nullptr, SIG_IGN);
@@ -96,12 +119,12 @@ void host_signals_restore() {
 }
 
 void host_signal_update(Process& p, int sig) {
-  if (!forwardable(sig)) return;
+  if (!forwarded(p, sig)) return;
   const uint64_t h = p.signals().action[sig].handler;
   if (sig == SIGPIPE) return;  // always ignored on the host (see the header)
   if (h == kSigIgn) {
     set_host(sig, nullptr, SIG_IGN);
-  } else if (h == kSigDfl) {
+  } else if (h == kSigDfl && (p.options().embedded || !ends_by_default(sig))) {
     set_host(sig, nullptr, SIG_DFL);
   } else {
     set_host(sig, on_host_signal, nullptr);

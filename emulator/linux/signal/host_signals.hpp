@@ -2,7 +2,11 @@
 // the guest's handlers: while the guest has a handler for a signal, the emulator's host
 // handler records it and stops Unicorn; the run loop then delivers it. SIG_IGN and SIG_DFL
 // are mirrored to the host, except SIGPIPE, which the host always ignores (a broken pipe
-// then surfaces as EPIPE and the system-call layer raises SIGPIPE for the guest).
+// then surfaces as EPIPE and the system-call layer raises SIGPIPE for the guest), and the
+// signals that end a process by default (SIGINT, SIGTERM, SIGHUP ...): the host handler
+// takes them at SIG_DFL too, so the guest dies in the run loop and the outputs are closed.
+// With RunOptions::embedded (Python) SIG_DFL is mirrored for those as well and SIGINT is
+// left to the embedder.
 #pragma once
 
 namespace padlock::emu {

@@ -1,7 +1,9 @@
 // Profiler::write: the callgrind format ("Callgrind Format Specification", valgrind
 // docs/cl-format), version 1, positions "instr": every cost line starts with a guest
-// address. Functions are grouped by object (ob=); without line information the source
-// file is "???", as callgrind itself writes for code without debug info.
+// address; "instr line" when some object has debug information (DebugInfo): then the
+// source line follows (0 where unknown). Functions are grouped by object (ob=); without
+// line information the source file is "???", as callgrind itself writes for code without
+// debug info.
 #include <algorithm>
 #include <cinttypes>
 #include <map>
@@ -12,10 +14,14 @@ namespace padlock::emu::profile {
 
 namespace {
 
-void put_costs(FILE* out, uint64_t pos, const Costs& c) {
+// `line` < 0: positions "instr" only.
+void put_costs(FILE* out, uint64_t pos, int line, const Costs& c) {
   size_t n = kEventCount;
-  while (n > 1 && c[n - 1] == 0) --n;  // trailing zeros may be left out
+  // Trailing zeros may be left out; not with lines, where callgrind_annotate's source
+  // annotation (--inclusive=yes) sums the events of each line and needs them all.
+  while (line < 0 && n > 1 && c[n - 1] == 0) --n;
   std::fprintf(out, "0x%" PRIx64, pos);
+  if (line >= 0) std::fprintf(out, " %d", line);
   for (size_t k = 0; k < n; ++k) std::fprintf(out, " %" PRIu64, c[k]);
   std::fputc('\n', out);
 }
@@ -52,7 +58,10 @@ void Profiler::write(FILE* out, const std::string& cmd, const std::string& creat
 
   Costs total = totals();
   std::fprintf(out, "# callgrind format\nversion: 1\ncreator: %s\n", creator.c_str());
-  std::fprintf(out, "cmd: %s\npart: 1\npositions: instr\n", cmd.c_str());
+  const bool lines = std::any_of(objects_.objects().begin(), objects_.objects().end(),
+                                 [](const GuestObject& o) { return o.debug != nullptr; });
+  auto line_of = [&](uint64_t addr) { return lines ? objects_.locate(addr).line : -1; };
+  std::fprintf(out, "cmd: %s\npart: 1\npositions: instr%s\n", cmd.c_str(), lines ? " line" : "");
   for (const EventInfo& e : kEvents) std::fprintf(out, "event: %s : %s\n", e.name, e.description);
   std::fputs("events:", out);
   for (const EventInfo& e : kEvents) std::fprintf(out, " %s", e.name);
@@ -72,8 +81,24 @@ void Profiler::write(FILE* out, const std::string& cmd, const std::string& creat
       std::fprintf(out, "ob=%s\n", ob.c_str());
       current_ob = ob;
     }
-    std::fprintf(out, "fl=???\nfn=%s\n", objects_.function(fn).name.c_str());
-    for (const auto& [pos, c] : positions) put_costs(out, pos, c);
+    // fl=: the source file of the function's entry, from debug information ("???" without).
+    const std::string file = objects_.source_file(fn);
+    std::fprintf(out, "fl=%s\nfn=%s\n", file.empty() ? "???" : file.c_str(),
+                 objects_.function(fn).name.c_str());
+    // fi=: a position whose line lies in another file (inlined code from a header).
+    std::string at_file = file;
+    for (const auto& [pos, c] : positions) {
+      if (!lines) {
+        put_costs(out, pos, -1, c);
+        continue;
+      }
+      const SourceLocation loc = objects_.locate(pos);
+      if (!loc.file.empty() && loc.file != at_file) {
+        std::fprintf(out, "fi=%s\n", loc.file.c_str());
+        at_file = loc.file;
+      }
+      put_costs(out, pos, loc.line, c);
+    }
     auto it = calls.find(fn);
     if (it == calls.end()) {
       std::fputc('\n', out);
@@ -82,9 +107,21 @@ void Profiler::write(FILE* out, const std::string& cmd, const std::string& creat
     for (const Edge* e : it->second) {
       const std::string cob = object_of(e->callee_fn);
       if (cob != ob) std::fprintf(out, "cob=%s\n", cob.c_str());
-      std::fprintf(out, "cfn=%s\ncalls=%" PRIu64 " 0x%" PRIx64 "\n",
+      // cfi=: the callee's file, else readers take the caller's (fl=) for it.
+      const std::string cfile = objects_.source_file(e->callee_fn);
+      std::fprintf(out, "cfi=%s\n", cfile.empty() ? "???" : cfile.c_str());
+      std::fprintf(out, "cfn=%s\ncalls=%" PRIu64 " 0x%" PRIx64,
                    objects_.function(e->callee_fn).name.c_str(), e->calls, e->callee_entry);
-      put_costs(out, e->call_site, e->inclusive);
+      if (lines) std::fprintf(out, " %d", line_of(e->callee_entry));
+      std::fputc('\n', out);
+      if (lines) {
+        const SourceLocation site = objects_.locate(e->call_site);
+        if (!site.file.empty() && site.file != at_file) {
+          std::fprintf(out, "fi=%s\n", site.file.c_str());
+          at_file = site.file;
+        }
+      }
+      put_costs(out, e->call_site, line_of(e->call_site), e->inclusive);
     }
     std::fputc('\n', out);
   }

@@ -75,6 +75,7 @@ ElfSymbols parse_elf_symbols(const uint8_t* data, size_t size) {
     }
   }
   if (symtab == nullptr) return out;
+  out.full_symtab = symtab->type == SHT_SYMTAB;
 
   std::vector<Candidate> cands;
   for (size_t i = 1; i < v.symbol_count(*symtab); ++i) {

@@ -23,6 +23,7 @@ struct LoadSegment {
 struct ElfSymbols {
   bool ok = false;  // the file was an ELF we could read
   bool is64 = false;
+  bool full_symtab = false;  // from .symtab; false: only .dynsym (a stripped file) or none
   std::vector<FunctionSymbol> functions;  // sorted by address; one name per address
   std::vector<LoadSegment> segments;
 };

@@ -22,11 +22,30 @@ uint32_t ObjectMap::add(const std::string& host_path, const std::string& guest_p
   for (uint32_t i = 0; i < objects_.size(); ++i) {
     if (objects_[i].live && objects_[i].path == guest_path && objects_[i].bias == bias) return i;
   }
-  return add(read_elf_symbols(host_path), guest_path, bias);
+  std::shared_ptr<const DebugInfo> debug;
+  const ElfSymbols syms = symbols_of(host_path, debug);
+  return add(syms, guest_path, bias, std::move(debug));
 }
 
-uint32_t ObjectMap::add(const ElfSymbols& syms, const std::string& guest_path, uint64_t bias) {
+ElfSymbols ObjectMap::symbols_of(const std::string& host_path,
+                                 std::shared_ptr<const DebugInfo>& debug) {
+  ElfSymbols syms = read_elf_symbols(host_path);
+  if (!syms.ok) return syms;
+  auto info = std::make_shared<const DebugInfo>(host_path, sysroot_);
+  if (info->debug_file().empty()) return syms;
+  debug = info;
+  // A stripped file (.dynsym only): the debug file's .symtab names every function.
+  if (!syms.full_symtab && !info->functions().empty()) {
+    syms.functions = info->functions();
+    syms.full_symtab = true;
+  }
+  return syms;
+}
+
+uint32_t ObjectMap::add(const ElfSymbols& syms, const std::string& guest_path, uint64_t bias,
+                        std::shared_ptr<const DebugInfo> debug) {
   GuestObject o;
+  o.debug = std::move(debug);
   o.path = guest_path;
   o.name = base_name(guest_path);
   o.bias = bias;
@@ -54,12 +73,14 @@ void ObjectMap::file_mapped(const std::string& host_path, const std::string& gue
   for (const GuestObject& o : objects_) {
     if (o.live && o.path == guest_path && va >= o.lo && va < o.hi) return;  // known already
   }
-  const ElfSymbols syms = read_elf_symbols(host_path);
-  if (!syms.ok) return;
+  const ElfSymbols head = read_elf_symbols(host_path);
+  if (!head.ok) return;
   // ld.so maps each PT_LOAD at bias + page_down(vaddr) from page_down(offset).
-  for (const LoadSegment& s : syms.segments) {
+  for (const LoadSegment& s : head.segments) {
     if ((s.offset & ~(kPage - 1)) == offset) {
-      add(syms, guest_path, va - (s.vaddr & ~(kPage - 1)));
+      std::shared_ptr<const DebugInfo> debug;
+      const ElfSymbols syms = symbols_of(host_path, debug);
+      add(syms, guest_path, va - (s.vaddr & ~(kPage - 1)), std::move(debug));
       return;
     }
   }
@@ -88,6 +109,34 @@ uint32_t ObjectMap::function_at(uint64_t addr) const {
     return o.first_fn + static_cast<uint32_t>(it - o.functions.begin());
   }
   return kAnonymousFn;
+}
+
+SourceLocation ObjectMap::locate(uint64_t addr) const {
+  SourceLocation loc;
+  const uint32_t fn = function_at(addr);
+  const FunctionInfo& f = functions_[fn];
+  loc.function = f.name;
+  if (f.object == kNoObject) {
+    loc.offset = addr;
+    return loc;
+  }
+  const GuestObject& o = objects_[f.object];
+  loc.object = o.path;
+  loc.offset = addr - (f.entry != 0 ? f.entry : o.bias);
+  SourceLine line;
+  if (o.debug && o.debug->line_at(addr - o.bias, line)) {
+    loc.file = line.file;
+    loc.line = line.line;
+  }
+  return loc;
+}
+
+std::string ObjectMap::source_file(uint32_t fn) const {
+  const FunctionInfo& f = functions_[fn];
+  if (f.object == kNoObject || f.entry == 0) return "";
+  const GuestObject& o = objects_[f.object];
+  SourceLine line;
+  return o.debug && o.debug->line_at(f.entry - o.bias, line) ? line.file : "";
 }
 
 }  // namespace padlock::emu::profile

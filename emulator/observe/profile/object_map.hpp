@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "emulator/observe/profile/debug_info.hpp"
 #include "emulator/observe/profile/elf_symbols.hpp"
 
 namespace padlock::emu::profile {
@@ -28,6 +30,19 @@ struct GuestObject {
   uint32_t first_fn = 0;    // ids first_fn .. first_fn + symbols - 1
   uint32_t unknown_fn = 0;  // id of its "???" group
   std::vector<FunctionSymbol> functions;
+  // Its separate debug information (a stripped file's debug file), when found; shared
+  // because objects are copied when the vector grows.
+  std::shared_ptr<const DebugInfo> debug;
+};
+
+// What a guest address is, for tools that report code locations (the profiler, the
+// checker): the object, the function and, with debug information, the source line.
+struct SourceLocation {
+  std::string object;    // the object's path ("" for anonymous code)
+  std::string function;  // "??? (object)" when no symbol covers it
+  uint64_t offset = 0;   // from the function's entry (from the object's bias for "???")
+  std::string file;      // "" without line information
+  int line = 0;
 };
 
 class ObjectMap {
@@ -37,12 +52,17 @@ class ObjectMap {
 
   ObjectMap();
 
+  // -L DIR: where a stripped object's debug file is looked for first (DebugInfo). Files
+  // added before this call keep what they found.
+  void set_sysroot(const std::string& sysroot) { sysroot_ = sysroot; }
+
   // An ELF image mapped at `bias` (guest address = link-time address + bias). `host_path`
   // is read for symbols; `guest_path` names it. The same file at the same bias is added
   // once. Returns the object's index.
   uint32_t add(const std::string& host_path, const std::string& guest_path, uint64_t bias);
   // The same with symbols already read (tests, and callers that hold them).
-  uint32_t add(const ElfSymbols& syms, const std::string& guest_path, uint64_t bias);
+  uint32_t add(const ElfSymbols& syms, const std::string& guest_path, uint64_t bias,
+               std::shared_ptr<const DebugInfo> debug = nullptr);
 
   // A file mapping made by the guest (mmap with a descriptor, as ld.so maps shared
   // objects): when `host_path` is an ELF file and the mapping holds one of its PT_LOAD
@@ -55,6 +75,10 @@ class ObjectMap {
 
   // The function containing `addr` (never fails: "???" groups catch the rest).
   uint32_t function_at(uint64_t addr) const;
+  // Object, function and source line of `addr` (never fails, see SourceLocation).
+  SourceLocation locate(uint64_t addr) const;
+  // The source file of a function's entry ("" when unknown): callgrind's fl=.
+  std::string source_file(uint32_t fn) const;
 
   const FunctionInfo& function(uint32_t id) const { return functions_[id]; }
   size_t function_count() const { return functions_.size(); }
@@ -66,6 +90,10 @@ class ObjectMap {
   std::vector<GuestObject> objects_;
   std::vector<FunctionInfo> functions_;
   uint64_t generation_ = 0;
+  std::string sysroot_;
+
+  // The symbols of `host_path`, from its debug file when the file itself is stripped.
+  ElfSymbols symbols_of(const std::string& host_path, std::shared_ptr<const DebugInfo>& debug);
 };
 
 std::string base_name(const std::string& path);

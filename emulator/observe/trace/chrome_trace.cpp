@@ -9,7 +9,8 @@ namespace {
 constexpr isa::Unit kUnits[4] = {isa::Unit::Rng, isa::Unit::Ace, isa::Unit::Phe, isa::Unit::Pmm};
 }
 
-ChromeTrace::ChromeTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
+ChromeTrace::ChromeTrace(FILE* out, const RunInfo& run, uint64_t max_bytes)
+    : out_(out), run_(run), cap_(max_bytes) {
   ev_.reserve(512);
   std::fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":", out_);
   ev_.assign(1, '{');  // not = "{": GCC 12 warns falsely (-Wrestrict, PR 105329)
@@ -21,6 +22,7 @@ ChromeTrace::ChromeTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
   ev_ += "}";
   std::fwrite(ev_.data(), 1, ev_.size(), out_);
   std::fputs(",\"traceEvents\":[\n", out_);
+  cap_.take_always(ev_.size() + 64);  // with the text around it
 
   ev_ = "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":";
   json_string(ev_, run.program + " on " + run.cpu);
@@ -31,6 +33,12 @@ ChromeTrace::ChromeTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
 }
 
 void ChromeTrace::emit() {
+  const size_t n = ev_.size() + 2;
+  if (closing_) {
+    cap_.take_always(n);
+  } else if (!cap_.take(n)) {
+    return;
+  }
   if (!first_) std::fputs(",\n", out_);
   first_ = false;
   std::fwrite(ev_.data(), 1, ev_.size(), out_);
@@ -133,7 +141,12 @@ void ChromeTrace::finish(const RunEnd& e) {
   ev_ += '{';
   json_key(ev_, e.signaled ? "signal" : "exit_code");
   json_i64(ev_, e.signaled ? e.signal : e.exit_code);
+  if (cap_.dropped() != 0) {
+    json_key(ev_, "dropped");
+    json_u64(ev_, cap_.dropped());
+  }
   ev_ += "}}";
+  closing_ = true;
   emit();
   std::fputs("\n]}\n", out_);
 }

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <string>
 
+#include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/padlock_event.hpp"
 #include "emulator/observe/trace/run_info.hpp"
 
@@ -20,21 +21,25 @@ namespace padlock::emu::trace {
 
 class ChromeTrace {
  public:
-  ChromeTrace(FILE* out, const RunInfo& run);
+  ChromeTrace(FILE* out, const RunInfo& run, uint64_t max_bytes = 0);
   void padlock(const PadlockEvent& ev, const std::string& fn);
   void syscall(const char* name, uint64_t nr, int64_t result, uint64_t t0, uint64_t t1);
   // Closes the JSON document.
   void finish(const RunEnd& e);
+  const SizeCap& cap() const { return cap_; }
+  SizeCap& cap() { return cap_; }
 
  private:
   void event_begin(const char* name, const char* cat, const char* ph, uint64_t ts);
-  void emit();
+  void emit();  // the event in ev_, unless the cap is reached
 
   FILE* out_;
   RunInfo run_;
   std::string ev_;
   bool first_ = true;
   uint64_t unit_cycles_[4] = {}, unit_bytes_[4] = {};
+  SizeCap cap_;
+  bool closing_ = false;  // finish(): the reserved room
 };
 
 }  // namespace padlock::emu::trace

@@ -10,9 +10,40 @@
 
 namespace padlock::emu::trace {
 
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF), or 0.
+inline size_t utf8_length(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  size_t n;
+  unsigned lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return 0;
+  }
+  return n;
+}
+
+// A JSON string. Bytes that are not UTF-8 (a program name from a Latin-1 file system)
+// become U+FFFD, so the file stays valid JSON (RFC 8259 §8.1 asks for UTF-8).
 inline void json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (const char ch : s) {
+  for (size_t i = 0; i < s.size();) {
+    const char ch = s[i];
     const auto c = static_cast<unsigned char>(ch);
     if (c == '"' || c == '\\') {
       out += '\\';
@@ -21,9 +52,20 @@ inline void json_string(std::string& out, std::string_view s) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
+    } else if (c >= 0x80) {
+      const size_t n = utf8_length(s, i);
+      if (n == 0) {
+        out += "\\ufffd";
+        ++i;
+      } else {
+        out.append(s.substr(i, n));
+        i += n;
+      }
+      continue;
     } else {
       out += ch;
     }
+    ++i;
   }
   out += '"';
 }

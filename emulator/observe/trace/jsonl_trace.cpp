@@ -101,7 +101,8 @@ const char* xcrypt_mode(isa::InsnId id) {
   }
 }
 
-JsonlTrace::JsonlTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
+JsonlTrace::JsonlTrace(FILE* out, const RunInfo& run, uint64_t max_bytes)
+    : out_(out), run_(run), cap_(max_bytes) {
   line_.reserve(1024);
   line_.assign(1, '{');  // not = "{": GCC 12 warns falsely (-Wrestrict, PR 105329)
   json_key(line_, "type");
@@ -114,10 +115,11 @@ JsonlTrace::JsonlTrace(FILE* out, const RunInfo& run) : out_(out), run_(run) {
   json_string(line_, run.guest64 ? "x86_64" : "i386");
   json_run_settings(line_, run);
   line_ += "}\n";
+  cap_.take_always(line_.size());
   std::fwrite(line_.data(), 1, line_.size(), out_);
 }
 
-void JsonlTrace::record(const PadlockEvent& ev, const std::string& fn) {
+bool JsonlTrace::record(const PadlockEvent& ev, const std::string& fn) {
   const isa::InsnInfo& info = ev.d.info();
   const Outcome& o = ev.outcome;
   std::string& l = line_;
@@ -207,7 +209,9 @@ void JsonlTrace::record(const PadlockEvent& ev, const std::string& fn) {
     json_string(l, diag_info(static_cast<Diag>(i)).name);
   }
   l += "]}\n";
+  if (!cap_.take(l.size())) return false;
   std::fwrite(l.data(), 1, l.size(), out_);
+  return true;
 }
 
 void JsonlTrace::end(const RunEnd& e, uint64_t instructions, uint64_t padlock_cycles) {
@@ -221,6 +225,10 @@ void JsonlTrace::end(const RunEnd& e, uint64_t instructions, uint64_t padlock_cy
   json_u64(l, instructions);
   json_key(l, "padlock_cycles");
   json_u64(l, padlock_cycles);
+  if (cap_.dropped() != 0) {
+    json_key(l, "dropped");
+    json_u64(l, cap_.dropped());
+  }
   if (e.signaled) {
     json_key(l, "signal");
     json_i64(l, e.signal);

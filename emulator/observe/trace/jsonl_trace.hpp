@@ -15,16 +15,49 @@ namespace padlock::emu::trace {
 
 inline constexpr int kTraceSchema = 1;
 
+// A cap on a trace file's size (--trace-max): records that would pass it are left out,
+// from the first one on, and the closing text always fits (it is reserved).
+class SizeCap {
+ public:
+  static constexpr uint64_t kReserve = 512;  // the end record or the closing event
+  explicit SizeCap(uint64_t max_bytes) : max_(max_bytes) {}
+  // Counts `n` bytes about to be written; false (and from then on always) when they
+  // would pass the cap.
+  bool take(size_t n) {
+    if (full_ || (max_ != 0 && written_ + n + kReserve > max_)) {
+      full_ = true;
+      ++dropped_;
+      return false;
+    }
+    written_ += n;
+    return true;
+  }
+  void take_always(size_t n) { written_ += n; }
+  void left_out() { ++dropped_; }  // a record not even formatted once the cap is reached
+  bool full() const { return full_; }
+  uint64_t dropped() const { return dropped_; }
+
+ private:
+  uint64_t max_;
+  uint64_t written_ = 0;
+  uint64_t dropped_ = 0;
+  bool full_ = false;
+};
+
 class JsonlTrace {
  public:
-  JsonlTrace(FILE* out, const RunInfo& run);
-  void record(const PadlockEvent& ev, const std::string& fn);
+  JsonlTrace(FILE* out, const RunInfo& run, uint64_t max_bytes = 0);
+  // False when --trace-max left the record out.
+  bool record(const PadlockEvent& ev, const std::string& fn);
   void end(const RunEnd& e, uint64_t instructions, uint64_t padlock_cycles);
+  const SizeCap& cap() const { return cap_; }
+  SizeCap& cap() { return cap_; }
 
  private:
   FILE* out_;
   RunInfo run_;
   std::string line_;
+  SizeCap cap_;
 };
 
 // Names used in the trace (and by `trace summary`): "completed", "interrupted", "faulted";

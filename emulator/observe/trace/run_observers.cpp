@@ -15,17 +15,6 @@ namespace padlock::emu {
 
 namespace {
 
-FILE* open_output(const std::string& path, const char* what) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
-    throw LoadError(std::string("cannot write the ") + what + " '" + path +
-                    "': " + std::strerror(errno));
-  }
-  static constexpr size_t kBuffer = 1 << 20;
-  std::setvbuf(f, nullptr, _IOFBF, kBuffer);
-  return f;
-}
-
 std::string real_path(const std::string& path) {
   char buf[PATH_MAX];
   return realpath(path.c_str(), buf) != nullptr ? std::string(buf) : path;
@@ -43,7 +32,9 @@ std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, doubl
 }
 
 RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64, GuestMemory& mem)
-    : opts_(opts), guest64_(guest64) {
+    : opts_(opts), guest64_(guest64), filter_(opts.trace_select, mhz) {
+  // Absolute, as the objects' paths are (real_path): debug files are looked up under it.
+  if (!opts.sysroot.empty()) objects_.set_sysroot(real_path(opts.sysroot));
   trace::RunInfo run;
   run.program = profile::base_name(opts.program);
   run.guest64 = guest64;
@@ -51,50 +42,52 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64, Gue
   run.mhz = mhz;
   run.seed = opts.seed;
   run.errata = opts.errata;
-  try {
-    if (!opts.trace_file.empty()) {
-      trace_file_ = open_output(opts.trace_file, "trace");
-      trace_ = std::make_unique<trace::JsonlTrace>(trace_file_, run);
+  const uint64_t cap = opts.trace_select.max_bytes;
+  if (!opts.trace_file.empty()) {
+    trace_file_ = std::make_unique<OutputFile>(opts.trace_file, "trace");
+    trace_ = std::make_unique<trace::JsonlTrace>(trace_file_->stream(), run, cap);
+  }
+  if (!opts.chrome_trace_file.empty()) {
+    chrome_file_ = std::make_unique<OutputFile>(opts.chrome_trace_file, "Chrome trace");
+    chrome_ = std::make_unique<trace::ChromeTrace>(chrome_file_->stream(), run, cap);
+  }
+  if (!opts.profile_file.empty()) {
+    profile_file_ = std::make_unique<OutputFile>(opts.profile_file, "profile");
+    profiler_ = std::make_unique<profile::Profiler>(objects_);
+  }
+  if (opts.check != CheckMode::Off) {
+    if (!opts.check_jsonl_file.empty()) {
+      check_jsonl_file_ = std::make_unique<OutputFile>(opts.check_jsonl_file, "check JSON Lines");
     }
-    if (!opts.chrome_trace_file.empty()) {
-      chrome_file_ = open_output(opts.chrome_trace_file, "Chrome trace");
-      chrome_ = std::make_unique<trace::ChromeTrace>(chrome_file_, run);
+    if (!opts.check_sarif_file.empty()) {
+      check_sarif_file_ = std::make_unique<OutputFile>(opts.check_sarif_file, "check SARIF");
     }
-    if (!opts.profile_file.empty()) {
-      profile_file_ = open_output(opts.profile_file, "profile");
-      profiler_ = std::make_unique<profile::Profiler>(objects_);
+    lookup_ = std::make_unique<check::ObjectSourceLookup>(objects_);
+    checker_ = std::make_unique<check::Checker>(*opts.cpu, guest64, lookup_.get());
+  }
+  if (!opts.mix_file.empty()) {
+    mix_file_ = std::make_unique<OutputFile>(opts.mix_file, "instruction mix");
+    mix_ = std::make_unique<mix::InstructionMix>(objects_, mem, guest64);
+  }
+  if (opts.debug_log != 0) {
+    if (!opts.debug_log_file.empty()) {
+      debug_file_ = std::make_unique<OutputFile>(opts.debug_log_file, "log");
     }
-    if (opts.check != CheckMode::Off) {
-      if (!opts.check_jsonl_file.empty()) {
-        check_jsonl_file_ = open_output(opts.check_jsonl_file, "check JSON Lines");
-      }
-      if (!opts.check_sarif_file.empty()) {
-        check_sarif_file_ = open_output(opts.check_sarif_file, "check SARIF");
-      }
-      lookup_ = std::make_unique<check::ObjectSourceLookup>(objects_);
-      checker_ = std::make_unique<check::Checker>(*opts.cpu, guest64, lookup_.get());
-    }
-    if (!opts.mix_file.empty()) {
-      mix_file_ = open_output(opts.mix_file, "instruction mix");
-      mix_ = std::make_unique<mix::InstructionMix>(objects_, mem, guest64);
-    }
-    if (opts.debug_log != 0) {
-      if (!opts.debug_log_file.empty()) debug_file_ = open_output(opts.debug_log_file, "log");
-      debug_ = std::make_unique<DebugLog>(debug_file_ != nullptr ? debug_file_ : opts.log,
-                                          opts.debug_log, mem, objects_, guest64);
-    }
-  } catch (...) {
-    for (FILE** f : output_files()) {
-      if (*f != nullptr) std::fclose(*f);
-    }
-    throw;
+    debug_ = std::make_unique<DebugLog>(debug_file_ ? debug_file_->stream() : opts.log,
+                                        opts.debug_log, mem, objects_, guest64);
   }
 }
 
-RunObservers::~RunObservers() {
-  for (FILE** f : output_files()) {
-    if (*f != nullptr) std::fclose(*f);
-  }
+RunObservers::~RunObservers() = default;
+
+void RunObservers::cap_reached(const char* option, const std::string& path, uint64_t seq,
+                               uint64_t cycle) {
+  std::fprintf(opts_.log,
+               "padlock-emu: %s %s reached --trace-max %llu bytes at PadLock instruction #%llu "
+               "(cycle %llu); later records are left out, and the file is closed validly at "
+               "exit\n",
+               option, path.c_str(), static_cast<unsigned long long>(opts_.trace_select.max_bytes),
+               static_cast<unsigned long long>(seq), static_cast<unsigned long long>(cycle));
 }
 
 void RunObservers::object_loaded(const std::string& host_path, uint64_t bias) {
@@ -147,17 +140,35 @@ void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   if (trace_ || chrome_) {
     ev.fn = objects_.function_at(ev.pc);
     const std::string& fn = objects_.function(ev.fn).name;
-    if (trace_) {
+    if (!filter_.padlock(r.decoded.id, ev.pc, fn, ev.cycle)) return;
+    if (trace_full_) {
+      trace_->cap().left_out();
+    } else if (trace_) {
       trace::capture_results(ev, mem);
-      trace_->record(ev, fn);
+      if (!trace_->record(ev, fn)) {
+        trace_full_ = true;
+        cap_reached("--trace", opts_.trace_file, ev.seq, ev.cycle);
+      }
     }
-    if (chrome_) chrome_->padlock(ev, fn);
+    if (chrome_full_) {
+      chrome_->cap().left_out();
+    } else if (chrome_) {
+      chrome_->padlock(ev, fn);
+      if (chrome_->cap().full()) {
+        chrome_full_ = true;
+        cap_reached("--chrome-trace", opts_.chrome_trace_file, ev.seq, ev.cycle);
+      }
+    }
   }
 }
 
 void RunObservers::syscall(const char* name, uint64_t nr, int64_t result, uint64_t t0,
                            uint64_t t1) {
-  if (chrome_) chrome_->syscall(name, nr, result, t0, t1);
+  if (!chrome_ || !filter_.syscall(t0)) return;
+  if (chrome_full_)
+    chrome_->cap().left_out();
+  else
+    chrome_->syscall(name, nr, result, t0, t1);
 }
 
 void RunObservers::finish(uint64_t now, const RunResult& result) {
@@ -177,21 +188,47 @@ void RunObservers::finish(uint64_t now, const RunResult& result) {
   }
   if (profiler_) {
     profiler_->finish(now);
-    profiler_->write(profile_file_, cmd, "padlock-emu");
+    profiler_->write(profile_file_->stream(), cmd, "padlock-emu");
   }
   if (checker_) {
     checker_->finish();
     check::ReportInfo info{opts_.program, opts_.cpu->name};
     check::write_text(opts_.log, checker_->findings());
-    if (check_jsonl_file_) check::write_jsonl(check_jsonl_file_, checker_->findings(), info);
-    if (check_sarif_file_) check::write_sarif(check_sarif_file_, checker_->findings(), info);
+    if (check_jsonl_file_) {
+      check::write_jsonl(check_jsonl_file_->stream(), checker_->findings(), info);
+    }
+    if (check_sarif_file_) {
+      check::write_sarif(check_sarif_file_->stream(), checker_->findings(), info);
+    }
   }
-  if (mix_) mix_->write(mix_file_, cmd);
+  if (mix_) mix_->write(mix_file_->stream(), cmd);
   if (debug_) std::fflush(debug_->file());
   debug_.reset();
-  for (FILE** f : output_files()) {
-    if (*f != nullptr) std::fclose(*f);
-    *f = nullptr;
+  const struct {
+    OutputFile* file;
+    const std::string& path;
+  } outputs[] = {{trace_file_.get(), opts_.trace_file},
+                 {chrome_file_.get(), opts_.chrome_trace_file},
+                 {profile_file_.get(), opts_.profile_file},
+                 {check_jsonl_file_.get(), opts_.check_jsonl_file},
+                 {check_sarif_file_.get(), opts_.check_sarif_file},
+                 {mix_file_.get(), opts_.mix_file},
+                 {debug_file_.get(), opts_.debug_log_file}};
+  for (const auto& o : outputs) {
+    if (o.file != nullptr && !o.file->close()) {
+      std::fprintf(opts_.log, "padlock-emu: error writing '%s': %s\n", o.path.c_str(),
+                   std::strerror(errno));
+    }
+  }
+  const struct {
+    const trace::SizeCap* cap;
+    const std::string& path;
+  } capped[] = {{trace_ ? &trace_->cap() : nullptr, opts_.trace_file},
+                {chrome_ ? &chrome_->cap() : nullptr, opts_.chrome_trace_file}};
+  for (const auto& c : capped) {
+    if (c.cap == nullptr || c.cap->dropped() == 0) continue;
+    std::fprintf(opts_.log, "padlock-emu: %s: %llu events left out by --trace-max\n",
+                 c.path.c_str(), static_cast<unsigned long long>(c.cap->dropped()));
   }
 }
 

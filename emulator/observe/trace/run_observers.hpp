@@ -5,7 +5,6 @@
 // the hooks cost one pointer test.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -17,12 +16,14 @@
 #include "emulator/observe/check/source_lookup.hpp"
 #include "emulator/observe/debug_log.hpp"
 #include "emulator/observe/mix/instruction_mix.hpp"
+#include "emulator/observe/output_file.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
 #include "emulator/observe/profile/profiler.hpp"
 #include "emulator/observe/trace/chrome_trace.hpp"
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/padlock_event.hpp"
+#include "emulator/observe/trace/trace_filter.hpp"
 #include "emulator/run_options.hpp"
 
 namespace padlock::emu {
@@ -74,7 +75,9 @@ class RunObservers final : public PadlockListener {
   // A system call from t0 to t1 (virtual time).
   void syscall(const char* name, uint64_t nr, int64_t result, uint64_t t0, uint64_t t1);
 
-  // At exit: writes the profile and the checker's report and closes the files.
+  // At exit: writes the profile and the checker's report and closes the files. Safe to
+  // call from the run loop of a guest ended by a host signal (SIGINT, SIGTERM, SIGHUP):
+  // nothing is left half written.
   void finish(uint64_t now, const RunResult& result);
   // --check=error and an error-severity finding (valid after finish).
   bool check_failed() const;
@@ -85,29 +88,24 @@ class RunObservers final : public PadlockListener {
 
  private:
   RunObservers(const RunOptions& opts, double mhz, bool guest64, GuestMemory& mem);
+  // The first time a trace file reaches --trace-max: one line on the log.
+  void cap_reached(const char* option, const std::string& path, uint64_t seq, uint64_t cycle);
 
   const RunOptions& opts_;
   bool guest64_;
   profile::ObjectMap objects_;
   std::unique_ptr<profile::Profiler> profiler_;
-  FILE* trace_file_ = nullptr;
-  FILE* chrome_file_ = nullptr;
-  FILE* profile_file_ = nullptr;
-  FILE* mix_file_ = nullptr;
+  // Every output file (gzip when its name ends in .gz: output_file.hpp).
+  std::unique_ptr<OutputFile> trace_file_, chrome_file_, profile_file_, mix_file_, debug_file_,
+      check_jsonl_file_, check_sarif_file_;
   std::unique_ptr<mix::InstructionMix> mix_;
-  FILE* debug_file_ = nullptr;  // -D (else the run's log)
-  std::unique_ptr<DebugLog> debug_;
+  std::unique_ptr<DebugLog> debug_;  // to -D's file, else the run's log
   std::unique_ptr<trace::JsonlTrace> trace_;
   std::unique_ptr<trace::ChromeTrace> chrome_;
+  trace::TraceFilter filter_;
+  bool trace_full_ = false, chrome_full_ = false;  // --trace-max reached (said once)
   std::unique_ptr<check::ObjectSourceLookup> lookup_;
   std::unique_ptr<check::Checker> checker_;
-  FILE* check_jsonl_file_ = nullptr;
-  FILE* check_sarif_file_ = nullptr;
-  // Every output file this object opens, for closing them in one place.
-  std::array<FILE**, 7> output_files() {
-    return {&trace_file_,  &chrome_file_,       &profile_file_,    &mix_file_,
-            &debug_file_, &check_jsonl_file_, &check_sarif_file_};
-  }
 
   // What the next instruction's record needs to know.
   trace::PadlockEvent ev_;

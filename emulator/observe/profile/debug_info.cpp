@@ -1,0 +1,112 @@
+#include "emulator/observe/profile/debug_info.hpp"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace padlock::emu::profile {
+
+namespace {
+
+bool is_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Where libdwfl looks: ":.debug:<sysroot>/usr/lib/debug:/usr/lib/debug" ("": next to the
+// file; ".debug": its .debug/; absolute: build-id, and the debuglink under the host path).
+std::string debuginfo_path(const std::string& sysroot) {
+  std::string p = ":.debug";
+  if (!sysroot.empty()) p += ":" + sysroot + "/usr/lib/debug";
+  return p + ":/usr/lib/debug";
+}
+
+}  // namespace
+
+struct DebugInfo::Search {
+  std::string sysroot;    // "" or the -L directory, without a trailing slash
+  std::string guest_dir;  // the file's directory as the guest names it
+  std::string path;       // debuginfo_path for the standard search
+  char* path_c = nullptr;
+  Dwfl_Callbacks callbacks{};
+  Dwfl* dwfl = nullptr;
+  Dwfl_Module* module = nullptr;
+
+  ~Search() {
+    if (dwfl != nullptr) dwfl_end(dwfl);
+    std::free(path_c);
+  }
+
+  // The standard search, then the debuglink mirrored under <sysroot>/usr/lib/debug with
+  // the guest's directory (the standard search mirrors the host path, sysroot included).
+  static int find(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
+                  const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
+                  char** debuginfo_file_name) {
+    const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+                                                debuglink_file, debuglink_crc, debuginfo_file_name);
+    const Search* s = static_cast<const Search*>(*userdata);
+    if (fd >= 0 || s == nullptr || debuglink_file == nullptr || s->sysroot.empty()) return fd;
+    const std::string candidate =
+        s->sysroot + "/usr/lib/debug" + s->guest_dir + "/" + debuglink_file;
+    if (!is_file(candidate)) return fd;
+    const int cfd = open(candidate.c_str(), O_RDONLY | O_CLOEXEC);
+    if (cfd >= 0) *debuginfo_file_name = strdup(candidate.c_str());
+    return cfd;
+  }
+};
+
+DebugInfo::DebugInfo(const std::string& host_path, const std::string& sysroot)
+    : search_(new Search) {
+  Search& s = *search_;
+  s.sysroot = sysroot;
+  while (s.sysroot.size() > 1 && s.sysroot.back() == '/') s.sysroot.pop_back();
+  std::string guest = host_path;
+  if (!s.sysroot.empty() && guest.rfind(s.sysroot + "/", 0) == 0) {
+    guest = guest.substr(s.sysroot.size());
+  }
+  s.guest_dir = guest.substr(0, guest.find_last_of('/'));
+  s.path = debuginfo_path(s.sysroot);
+  s.path_c = strdup(s.path.c_str());
+  s.callbacks.find_elf = dwfl_build_id_find_elf;
+  s.callbacks.find_debuginfo = &Search::find;
+  s.callbacks.debuginfo_path = &s.path_c;
+  s.dwfl = dwfl_begin(&s.callbacks);
+  if (s.dwfl == nullptr) return;
+  dwfl_report_begin(s.dwfl);
+  s.module = dwfl_report_offline(s.dwfl, guest.c_str(), host_path.c_str(), -1);
+  dwfl_report_end(s.dwfl, nullptr, nullptr);
+  if (s.module == nullptr) return;
+  void** userdata = nullptr;
+  dwfl_module_info(s.module, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (userdata != nullptr) *userdata = &s;
+  Dwarf_Addr bias = 0;
+  dwfl_module_getelf(s.module, &bias);  // the main file, then its debug file:
+  if (dwfl_module_getdwarf(s.module, &bias) == nullptr) dwfl_module_getsymtab(s.module);
+  const char* debug_file = nullptr;
+  dwfl_module_info(s.module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &debug_file);
+  if (debug_file == nullptr) return;
+  debug_file_ = debug_file;
+  const ElfSymbols syms = read_elf_symbols(debug_file_);
+  if (syms.full_symtab) functions_ = syms.functions;
+}
+
+DebugInfo::~DebugInfo() = default;
+
+bool DebugInfo::line_at(uint64_t link_addr, SourceLine& out) const {
+  if (search_->module == nullptr) return false;
+  // libdwfl addresses an offline module at its link-time addresses (bias 0).
+  Dwfl_Line* line = dwfl_module_getsrc(search_->module, link_addr);
+  if (line == nullptr) return false;
+  int lineno = 0;
+  const char* file = dwfl_lineinfo(line, nullptr, &lineno, nullptr, nullptr, nullptr);
+  if (file == nullptr) return false;
+  out.file = file;
+  out.line = lineno;
+  return true;
+}
+
+}  // namespace padlock::emu::profile

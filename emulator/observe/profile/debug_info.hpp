@@ -1,0 +1,46 @@
+// Separate debug information of one ELF file, found and read with elfutils' libdwfl: the
+// file itself when it has DWARF, else a debug file named by its build-id
+// (DIR/.build-id/xx/yyyy.debug) or by its .gnu_debuglink (next to it, in .debug/, or under
+// DIR mirroring its directory), where DIR is <sysroot>/usr/lib/debug, then the host's
+// /usr/lib/debug. Debian's -dbgsym packages install the build-id form; a sysroot made by
+// scripts/make-sysroot.sh keeps the guest's paths, so the guest path (the host path without
+// the sysroot) is the one the debuglink rule mirrors.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emulator/observe/profile/elf_symbols.hpp"
+
+namespace padlock::emu::profile {
+
+struct SourceLine {
+  std::string file;  // as the DWARF line table names it (absolute when the producer said so)
+  int line = 0;
+};
+
+class DebugInfo {
+ public:
+  // `host_path`: the file as the emulator opened it; `sysroot`: -L DIR or "".
+  DebugInfo(const std::string& host_path, const std::string& sysroot);
+  ~DebugInfo();
+  DebugInfo(const DebugInfo&) = delete;
+  DebugInfo& operator=(const DebugInfo&) = delete;
+
+  // The file that holds the debug information ("" when none was found).
+  const std::string& debug_file() const { return debug_file_; }
+  // The function symbols of the debug file's .symtab (read_elf_symbols), link-time
+  // addresses; empty when no debug file with a .symtab was found.
+  const std::vector<FunctionSymbol>& functions() const { return functions_; }
+  // The source line of a link-time address; false without line information.
+  bool line_at(uint64_t link_addr, SourceLine& out) const;
+
+ private:
+  struct Search;  // libdwfl's state for this file
+  std::unique_ptr<Search> search_;
+  std::string debug_file_;
+  std::vector<FunctionSymbol> functions_;
+};
+
+}  // namespace padlock::emu::profile
