@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
@@ -189,6 +190,7 @@ class Process {
   void install_hooks();
   void enable_block_hook();
   void dispatch_syscall(const SyscallAbi& abi, int insn_len);
+  void report_unsupported(const SyscallAbi& abi, uint64_t nr);
   void handle_stop(uc_err err);
   bool deliver_pending();
   bool deliver(int sig, const GuestSiginfo& si, bool forced);
@@ -247,7 +249,8 @@ class Process {
   bool last_syscall_eintr_ = false;
   uint64_t last_syscall_nr_ = 0;
   int last_syscall_len_ = 0;
-  std::atomic<bool> host_kill_{false};  // kill_from_host()
+  std::atomic<bool> host_kill_{false};             // kill_from_host()
+  std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
 
   friend struct SyscallContext;
 };

@@ -150,7 +150,7 @@ constexpr NumberedSyscall kI386[] = {
     {355, {"getrandom", sys_getrandom, "pux"}},
     {383, {"statx", sys_statx, "fsxxp"}},
     {384, {"arch_prctl", nullptr, "xx"}},
-    {386, {"rseq", nullptr, "puxx"}},
+    {386, {"rseq", sys_rseq, "puxx"}},
     {403, {"clock_gettime64", sys_clock_gettime64, "dp"}},
     {404, {"clock_settime64", nullptr, "dp"}},
     {408, {"timer_gettime64", sys_timer_gettime64, "dp"}},
@@ -161,7 +161,12 @@ constexpr NumberedSyscall kI386[] = {
     {435, {"clone3", sys_clone3, "pu"}},
     {439, {"faccessat2", sys_faccessat2, "fsox"}},
 };
-constexpr auto kTable = make_syscall_table(kI386);
+#define X(nr, name) {nr, name},
+constexpr SyscallName kNames[] = {
+#include "emulator/linux/i386/syscall_names.inc"
+};
+#undef X
+constexpr auto kTable = make_syscall_table(kI386, kNames);
 }  // namespace
 
 const SyscallAbi kAbiI386{"i386", false, kTable};

@@ -1,6 +1,8 @@
 // The Linux system-call layer: one table per ABI maps numbers to a name, a handler and
 // an argument format for --strace. Handlers return the Linux result (-errno on error).
-// Numbers not in a table, or with no handler, return -ENOSYS and are logged by --strace.
+// Every number has Linux's name (i386/ and x86_64/syscall_names.inc); one with no handler
+// returns -ENOSYS and is reported once per process, with or without --strace
+// (Process::report_unsupported).
 #pragma once
 
 #include <array>
@@ -51,9 +53,20 @@ struct NumberedSyscall {
   SyscallEntry entry;
 };
 
-template <size_t N>
-constexpr std::array<SyscallEntry, kMaxSyscall> make_syscall_table(const NumberedSyscall (&l)[N]) {
+struct SyscallName {
+  int nr;
+  const char* name;
+};
+
+// The ABI's table: every number named (`names`, the generated list), the implemented ones
+// with their handlers (`l`).
+template <size_t N, size_t M>
+constexpr std::array<SyscallEntry, kMaxSyscall> make_syscall_table(const NumberedSyscall (&l)[N],
+                                                                   const SyscallName (&names)[M]) {
   std::array<SyscallEntry, kMaxSyscall> t{};
+  for (const SyscallName& n : names) {
+    if (static_cast<size_t>(n.nr) < kMaxSyscall) t[static_cast<size_t>(n.nr)].name = n.name;
+  }
   for (const NumberedSyscall& s : l) t[static_cast<size_t>(s.nr)] = s.entry;
   return t;
 }
@@ -168,6 +181,7 @@ PADLOCK_SYSCALL(sys_set_robust_list);
 PADLOCK_SYSCALL(sys_get_robust_list);
 PADLOCK_SYSCALL(sys_futex);
 PADLOCK_SYSCALL(sys_futex_time64);
+PADLOCK_SYSCALL(sys_rseq);
 PADLOCK_SYSCALL(sys_sched_yield);
 PADLOCK_SYSCALL(sys_sched_getaffinity);
 PADLOCK_SYSCALL(sys_sched_setaffinity);

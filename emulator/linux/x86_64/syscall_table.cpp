@@ -134,11 +134,16 @@ constexpr NumberedSyscall kX86_64[] = {
     {316, {"renameat2", sys_renameat2, "fsfsx"}},
     {318, {"getrandom", sys_getrandom, "pux"}},
     {332, {"statx", sys_statx, "fsxxp"}},
-    {334, {"rseq", nullptr, "puxx"}},
+    {334, {"rseq", sys_rseq, "puxx"}},
     {435, {"clone3", sys_clone3, "pu"}},
     {439, {"faccessat2", sys_faccessat2, "fsox"}},
 };
-constexpr auto kTable = make_syscall_table(kX86_64);
+#define X(nr, name) {nr, name},
+constexpr SyscallName kNames[] = {
+#include "emulator/linux/x86_64/syscall_names.inc"
+};
+#undef X
+constexpr auto kTable = make_syscall_table(kX86_64, kNames);
 }  // namespace
 
 const SyscallAbi kAbiX86_64{"x86-64", true, kTable};
