@@ -11,6 +11,10 @@
 
 namespace padlock::emu {
 
+// --chip-check: an instruction whose CPUID feature the model lacks raises #UD (Fault, the
+// default, as on the chip), is reported once and runs (Warn), or runs (Off).
+enum class ChipCheck : uint8_t { Fault, Warn, Off };
+
 struct RunOptions {
   std::string program;            // path of the ELF file to run
   std::vector<std::string> argv;  // argv[0] first (normally the program as given)
@@ -29,6 +33,7 @@ struct RunOptions {
   // --memory direct|tlb: 32-bit guests' loads and stores address guest memory directly
   // (emulator/memory/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.
   bool direct_memory = true;
+  ChipCheck chip_check = ChipCheck::Fault;  // emulator/cpu/chip_check.hpp
   // --trace, --chrome-trace, --profile: output files (empty: off). docs/profiling.md.
   std::string trace_file, chrome_trace_file, profile_file;
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's

@@ -83,9 +83,10 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   PadlockTiming pt;
   pt.memory = pt.overlap = opts_.timing;
   core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
+  if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
   blocks_ = std::make_unique<BlockCache>(
       guest64_, *mem_,
-      opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt);
+      opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt, chip_.get());
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
     throw LoadError("capstone: cannot open the x86 disassembler");
@@ -165,6 +166,7 @@ void Process::load_program() {
   // READ_IMPLIES_EXEC for i386 programs without PT_GNU_STACK (Linux elf_read_implies_exec).
   const bool read_implies_exec = !guest64_ && !elf_.has_gnu_stack;
   const LoadedImage img = load_elf(elf_, *mem_, bias, read_implies_exec);
+  name_elf_segments(map_names_, elf_, bias, exe_path_);
   if (obs_) obs_->object_loaded(elf_.path, bias);
   l.brk_start = l.brk = img.end;
 
@@ -181,6 +183,10 @@ void Process::load_program() {
       ibias = ((va + align - 1) & ~(align - 1)) - interp_.min_vaddr;
     }
     const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec);
+    char real[PATH_MAX];
+    name_elf_segments(
+        map_names_, interp_, ibias,
+        paths_.guest_view(realpath(interp_.path.c_str(), real) != nullptr ? real : interp_.path));
     if (obs_) obs_->object_loaded(interp_.path, ibias);
     start = ii.entry;
     interp_base = ibias;
@@ -224,6 +230,14 @@ void Process::load_program() {
       {AT_HWCAP2, 0},
   };
   const StackLayout sl = build_initial_stack(*mem_, l.stack_top, kStackSize / 2, guest64_, si);
+  // /proc/self/auxv reads back these words, up to and including AT_NULL.
+  const uint64_t word = guest64_ ? 8 : 4;
+  for (uint64_t at = sl.auxv;; at += 2 * word) {
+    bool ok = false;
+    const uint64_t type = get_word(at, ok);
+    auxv_.append(reinterpret_cast<const char*>(mem_->host(at)), 2 * word);
+    if (!ok || type == AT_NULL) break;
+  }
 
   cpu_->boot(l.system_page);
   cpu_->start_user(start, sl.sp);
@@ -244,7 +258,8 @@ void Process::install_hooks() {
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::rdtsc), UC_X86_INS_RDTSC);
-  if (opts_.timing || opts_.icount || (obs_ && obs_->wants_blocks())) enable_block_hook();
+  // The chip check sees each block when it is translated (block_cost).
+  if (opts_.timing || opts_.icount || chip_ || (obs_ && obs_->wants_blocks())) enable_block_hook();
   if (opts_.timing && opts_.cache_x86) {
     if (uc_hook_add(uc, &mem_hook_, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
                     reinterpret_cast<void*>(hook_mem), this, 1, 0) != UC_ERR_OK) {
@@ -263,6 +278,12 @@ void Process::enable_block_hook() {
   // The profiler gets every block from the block log (UC_CTL_BLOCK_LOG), replayed in
   // batches (replay_block_log).
   bool inline_costs = !opts_.icount && !opts_.stats;
+  if (!inline_costs && chip_) {
+    // Counted instructions need the hook on every block; block_cost still sees each block
+    // at translation, for the chip check, and asks for the hook on all of them.
+    hook_every_block_ =
+        uc_ctl_block_cost(uc, nullptr, nullptr, &UcHooks<Process>::block_cost, this) == UC_ERR_OK;
+  }
   if (inline_costs) {
     inline_costs =
         uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr, vt_->next_event_cell(),
@@ -322,6 +343,8 @@ static uint32_t inline_cost(const BlockInfo& b, bool timing) {
 
 uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
   const BlockCache::Slot& b = blocks_->slot(address, size);
+  if (b.info->missing != nullptr) check_chip(*b.info);
+  if (hook_every_block_) return UC_BLOCK_COST_ALWAYS_HOOK;
   if (log_cursor_ != nullptr) {
     // The block log's entry (replay_block_log; block_log::entry).
     if (b.info->log_index == 0) {
@@ -557,6 +580,8 @@ RunResult Process::run() {
       die(SIGKILL, si);
       break;
     }
+    for (const auto& [va, size] : retranslate_) uc_ctl_remove_cache(cpu_->uc(), va, va + size);
+    retranslate_.clear();
     tlb_.faulted = false;
     fault_pending_ = false;
     stop_requested_ = false;

@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/cpu/chip_check.hpp"
 #include "emulator/cpu/cpu.hpp"
 #include "emulator/linux/guest_paths.hpp"
+#include "emulator/linux/guest_proc.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
@@ -79,6 +81,8 @@ class Process {
   const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
   const GuestPaths& paths() const { return paths_; }         // -L/--sysroot lookups
   int pid() const { return pid_; }
+  MapNames& map_names() { return map_names_; }             // /proc/self/maps
+  const std::string& saved_auxv() const { return auxv_; }  // /proc/self/auxv
   uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
   VirtualTime& vtime() { return *vt_; }
   double mhz() const { return mhz_; }
@@ -165,6 +169,9 @@ class Process {
   void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
+  // The chip check's hook on an instruction the chip lacks (--chip-check, the default):
+  // #UD before it runs.
+  void on_code(uint64_t address);
   int on_rdtsc();
 
   // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
@@ -191,6 +198,7 @@ class Process {
   void enable_block_hook();
   void dispatch_syscall(const SyscallAbi& abi, int insn_len);
   void report_unsupported(const SyscallAbi& abi, uint64_t nr);
+  void check_chip(const BlockInfo& b);
   void handle_stop(uc_err err);
   bool deliver_pending();
   bool deliver(int sig, const GuestSiginfo& si, bool forced);
@@ -202,6 +210,7 @@ class Process {
   bool guest64_ = false;
   std::unique_ptr<AddressSpace> mem_;
   std::unique_ptr<Cpu> cpu_;
+  std::unique_ptr<ChipFeatures> chip_;  // null with --chip-check off
   std::unique_ptr<BlockCache> blocks_;
   RepRun rep_;
   std::unique_ptr<Padlock> padlock_;
@@ -215,6 +224,8 @@ class Process {
   ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
   GuestPaths paths_;
   std::string exe_path_;
+  MapNames map_names_;
+  std::string auxv_;  // the auxiliary vector as the guest's stack holds it
   int pid_ = 0;
   double mhz_ = 0;
   size_t cs_ = 0;  // Capstone handle for messages and fault addresses
@@ -226,6 +237,11 @@ class Process {
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct, i386)
   bool want_block_hook_ = false;
+  bool hook_every_block_ = false;  // --stats, --icount: block_cost asks for every block
+  // The chip check: instructions found, by address, and blocks to drop before the next
+  // start because they were translated before their instruction's hook existed.
+  std::unordered_map<uint64_t, const CpuidFeature*> chip_found_;
+  std::vector<std::pair<uint64_t, uint32_t>> retranslate_;
   static constexpr size_t kBlockLogEntries = 1 << 14;
   std::vector<uint64_t> block_log_;           // UC_CTL_BLOCK_LOG entries (block_log::entry)
   std::vector<const BlockInfo*> log_blocks_;  // the index of a log entry: its block

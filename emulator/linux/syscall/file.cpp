@@ -165,6 +165,10 @@ int64_t sys_pwrite64_i386(SyscallContext& c) {
 int64_t sys_openat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  if (path[0] == '/') {
+    const int g = open_guest_proc(c.p, path, static_cast<int>(c.a[2]));
+    if (g != kNotGenerated) return g;
+  }
   path = lookup_path(c.p, path);
   return after_read(c, host_result(openat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
                                           static_cast<mode_t>(c.a[3]))));
@@ -576,6 +580,26 @@ int64_t sys_umask(SyscallContext& c) {
 }
 int64_t sys_fsync(SyscallContext& c) {
   return host_result(fsync(fd_arg(c.a[0])));
+}
+
+// fadvise64: advice about the host file, passed on (posix_fadvise returns the error).
+int64_t sys_fadvise64(SyscallContext& c) {
+  return -posix_fadvise(fd_arg(c.a[0]), static_cast<off_t>(c.a[1]), static_cast<off_t>(c.a[2]),
+                        static_cast<int>(c.a[3]));
+}
+// i386: the offset in two registers, then a 32-bit length (fadvise64) or a 64-bit one in
+// two registers (fadvise64_64).
+int64_t sys_fadvise64_i386(SyscallContext& c) {
+  c.a[1] = (c.a[1] & 0xFFFFFFFFu) | (c.a[2] << 32);
+  c.a[2] = c.a[3];
+  c.a[3] = c.a[4];
+  return sys_fadvise64(c);
+}
+int64_t sys_fadvise64_64_i386(SyscallContext& c) {
+  c.a[1] = (c.a[1] & 0xFFFFFFFFu) | (c.a[2] << 32);
+  c.a[2] = (c.a[3] & 0xFFFFFFFFu) | (c.a[4] << 32);
+  c.a[3] = c.a[5];
+  return sys_fadvise64(c);
 }
 
 int64_t sys_ftruncate(SyscallContext& c) {

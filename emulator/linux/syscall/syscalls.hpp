@@ -127,6 +127,9 @@ PADLOCK_SYSCALL(sys_pipe2);
 PADLOCK_SYSCALL(sys_ioctl);
 PADLOCK_SYSCALL(sys_umask);
 PADLOCK_SYSCALL(sys_fsync);
+PADLOCK_SYSCALL(sys_fadvise64);
+PADLOCK_SYSCALL(sys_fadvise64_i386);     // offset in two registers, 32-bit length
+PADLOCK_SYSCALL(sys_fadvise64_64_i386);  // offset and length in two registers each
 PADLOCK_SYSCALL(sys_ftruncate);
 PADLOCK_SYSCALL(sys_ftruncate64_i386);
 PADLOCK_SYSCALL(sys_chmod);

@@ -106,6 +106,7 @@ constexpr NumberedSyscall kX86_64[] = {
     {211, {"get_thread_area", nullptr, "p"}},
     {217, {"getdents64", sys_getdents64, "fpu"}},
     {218, {"set_tid_address", sys_set_tid_address, "p"}},
+    {221, {"fadvise64", sys_fadvise64, "fddd"}},
     {222, {"timer_create", sys_timer_create, "dpp"}},
     {223, {"timer_settime", sys_timer_settime, "ddpp"}},
     {224, {"timer_gettime", sys_timer_gettime, "dp"}},
