@@ -98,7 +98,8 @@ void unset_env(std::vector<std::string>& env, const std::string& var) {
 }
 
 // Options of `run`; returns the index of PROGRAM.
-size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv) {
+size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv,
+                 std::string& argv0, bool& has_argv0) {
   emu::RunOptions& o = inv.run;
   auto value = [&](const std::string& opt, size_t& k, std::string& out) {
     const std::string& a = args[k];
@@ -164,6 +165,10 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
     } else if (name == "--memory") {
       value(name, i, v);
       o.direct_memory = parse_memory(v, "");
+    } else if (a == "-0" || name == "--argv0") {
+      value(a == "-0" ? a : name, i, v);
+      argv0 = v;
+      has_argv0 = true;
     } else if (a == "-E") {
       value(a, i, v);
       set_env(o.envp, v);
@@ -262,7 +267,9 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   if (const char* v = std::getenv("PADLOCK_EMU_MEMORY"); v != nullptr && *v) {
     o.direct_memory = parse_memory(v, " (from PADLOCK_EMU_MEMORY)");
   }
-  const size_t prog = parse_run(args, 1, inv);
+  std::string argv0;
+  bool has_argv0 = false;
+  const size_t prog = parse_run(args, 1, inv, argv0, has_argv0);
   if (inv.help_for_run || inv.command == Command::Version) {
     if (inv.help_for_run) inv.command = Command::Help;
     return inv;
@@ -273,6 +280,7 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   }
   o.program = args[prog];
   o.argv.assign(args.begin() + static_cast<long>(prog), args.end());
+  if (has_argv0) o.argv[0] = argv0;
   return inv;
 }
 
@@ -326,6 +334,8 @@ void print_run_usage(FILE* out) {
                "                   look absolute guest paths up in DIR first, as qemu-user's\n"
                "                   -L (for dynamically linked programs: the i386 sysroot of\n"
                "                   scripts/make-sysroot.sh) [PADLOCK_EMU_SYSROOT]; default: /\n"
+               "  -0 ARG0, --argv0 ARG0\n"
+               "                   the guest's argv[0] (default: PROGRAM as given)\n"
                "  -E VAR=VALUE     set VAR in the guest's environment\n"
                "  -U VAR           remove VAR from the guest's environment\n"
                "  --strace         log every system call and its result to stderr\n"

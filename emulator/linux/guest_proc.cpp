@@ -112,30 +112,56 @@ namespace {
 // that are not copies of leaf 1), 4 (leaf 1 ECX), 5 (0xC0000001 EDX: the PadLock units and
 // their enables, §1.3) and 6 (0x80000001 ECX).
 using FlagWord = const char* const[32];
-constexpr FlagWord kWord0 = {
-    "fpu",  "vme",   "de",   "pse",  "tsc",   "msr",  "pae",     "mce",  "cx8",     "apic", nullptr,
-    "sep",  "mtrr",  "pge",  "mca",  "cmov",  "pat",  "pse36",   "pn",   "clflush", nullptr,
-    "dts",  "acpi",  "mmx",  "fxsr", "sse",   "sse2", "ss",      "ht",   "tm",      "ia64",
-    "pbe"};
+constexpr FlagWord kWord0 = {"fpu",  "vme",   "de",    "pse",     "tsc",   "msr", "pae",  "mce",
+                             "cx8",  "apic",  nullptr, "sep",     "mtrr",  "pge", "mca",  "cmov",
+                             "pat",  "pse36", "pn",    "clflush", nullptr, "dts", "acpi", "mmx",
+                             "fxsr", "sse",   "sse2",  "ss",      "ht",    "tm",  "ia64", "pbe"};
 constexpr FlagWord kWord1 = {
-    nullptr, nullptr, nullptr, nullptr,  nullptr, nullptr,    nullptr, nullptr,
-    nullptr, nullptr, nullptr, "syscall", nullptr, nullptr,   nullptr, nullptr,
-    nullptr, nullptr, nullptr, "mp",      "nx",    nullptr,   "mmxext", nullptr,
-    nullptr, "fxsr_opt", "pdpe1gb", "rdtscp", nullptr, "lm", "3dnowext", "3dnow"};
-constexpr FlagWord kWord4 = {
-    "pni",    "pclmulqdq", "dtes64", "monitor", "ds_cpl", "vmx",  "smx",    "est",
-    "tm2",    "ssse3",     "cid",    "sdbg",    "fma",    "cx16", "xtpr",   "pdcm",
-    nullptr,  "pcid",      "dca",    "sse4_1",  "sse4_2", "x2apic", "movbe", "popcnt",
-    "tsc_deadline_timer", "aes", "xsave", nullptr /* osxsave: not shown */, "avx", "f16c",
-    "rdrand", "hypervisor"};
-constexpr FlagWord kWord5 = {
-    nullptr, nullptr, "rng",  "rng_en", nullptr, nullptr, "ace",   "ace_en",
-    "ace2",  "ace2_en", "phe", "phe_en", "pmm",   "pmm_en", nullptr, nullptr};
-constexpr FlagWord kWord6 = {
-    "lahf_lm", "cmp_legacy", "svm",   "extapic", "cr8_legacy", "abm",   "sse4a", "misalignsse",
-    "3dnowprefetch", "osvw", "ibs",   "xop",     "skinit",     "wdt",   nullptr, "lwp",
-    "fma4",    "tce",        nullptr, "nodeid_msr", nullptr,   "tbm",   "topoext", "perfctr_core",
-    "perfctr_nb", nullptr,   "bpext", "ptsc",    "perfctr_llc", "mwaitx"};
+    nullptr, nullptr,    nullptr,   nullptr,   nullptr, nullptr, nullptr,    nullptr,
+    nullptr, nullptr,    nullptr,   "syscall", nullptr, nullptr, nullptr,    nullptr,
+    nullptr, nullptr,    nullptr,   "mp",      "nx",    nullptr, "mmxext",   nullptr,
+    nullptr, "fxsr_opt", "pdpe1gb", "rdtscp",  nullptr, "lm",    "3dnowext", "3dnow"};
+constexpr FlagWord kWord4 = {"pni",
+                             "pclmulqdq",
+                             "dtes64",
+                             "monitor",
+                             "ds_cpl",
+                             "vmx",
+                             "smx",
+                             "est",
+                             "tm2",
+                             "ssse3",
+                             "cid",
+                             "sdbg",
+                             "fma",
+                             "cx16",
+                             "xtpr",
+                             "pdcm",
+                             nullptr,
+                             "pcid",
+                             "dca",
+                             "sse4_1",
+                             "sse4_2",
+                             "x2apic",
+                             "movbe",
+                             "popcnt",
+                             "tsc_deadline_timer",
+                             "aes",
+                             "xsave",
+                             nullptr /* osxsave: not shown */,
+                             "avx",
+                             "f16c",
+                             "rdrand",
+                             "hypervisor"};
+constexpr FlagWord kWord5 = {nullptr, nullptr,  "rng",   "rng_en",  nullptr, nullptr,
+                             "ace",   "ace_en", "ace2",  "ace2_en", "phe",   "phe_en",
+                             "pmm",   "pmm_en", nullptr, nullptr};
+constexpr FlagWord kWord6 = {"lahf_lm", "cmp_legacy", "svm",         "extapic",       "cr8_legacy",
+                             "abm",     "sse4a",      "misalignsse", "3dnowprefetch", "osvw",
+                             "ibs",     "xop",        "skinit",      "wdt",           nullptr,
+                             "lwp",     "fma4",       "tce",         nullptr,         "nodeid_msr",
+                             nullptr,   "tbm",        "topoext",     "perfctr_core",  "perfctr_nb",
+                             nullptr,   "bpext",      "ptsc",        "perfctr_llc",   "mwaitx"};
 
 void add_flags(std::string& out, uint32_t bits, const FlagWord& names) {
   for (unsigned b = 0; b < 32; ++b) {
@@ -175,8 +201,7 @@ std::string cpuinfo_text(const CpuModel& model, const Padlock& padlock, double m
   std::snprintf(buf, sizeof buf,
                 "processor\t: 0\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
                 "model name\t: %s\nstepping\t: %u\ncpu MHz\t\t: %.3f\ncache size\t: %u KB\n",
-                vendor, model.family, model.model, model.brand, model.stepping, mhz,
-                l2.ecx >> 16);
+                vendor, model.family, model.model, model.brand, model.stepping, mhz, l2.ecx >> 16);
   out += buf;
   if (!lm) out += "fdiv_bug\t: no\nf00f_bug\t: no\ncoma_bug\t: no\n";
   std::snprintf(buf, sizeof buf,
@@ -201,13 +226,13 @@ namespace {
 void maps_line(std::string& out, uint64_t start, uint64_t end, uint8_t f, uint64_t offset,
                uint64_t dev, uint64_t inode, std::string_view name) {
   char buf[160];
-  const int n = std::snprintf(
-      buf, sizeof buf, "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
-      static_cast<unsigned long long>(start), static_cast<unsigned long long>(end),
-      (f & kPageRead) ? 'r' : '-', (f & kPageWrite) ? 'w' : '-', (f & kPageExec) ? 'x' : '-',
-      (f & kPageShared) ? 's' : 'p', static_cast<unsigned long long>(offset),
-      static_cast<unsigned>(major(dev)), static_cast<unsigned>(minor(dev)),
-      static_cast<unsigned long long>(inode));
+  const int n =
+      std::snprintf(buf, sizeof buf, "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
+                    static_cast<unsigned long long>(start), static_cast<unsigned long long>(end),
+                    (f & kPageRead) ? 'r' : '-', (f & kPageWrite) ? 'w' : '-',
+                    (f & kPageExec) ? 'x' : '-', (f & kPageShared) ? 's' : 'p',
+                    static_cast<unsigned long long>(offset), static_cast<unsigned>(major(dev)),
+                    static_cast<unsigned>(minor(dev)), static_cast<unsigned long long>(inode));
   out.append(buf, static_cast<size_t>(n));
   if (!name.empty()) {
     if (n < 73) out.append(static_cast<size_t>(73 - n), ' ');
@@ -293,9 +318,8 @@ int open_guest_proc(Process& p, const std::string& path, int flags) {
   }
   // /proc/self/X, /proc/thread-self/X, /proc/<our pid>/X.
   std::string_view rest;
-  for (const std::string& prefix :
-       {std::string("/proc/self/"), std::string("/proc/thread-self/"),
-        "/proc/" + std::to_string(p.pid()) + "/"}) {
+  for (const std::string& prefix : {std::string("/proc/self/"), std::string("/proc/thread-self/"),
+                                    "/proc/" + std::to_string(p.pid()) + "/"}) {
     if (path.rfind(prefix, 0) == 0) {
       rest = std::string_view(path).substr(prefix.size());
       break;

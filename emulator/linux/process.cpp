@@ -94,6 +94,11 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
   cs_ = h;
   pid_ = getpid();
+  {
+    char self[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    emulator_path_ = n > 0 ? std::string(self, static_cast<size_t>(n)) : "";
+  }
   kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
   char real[PATH_MAX];
   exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
@@ -137,6 +142,47 @@ void Process::read_interpreter() {
   if (!interp_.interp.empty()) {
     throw LoadError(opts_.program + ": its interpreter " + host + " names an interpreter itself");
   }
+}
+
+namespace {
+std::string per_pid(const std::string& file, int pid) {
+  return file.empty() ? file : file + "." + std::to_string(pid);
+}
+}  // namespace
+
+void Process::become_child() {
+  pid_ = getpid();
+  stats_ = Stats{};
+  sig_.pending = 0;
+  for (int i = 0; i < VirtualTime::kItimers; ++i) vt_->disarm(i);
+  for (int id = 0; id < VirtualTime::kPosixTimers; ++id) {
+    if (vt_->posix_slot_used(id)) {
+      vt_->disarm(VirtualTime::posix_index(id));
+      vt_->posix_free(id);
+    }
+  }
+  if (obs_) {
+    // The parent's observers write the parent's files: drop them here without a word (their
+    // buffers were flushed before the fork), and start the child's own.
+    core_->set_listener(nullptr);
+    (void)obs_.release();
+    opts_.trace_file = per_pid(opts_.trace_file, pid_);
+    opts_.chrome_trace_file = per_pid(opts_.chrome_trace_file, pid_);
+    opts_.profile_file = per_pid(opts_.profile_file, pid_);
+    try {
+      obs_ = RunObservers::create(opts_, mhz_, guest64_);
+    } catch (const LoadError& e) {
+      std::fprintf(opts_.log, "padlock-emu: child %d: %s\n", pid_, e.what());
+    }
+    if (obs_) core_->set_listener(obs_.get());
+  }
+}
+
+void Process::finish_observers() {
+  if (!obs_) return;
+  obs_->finish(now(), RunResult{});
+  core_->set_listener(nullptr);
+  obs_.reset();
 }
 
 uint64_t Process::random_u64() {

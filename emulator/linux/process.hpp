@@ -125,6 +125,15 @@ class Process {
   void memory_changed(uint64_t va, uint64_t len);
   uint8_t prot_to_flags(uint64_t prot) const;
 
+  // In the child of a fork of the emulator (syscall/clone.cpp): a process of its own from
+  // now on, as Linux makes a child: its PID, statistics from zero, no timers or pending
+  // signals, and output files of its own (--trace FILE writes FILE.PID).
+  void become_child();
+  // Before execve: the observers' files are complete (the new image writes its own).
+  void finish_observers();
+  // For execve (syscall/exec.cpp): the padlock-emu executable.
+  const std::string& emulator_path() const { return emulator_path_; }
+
   // Control flow requested by a system call; acted on by the run loop.
   void exit_group(int code);
   enum class SigreturnKind { None, Legacy, Rt };
@@ -225,7 +234,8 @@ class Process {
   GuestPaths paths_;
   std::string exe_path_;
   MapNames map_names_;
-  std::string auxv_;  // the auxiliary vector as the guest's stack holds it
+  std::string emulator_path_;  // this padlock-emu's executable, for execve
+  std::string auxv_;           // the auxiliary vector as the guest's stack holds it
   int pid_ = 0;
   double mhz_ = 0;
   size_t cs_ = 0;  // Capstone handle for messages and fault addresses

@@ -210,6 +210,16 @@ PADLOCK_SYSCALL(sys_pause);
 // syscall/clone.cpp
 PADLOCK_SYSCALL(sys_clone);
 PADLOCK_SYSCALL(sys_clone3);
+PADLOCK_SYSCALL(sys_fork);
+PADLOCK_SYSCALL(sys_vfork);
+// syscall/exec.cpp
+PADLOCK_SYSCALL(sys_execve);
+// syscall/wait.cpp
+PADLOCK_SYSCALL(sys_wait4);
+PADLOCK_SYSCALL(sys_waitpid);  // i386
+PADLOCK_SYSCALL(sys_waitid);
+PADLOCK_SYSCALL(sys_setpgid);
+PADLOCK_SYSCALL(sys_setsid);
 // syscall/itimer.cpp: timers on the virtual clock (docs/timing.md; host timers with --timing off)
 PADLOCK_SYSCALL(sys_alarm);
 PADLOCK_SYSCALL(sys_setitimer);
