@@ -95,15 +95,21 @@ std::string number(double v) {
 // `padlock-emu run` with this process's options.
 std::vector<std::string> run_arguments(const Process& p) {
   const RunOptions& o = p.options();
-  std::vector<std::string> a = {
-      "run",           "--cpu",   o.cpu->name,
-      "--seed",        std::to_string(o.seed),
-      "--errata",      o.errata ? "on" : "off",
-      "--timing",      o.timing ? "on" : "off",
-      "--memory",      o.direct_memory ? "direct" : "tlb",
-      "--chip-check",  o.chip_check == ChipCheck::Fault  ? "ud"
-                       : o.chip_check == ChipCheck::Warn ? "warn"
-                                                         : "off"};
+  std::vector<std::string> a = {"run",
+                                "--cpu",
+                                o.cpu->name,
+                                "--seed",
+                                std::to_string(o.seed),
+                                "--errata",
+                                o.errata ? "on" : "off",
+                                "--timing",
+                                o.timing ? "on" : "off",
+                                "--memory",
+                                o.direct_memory ? "direct" : "tlb",
+                                "--chip-check",
+                                o.chip_check == ChipCheck::Fault  ? "ud"
+                                : o.chip_check == ChipCheck::Warn ? "warn"
+                                                                  : "off"};
   if (o.mhz > 0) a.insert(a.end(), {"--mhz", number(o.mhz)});
   if (o.irq_hz >= 0) a.insert(a.end(), {"--irq-hz", number(o.irq_hz)});
   if (o.strace) a.push_back("--strace");
@@ -114,8 +120,8 @@ std::vector<std::string> run_arguments(const Process& p) {
   const auto file = [&](const char* opt, const std::string& f) {
     if (f.empty()) return;
     const std::string suffix = "." + std::to_string(p.pid());
-    const bool has = f.size() > suffix.size() && f.compare(f.size() - suffix.size(),
-                                                          suffix.size(), suffix) == 0;
+    const bool has =
+        f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0;
     a.insert(a.end(), {opt, has ? f : f + suffix});
   };
   file("--trace", o.trace_file);

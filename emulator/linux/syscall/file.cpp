@@ -76,7 +76,23 @@ int64_t after_read(SyscallContext& c, int64_t r) {
   return r;
 }
 
-// Guest iovec array to host iovecs; 0 or -errno.
+// i386 guests: replace each dirent64 record's 64-bit d_off by a small cookie (see
+// KernelState::dir_cookies).
+void cookie_offsets(SyscallContext& c, int fd, uint8_t* buf, size_t len) {
+  if (c.abi.wide) return;
+  std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd];
+  size_t pos = 0;
+  while (pos + 19 <= len) {
+    const uint16_t reclen = get_field<uint16_t>(buf, pos + 16);
+    if (reclen == 0) break;
+    table.push_back(get_field<int64_t>(buf, pos + 8));
+    put_field<int64_t>(buf, pos + 8, static_cast<int64_t>(table.size()));
+    pos += reclen;
+  }
+}
+
+}  // namespace
+
 int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
                    std::vector<iovec>& out) {
   if (count > IOV_MAX) return -EINVAL;
@@ -94,23 +110,6 @@ int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
   }
   return 0;
 }
-
-// i386 guests: replace each dirent64 record's 64-bit d_off by a small cookie (see
-// KernelState::dir_cookies).
-void cookie_offsets(SyscallContext& c, int fd, uint8_t* buf, size_t len) {
-  if (c.abi.wide) return;
-  std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd];
-  size_t pos = 0;
-  while (pos + 19 <= len) {
-    const uint16_t reclen = get_field<uint16_t>(buf, pos + 16);
-    if (reclen == 0) break;
-    table.push_back(get_field<int64_t>(buf, pos + 8));
-    put_field<int64_t>(buf, pos + 8, static_cast<int64_t>(table.size()));
-    pos += reclen;
-  }
-}
-
-}  // namespace
 
 int64_t sys_read(SyscallContext& c) {
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);

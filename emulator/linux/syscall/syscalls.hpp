@@ -5,10 +5,13 @@
 // (Process::report_unsupported).
 #pragma once
 
+#include <sys/uio.h>
+
 #include <array>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace padlock::emu {
 
@@ -147,6 +150,10 @@ PADLOCK_SYSCALL(sys_lstat64);
 PADLOCK_SYSCALL(sys_fstat64);
 PADLOCK_SYSCALL(sys_fstatat64);
 PADLOCK_SYSCALL(sys_statx);
+PADLOCK_SYSCALL(sys_statfs);  // x86-64 struct statfs / i386 32-bit struct statfs
+PADLOCK_SYSCALL(sys_fstatfs);
+PADLOCK_SYSCALL(sys_statfs64);  // i386 struct statfs64, with its size argument
+PADLOCK_SYSCALL(sys_fstatfs64);
 // syscall/time.cpp
 PADLOCK_SYSCALL(sys_clock_gettime);    // native timespec of the ABI
 PADLOCK_SYSCALL(sys_clock_gettime64);  // i386 time64: 64-bit timespec
@@ -212,6 +219,37 @@ PADLOCK_SYSCALL(sys_clone);
 PADLOCK_SYSCALL(sys_clone3);
 PADLOCK_SYSCALL(sys_fork);
 PADLOCK_SYSCALL(sys_vfork);
+// syscall/socket.cpp
+PADLOCK_SYSCALL(sys_socket);
+PADLOCK_SYSCALL(sys_socketpair);
+PADLOCK_SYSCALL(sys_bind);
+PADLOCK_SYSCALL(sys_connect);
+PADLOCK_SYSCALL(sys_listen);
+PADLOCK_SYSCALL(sys_accept);
+PADLOCK_SYSCALL(sys_accept4);
+PADLOCK_SYSCALL(sys_getsockname);
+PADLOCK_SYSCALL(sys_getpeername);
+PADLOCK_SYSCALL(sys_sendto);
+PADLOCK_SYSCALL(sys_recvfrom);
+PADLOCK_SYSCALL(sys_sendmsg);
+PADLOCK_SYSCALL(sys_recvmsg);
+PADLOCK_SYSCALL(sys_shutdown);
+PADLOCK_SYSCALL(sys_setsockopt);
+PADLOCK_SYSCALL(sys_getsockopt);
+PADLOCK_SYSCALL(sys_socketcall);  // i386
+// syscall/poll_wait.cpp
+PADLOCK_SYSCALL(sys_select);  // x86-64 select, i386 _newselect
+PADLOCK_SYSCALL(sys_pselect6);
+PADLOCK_SYSCALL(sys_pselect6_time64);
+PADLOCK_SYSCALL(sys_ppoll);
+PADLOCK_SYSCALL(sys_ppoll_time64);
+PADLOCK_SYSCALL(sys_epoll_create);
+PADLOCK_SYSCALL(sys_epoll_create1);
+PADLOCK_SYSCALL(sys_epoll_ctl);
+PADLOCK_SYSCALL(sys_epoll_wait);
+PADLOCK_SYSCALL(sys_epoll_pwait);
+PADLOCK_SYSCALL(sys_eventfd);
+PADLOCK_SYSCALL(sys_eventfd2);
 // syscall/exec.cpp
 PADLOCK_SYSCALL(sys_execve);
 // syscall/wait.cpp
@@ -232,6 +270,11 @@ PADLOCK_SYSCALL(sys_timer_gettime64);
 PADLOCK_SYSCALL(sys_timer_getoverrun);
 PADLOCK_SYSCALL(sys_timer_delete);
 #undef PADLOCK_SYSCALL
+
+// A guest iovec array as host iovecs (syscall/file.cpp): 0, -EINVAL (more than IOV_MAX),
+// or -EFAULT.
+int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
+                   std::vector<iovec>& out);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {

@@ -2,6 +2,7 @@
 // for both ABIs (i386 int 0x80, x86-64 syscall): files, memory, identity, time, limits,
 // and -ENOSYS for what is not implemented.
 #include <gtest/gtest.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <string>
@@ -25,6 +26,7 @@ const char* kProgram = R"SRC(
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/time.h>
@@ -194,8 +196,21 @@ static void entries(void) {
 #endif
 }
 
+/* statfs and fstatfs (statfs64/fstatfs64 on i386 glibc) of the same file system agree with
+   what the host says, passed as arguments. */
+static void filesystems(const char* dir, const char* bsize, const char* blocks) {
+  struct statfs a, b;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  printf("statfs=%d %d\n", statfs(dir, &a), fstatfs(fd, &b));
+  printf("same=%d\n", a.f_type == b.f_type && a.f_blocks == b.f_blocks && a.f_bsize == b.f_bsize);
+  printf("bsize=%d blocks=%d\n", (long long)a.f_bsize == atoll(bsize),
+         (unsigned long long)a.f_blocks == strtoull(blocks, NULL, 10));
+  close(fd);
+}
+
 int main(int argc, char** argv) {
   if (!strcmp(argv[1], "files")) files(argv[2]);
+  else if (!strcmp(argv[1], "statfs")) filesystems(argv[2], argv[3], argv[4]);
   else if (!strcmp(argv[1], "entries")) entries();
   else if (!strcmp(argv[1], "memory")) memory();
   else if (!strcmp(argv[1], "identity")) identity();
@@ -299,6 +314,16 @@ TEST_P(SyscallTest, Time) {
   EXPECT_EQ(field(r.out, "gettimeofday"), "1");
   EXPECT_EQ(field(r.out, "times"), "1");
   EXPECT_EQ(field(r.out, "getrusage"), "1");
+}
+
+TEST_P(SyscallTest, Statfs) {
+  struct statfs host {};
+  ASSERT_EQ(statfs("/tmp", &host), 0);
+  RUN_OR_SKIP(r, {"statfs", "/tmp", std::to_string(host.f_bsize), std::to_string(host.f_blocks)});
+  EXPECT_EQ(field(r.out, "statfs"), "0 0");
+  EXPECT_EQ(field(r.out, "same"), "1");
+  EXPECT_EQ(field(r.out, "bsize"), "1 blocks=1");
+  EXPECT_EQ(r.err.find("unsupported"), std::string::npos) << r.err;
 }
 
 TEST_P(SyscallTest, OtherEntryPoints) {
