@@ -44,6 +44,7 @@ struct KernelState {
   // d_off of a 32-bit process (Linux gives compat tasks 32-bit hashes), so i386 guests see
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
+  std::unordered_map<int, int> timerfd_clock;  // timerfd_create's clock, by descriptor
 };
 
 // The page-granular layout we give a process.

@@ -7,6 +7,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -152,7 +155,7 @@ static void test_options(void) {
   printf("timeout=%d\n", recv(s, &b, 1, 0) == -1 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
-/* select, pselect, ppoll, epoll and eventfd on a socketpair. */
+/* select, pselect, ppoll, epoll and eventfd on a socketpair, and timerfd. */
 static void test_wait(void) {
   int sv[2];
   socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
@@ -185,6 +188,25 @@ static void test_wait(void) {
   uint64_t v = 0;
   read(e, &v, sizeof v);
   printf("eventfd=%llu\n", (unsigned long long)v);
+  /* timerfd: relative, then absolute on the clock the program reads (10 ms ahead). */
+  int t = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+  struct itimerspec its = {{0, 0}, {0, 10000000}}, cur;
+  timerfd_settime(t, 0, &its, NULL);
+  timerfd_gettime(t, &cur);
+  printf("timerfd_armed=%d\n", cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec > 0);
+  uint64_t expirations = 0;
+  ssize_t tn = read(t, &expirations, sizeof expirations);
+  printf("timerfd=%zd %llu\n", tn, (unsigned long long)expirations);
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  now.tv_nsec += 10000000;
+  if (now.tv_nsec >= 1000000000) now.tv_sec += 1, now.tv_nsec -= 1000000000;
+  struct itimerspec abs_its = {{0, 0}, now};
+  timerfd_settime(t, TFD_TIMER_ABSTIME, &abs_its, NULL);
+  struct pollfd tp = {t, POLLIN, 0};
+  int early = poll(&tp, 1, 0);
+  tn = read(t, &expirations, sizeof expirations);
+  printf("timerfd_abs=%d %zd %llu\n", early, tn, (unsigned long long)expirations);
 }
 
 /* i386: the socketcall multiplexer (x86-64 has none: the direct calls). */

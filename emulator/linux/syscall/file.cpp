@@ -189,6 +189,7 @@ int64_t sys_creat(SyscallContext& c) {
 
 int64_t sys_close(SyscallContext& c) {
   c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
+  c.p.kernel().timerfd_clock.erase(fd_arg(c.a[0]));
   return host_result(close(fd_arg(c.a[0])));
 }
 

@@ -1,7 +1,9 @@
-// Waiting for descriptors: select, pselect6, ppoll, epoll and eventfd, passed through to
+// Waiting for descriptors: select, pselect6, ppoll, epoll, eventfd and timerfd, passed to
 // the host (poll itself is in file.cpp). fd_set bitmaps, struct pollfd and struct
 // epoll_event (packed: 12 bytes in both ABIs) have the same bytes in both ABIs and are used
-// in place; timeouts are converted. Timeouts run on the host clock, in real time, also when
+// in place; timeouts are converted. Timeouts and timerfd run on the host clock, in real
+// time (a timerfd's absolute expiry on the guest's clock becomes the same distance from now),
+// also when
 // the guest's clock is virtual: they wait for the outside world (docs/emulator.md,
 // "Sockets"). The signal mask of pselect6, ppoll and epoll_pwait is not applied: the host
 // call waits with the emulator's mask, and a signal for the guest interrupts it as any
@@ -10,7 +12,10 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/select.h>
+#include <sys/timerfd.h>
 #include <time.h>
+
+#include <algorithm>
 
 #include "emulator/linux/abi_structs.hpp"
 #include "emulator/linux/process.hpp"
@@ -167,6 +172,91 @@ int64_t sys_eventfd(SyscallContext& c) {
 
 int64_t sys_eventfd2(SyscallContext& c) {
   return host_result(eventfd(static_cast<unsigned>(c.a[0]), static_cast<int>(c.a[1])));
+}
+
+}  // namespace padlock::emu
+
+// --- timerfd -------------------------------------------------------------------------------
+
+namespace padlock::emu {
+
+namespace {
+
+// struct itimerspec of `time64` width: interval, then value.
+bool read_itimerspec(SyscallContext& c, uint64_t va, bool time64, itimerspec& out) {
+  uint8_t raw[32];
+  const size_t ts = timespec_size(time64);
+  if (!c.p.read_user(va, raw, 2 * ts)) return false;
+  out.it_interval = decode_timespec(raw, time64);
+  out.it_value = decode_timespec(raw + ts, time64);
+  return true;
+}
+
+bool write_itimerspec(SyscallContext& c, uint64_t va, bool time64, const itimerspec& v) {
+  uint8_t raw[32];
+  const size_t ts = timespec_size(time64);
+  encode_timespec(raw, time64, v.it_interval);
+  encode_timespec(raw + ts, time64, v.it_value);
+  return c.p.write_user(va, raw, 2 * ts);
+}
+
+int64_t ns_of(const timespec& t) {
+  return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
+}
+
+timespec timespec_of(int64_t ns) {
+  return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+}
+
+int64_t timerfd_settime_common(SyscallContext& c, bool time64) {
+  const int fd = static_cast<int32_t>(c.a[0]);
+  int flags = static_cast<int>(c.a[1]);
+  itimerspec v{}, old{};
+  if (!read_itimerspec(c, c.a[2], time64, v)) return -EFAULT;
+  // An absolute expiry is a time of the guest's clock: the same distance from now on the
+  // host's (timerfd runs in real time, as the other waits here).
+  if ((flags & TFD_TIMER_ABSTIME) && c.p.options().timing &&
+      (v.it_value.tv_sec != 0 || v.it_value.tv_nsec != 0)) {
+    const auto it = c.p.kernel().timerfd_clock.find(fd);
+    const int clock = it != c.p.kernel().timerfd_clock.end() ? it->second : CLOCK_MONOTONIC;
+    int64_t guest_now = 0;
+    if (!c.p.vtime().clock_ns(clock, guest_now)) return -EINVAL;
+    const int64_t left = std::max<int64_t>(1, ns_of(v.it_value) - guest_now);
+    v.it_value = timespec_of(left);
+    flags &= ~TFD_TIMER_ABSTIME;
+  }
+  const int64_t r = host_result(timerfd_settime(fd, flags, &v, c.a[3] != 0 ? &old : nullptr));
+  if (r < 0) return r;
+  if (c.a[3] != 0 && !write_itimerspec(c, c.a[3], time64, old)) return -EFAULT;
+  return 0;
+}
+
+int64_t timerfd_gettime_common(SyscallContext& c, bool time64) {
+  itimerspec cur{};
+  const int64_t r = host_result(timerfd_gettime(static_cast<int32_t>(c.a[0]), &cur));
+  if (r < 0) return r;
+  return write_itimerspec(c, c.a[1], time64, cur) ? 0 : -EFAULT;
+}
+
+}  // namespace
+
+int64_t sys_timerfd_create(SyscallContext& c) {
+  const int clock = static_cast<int>(c.a[0]);
+  const int64_t r = host_result(timerfd_create(clock, static_cast<int>(c.a[1])));
+  if (r >= 0) c.p.kernel().timerfd_clock[static_cast<int>(r)] = clock;
+  return r;
+}
+int64_t sys_timerfd_settime(SyscallContext& c) {
+  return timerfd_settime_common(c, c.abi.wide);
+}
+int64_t sys_timerfd_settime64(SyscallContext& c) {
+  return timerfd_settime_common(c, true);
+}
+int64_t sys_timerfd_gettime(SyscallContext& c) {
+  return timerfd_gettime_common(c, c.abi.wide);
+}
+int64_t sys_timerfd_gettime64(SyscallContext& c) {
+  return timerfd_gettime_common(c, true);
 }
 
 }  // namespace padlock::emu

@@ -250,6 +250,11 @@ PADLOCK_SYSCALL(sys_epoll_wait);
 PADLOCK_SYSCALL(sys_epoll_pwait);
 PADLOCK_SYSCALL(sys_eventfd);
 PADLOCK_SYSCALL(sys_eventfd2);
+PADLOCK_SYSCALL(sys_timerfd_create);
+PADLOCK_SYSCALL(sys_timerfd_settime);
+PADLOCK_SYSCALL(sys_timerfd_settime64);  // i386 time64
+PADLOCK_SYSCALL(sys_timerfd_gettime);
+PADLOCK_SYSCALL(sys_timerfd_gettime64);
 // syscall/exec.cpp
 PADLOCK_SYSCALL(sys_execve);
 // syscall/wait.cpp
