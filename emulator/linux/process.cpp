@@ -1,10 +1,12 @@
 #include "emulator/linux/process.hpp"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -46,6 +48,26 @@ void hook_mem(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t,
 
 Process* current_process() {
   return g_current;
+}
+
+// The padlock-emu program that execve runs the new image under: this one, or, when the
+// emulator is a library in another program (the Python module, padlock_emu/_core*.so), the
+// CLI beside it (padlock_emu/bin/padlock-emu). Empty if there is none.
+std::string find_cli() {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    const std::string exe(self, static_cast<size_t>(n));
+    if (exe.size() >= 12 && exe.compare(exe.size() - 12, 12, "/padlock-emu") == 0) return exe;
+  }
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&find_cli), &info) != 0 && info.dli_fname != nullptr) {
+    std::string dir = info.dli_fname;
+    dir = dir.substr(0, dir.rfind('/') + 1);
+    const std::string cli = dir + "bin/padlock-emu";
+    if (access(cli.c_str(), X_OK) == 0) return cli;
+  }
+  return "";
 }
 
 Process::Process(const RunOptions& opts) : opts_(opts) {
@@ -94,11 +116,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
   cs_ = h;
   pid_ = getpid();
-  {
-    char self[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    emulator_path_ = n > 0 ? std::string(self, static_cast<size_t>(n)) : "";
-  }
+  emulator_path_ = find_cli();
   kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
   char real[PATH_MAX];
   exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
@@ -152,6 +170,7 @@ std::string per_pid(const std::string& file, int pid) {
 
 void Process::become_child() {
   pid_ = getpid();
+  forked_child_ = true;
   stats_ = Stats{};
   sig_.pending = 0;
   for (int i = 0; i < VirtualTime::kItimers; ++i) vt_->disarm(i);
@@ -654,7 +673,27 @@ RunResult Process::run() {
     }
   }
   g_current = nullptr;
+  // A forked child's guest has ended: so does the child, whoever embeds the emulator (the
+  // Python module must not go on in two processes).
+  if (forked_child_) end_like_guest(result_);
   return result_;
+}
+
+void end_like_guest(const RunResult& r) {
+  std::fflush(nullptr);
+  if (!r.signaled) _exit(r.exit_code);
+  struct rlimit none = {0, 0};
+  setrlimit(RLIMIT_CORE, &none);
+  struct sigaction sa {};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(r.signal, &sa, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, r.signal);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  raise(r.signal);
+  _exit(128 + r.signal);  // the signal's default action does not terminate (cannot happen)
 }
 
 }  // namespace padlock::emu

@@ -236,6 +236,7 @@ class Process {
   std::string exe_path_;
   MapNames map_names_;
   std::string emulator_path_;  // this padlock-emu's executable, for execve
+  bool forked_child_ = false;  // become_child(): run() never returns here
   std::string auxv_;           // the auxiliary vector as the guest's stack holds it
   int pid_ = 0;
   double mhz_ = 0;
@@ -284,5 +285,10 @@ class Process {
 
 // The process whose hooks are running (host signal handlers forward to it).
 Process* current_process();
+
+// Ends this host process as the guest ended, the way qemu-user does: with its exit status,
+// or, killed by a signal, by the same signal after flushing (no core file), so the parent
+// sees the signal and a shell reports 128+N.
+[[noreturn]] void end_like_guest(const RunResult& r);
 
 }  // namespace padlock::emu

@@ -161,3 +161,19 @@ int main(int argc, char **argv) {
     r = pe.run([prog, prog])
     assert r.stdout == b"1 1 1\n"
     assert _open_fds() == before
+
+
+def test_a_forked_guest_child_ends_with_its_guest(tmp_path):
+    """A guest that forks forks this process; the child ends with its guest (it never
+    returns into Python), and execve in the child runs the package's padlock-emu CLI."""
+    marker = tmp_path / "after_run"
+    r = pe.run([guest("procs", "x86_64"), "vfork"], cpu="nano")
+    with open(marker, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    assert r.stdout.decode().splitlines() == [
+        "argv0=guest_procs_x86_64", "argv=vforked", "vfork_exec=0", "vfork_exit=3"]
+    r = pe.run([guest("procs"), "fork"], cpu="esther")
+    assert "exit=7 signaled=6" in r.stdout.decode()
+    with open(marker, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    assert marker.read_text().split() == [str(os.getpid())] * 2

@@ -156,7 +156,13 @@ int64_t sys_execve(SyscallContext& c) {
     argv = std::move(next);
     program = interp;
   }
-  if (c.p.emulator_path().empty()) return -ENOEXEC;
+  if (c.p.emulator_path().empty()) {
+    std::fprintf(c.p.options().log,
+                 "padlock-emu: execve: no padlock-emu program to run %s under; the guest gets "
+                 "ENOEXEC\n",
+                 program.c_str());
+    return -ENOEXEC;
+  }
   std::vector<std::string> args = {c.p.emulator_path()};
   for (std::string& s : run_arguments(c.p)) args.push_back(std::move(s));
   args.insert(args.end(), {"-0", argv[0], "--", program});
