@@ -15,6 +15,9 @@ namespace padlock::emu {
 // default, as on the chip), is reported once and runs (Warn), or runs (Off).
 enum class ChipCheck : uint8_t { Fault, Warn, Off };
 
+// --check (docs/checker.md): off, report findings, or also fail the run on an error.
+enum class CheckMode : uint8_t { Off, Warn, Error };
+
 struct RunOptions {
   std::string program;            // path of the ELF file to run
   std::vector<std::string> argv;  // argv[0] first (normally the program as given)
@@ -36,6 +39,9 @@ struct RunOptions {
   ChipCheck chip_check = ChipCheck::Fault;  // emulator/cpu/chip_check.hpp
   // --trace, --chrome-trace, --profile: output files (empty: off). docs/profiling.md.
   std::string trace_file, chrome_trace_file, profile_file;
+  // --check[=warn|error], --check-jsonl FILE, --check-sarif FILE (docs/checker.md).
+  CheckMode check = CheckMode::Off;
+  std::string check_jsonl_file, check_sarif_file;
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's
   // -L); empty: the host root. The program interpreter (PT_INTERP) is looked up there.
   std::string sysroot;
@@ -47,7 +53,8 @@ struct RunResult {
   bool signaled = false;  // killed by `signal` (default action of a fatal signal)
   int exit_code = 0;      // exit status when !signaled
   int signal = 0;
-  bool core = false;  // the signal's default action dumps core
+  bool core = false;         // the signal's default action dumps core
+  bool check_error = false;  // --check=error and the checker found an error
 };
 
 }  // namespace padlock::emu

@@ -25,6 +25,8 @@ AREAS = [
     ("pmm.md", "PMM: REP MONTMUL (§5)"),
     ("emulator.md", "Emulator: EFLAGS[30], faults and signals, system calls (§1.2, §1.3, §1.8)"),
     ("guests.md", "Guest programs: the rules checked end to end under the emulator"),
+    ("clients.md", "The undefined-case choices checked against real clients' code (Linux, "
+     "OpenSSL, GnuTLS, libgcrypt, mbed TLS)"),
 ]
 
 

@@ -16,6 +16,8 @@ export PADLOCK_BUILD_DIR="$PWD/$BUILD_DIR"
 export PADLOCK_SYSROOT_I386="$PWD/.sysroot-i386"
 bash scripts/make-sysroot.sh -o "$PADLOCK_SYSROOT_I386"
 export PADLOCK_REQUIRE_REAL_CLIENTS=1
+# The Linux PadLock drivers and their test vectors (tests/drivers/linux), cached.
+bash tests/drivers/linux/fetch.sh
 
 status=0
 # The sources must be formatted by .clang-format (drift fails the run, after the tests).
@@ -25,7 +27,7 @@ ctest --test-dir "$BUILD_DIR" -j "$(nproc)" --output-on-failure || status=1
 PY=${PYTHON:-python3}
 if ls tests/integration/test_*.py tests/python/test_*.py tests/repo/test_*.py >/dev/null 2>&1; then
   set +e
-  "$PY" -m pytest -q tests/repo tests/integration tests/python
+  "$PY" -m pytest -q tests/repo tests/integration tests/python tests/drivers/linux
   rc=$?
   set -e
   # pytest exit 5 means no tests were collected: that is a failure of the suite.

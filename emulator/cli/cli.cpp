@@ -199,6 +199,24 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
     } else if (name == "--profile") {
       value(name, i, v);
       o.profile_file = v;
+    } else if (a == "--check") {  // the value is optional: only --check=MODE takes one
+      o.check = emu::CheckMode::Warn;
+    } else if (name == "--check") {
+      value(name, i, v);
+      if (v == "warn")
+        o.check = emu::CheckMode::Warn;
+      else if (v == "error")
+        o.check = emu::CheckMode::Error;
+      else
+        throw UsageError("--check takes warn or error, not '" + v + "'");
+    } else if (name == "--check-jsonl") {
+      value(name, i, v);
+      o.check_jsonl_file = v;
+      if (o.check == emu::CheckMode::Off) o.check = emu::CheckMode::Warn;
+    } else if (name == "--check-sarif") {
+      value(name, i, v);
+      o.check_sarif_file = v;
+      if (o.check == emu::CheckMode::Off) o.check = emu::CheckMode::Warn;
     } else if (a == "--help" || a == "-h") {
       inv.help_for_run = true;
       return args.size();
@@ -351,10 +369,19 @@ void print_run_usage(FILE* out) {
                "                   cycles, instructions and PadLock bytes per function, with\n"
                "                   calls; with --timing off it implies --icount\n"
                "                   (docs/profiling.md)\n"
+               "  --check[=warn|error]\n"
+               "                   the PadLock checker: report misuse (stale key or control\n"
+               "                   word, undefined cases, overlaps, errata exposure) on\n"
+               "                   stderr at exit; error: exit status 99 if an error-severity\n"
+               "                   finding occurred (docs/checker.md)\n"
+               "  --check-jsonl FILE, --check-sarif FILE\n"
+               "                   also write the findings as JSON Lines / SARIF 2.1.0\n"
+               "                   (imply --check)\n"
                "  -h, --help       this text;  -V, --version  the version\n"
                "\n"
                "The guest's stdin, stdout and stderr are the emulator's; the exit status is the\n"
-               "guest's. A guest killed by a signal kills the emulator with the same signal.\n",
+               "guest's (99 with --check=error and an error finding). A guest killed by a signal\n"
+               "kills the emulator with the same signal.\n",
                known_cpus().c_str());
 }
 

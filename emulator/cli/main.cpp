@@ -65,5 +65,7 @@ int main(int argc, char** argv) {
   }
   std::fflush(stdout);
   if (result.signaled) emu::end_like_guest(result);
-  return result.exit_code;
+  // --check=error: an error-severity finding fails the run (docs/checker.md).
+  constexpr int kCheckErrorExit = 99;
+  return result.check_error ? kCheckErrorExit : result.exit_code;
 }

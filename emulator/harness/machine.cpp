@@ -601,4 +601,11 @@ std::string Machine::disassemble(uint64_t pc) const {
   return s;
 }
 
+void Machine::enable_check(std::unique_ptr<check::SourceLookup> lookup) {
+  if (checker_) return;
+  check_lookup_ = std::move(lookup);
+  checker_ = std::make_unique<check::Checker>(cpu_model(), guest64_, check_lookup_.get());
+  core_->set_listener(checker_.get());
+}
+
 }  // namespace padlock::emu

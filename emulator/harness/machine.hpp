@@ -21,6 +21,7 @@
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/cpu/cpu.hpp"
 #include "emulator/memory/address_space.hpp"
+#include "emulator/observe/check/checker.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
 #include "emulator/time/virtual_time.hpp"
@@ -109,6 +110,12 @@ class Machine {
   Machine& operator=(const Machine&) = delete;
 
   const CpuModel& cpu_model() const { return padlock_->model(); }
+
+  // The PadLock checker (docs/checker.md) on every PadLock instruction from now on;
+  // `lookup` (may be null) names functions and lines when the findings are read.
+  void enable_check(std::unique_ptr<check::SourceLookup> lookup);
+  // Null until enable_check. Its findings are symbolized when findings() is called.
+  check::Checker* checker() { return checker_.get(); }
   unsigned bits() const { return guest64_ ? 64 : 32; }
   bool guest64() const { return guest64_; }
   double mhz() const { return mhz_; }
@@ -229,6 +236,8 @@ class Machine {
   std::unique_ptr<DiagSink> diag_;
   std::unique_ptr<VirtualTime> vt_;    // guest instructions, PadLock cycles, RDTSC reads
   std::unique_ptr<PadlockCore> core_;  // PadLock execution (emulator/padlock/core.hpp)
+  std::unique_ptr<check::SourceLookup> check_lookup_;
+  std::unique_ptr<check::Checker> checker_;  // enable_check()
   Stats stats_;
   size_t cs_ = 0;  // Capstone handle (messages, fault addresses)
   uc_hook block_hook_ = 0;

@@ -188,6 +188,8 @@ void Process::become_child() {
     opts_.trace_file = per_pid(opts_.trace_file, pid_);
     opts_.chrome_trace_file = per_pid(opts_.chrome_trace_file, pid_);
     opts_.profile_file = per_pid(opts_.profile_file, pid_);
+    opts_.check_jsonl_file = per_pid(opts_.check_jsonl_file, pid_);
+    opts_.check_sarif_file = per_pid(opts_.check_sarif_file, pid_);
     try {
       obs_ = RunObservers::create(opts_, mhz_, guest64_);
     } catch (const LoadError& e) {
@@ -665,7 +667,10 @@ RunResult Process::run() {
     result_ = RunResult{};
     result_.exit_code = exit_code_;
   }
-  if (obs_) obs_->finish(now(), result_);
+  if (obs_) {
+    obs_->finish(now(), result_);
+    result_.check_error = obs_->check_failed();
+  }
   if (opts_.stats) {
     stats_.print(opts_.log, mhz_);
     if (opts_.timing) {

@@ -128,7 +128,8 @@ class Process {
 
   // In the child of a fork of the emulator (syscall/clone.cpp): a process of its own from
   // now on, as Linux makes a child: its PID, statistics from zero, no timers or pending
-  // signals, and output files of its own (--trace FILE writes FILE.PID).
+  // signals, and output files of its own (--trace FILE writes FILE.PID, and so do
+  // --chrome-trace, --profile, --check-jsonl and --check-sarif).
   void become_child();
   // Before execve: the observers' files are complete (the new image writes its own).
   void finish_observers();

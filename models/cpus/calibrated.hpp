@@ -18,35 +18,35 @@ namespace padlock::cpus::calibrated {
 inline constexpr const char* kNehemiahAlignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.2 GHz "
     "Nehemiah with 16-byte aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kNehemiahAlignedCbc = {kNehemiahAlignedTable, -9.7, 21.81};
-inline constexpr ChainFit kNehemiahAlignedCfb = {kNehemiahAlignedTable, -6.3, 21.95};
-inline constexpr ChainFit kNehemiahAlignedOfb = {kNehemiahAlignedTable, 9.1, 45.42};
+inline constexpr ChainFit kNehemiahAlignedCbc = {kNehemiahAlignedTable, -4.2, 21.81};
+inline constexpr ChainFit kNehemiahAlignedCfb = {kNehemiahAlignedTable, -2.1, 21.95};
+inline constexpr ChainFit kNehemiahAlignedOfb = {kNehemiahAlignedTable, 14.3, 45.41};
 
 // §3.3 "1.6 GHz Esther with 16-byte aligned buffers".
 inline constexpr const char* kEstherAlignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.6 GHz "
     "Esther with 16-byte aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, -1.6, 19.09};
-inline constexpr ChainFit kEstherAlignedCfb = {kEstherAlignedTable, 0.7, 19.1};
-inline constexpr ChainFit kEstherAlignedOfb = {kEstherAlignedTable, 26.6, 34.42};
+inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, 2.7, 19.04};
+inline constexpr ChainFit kEstherAlignedCfb = {kEstherAlignedTable, 5.6, 19.02};
+inline constexpr ChainFit kEstherAlignedOfb = {kEstherAlignedTable, 31.9, 34.31};
 
 // §3.3 "1.6 GHz Esther with non-aligned buffers".
 inline constexpr const char* kEstherUnalignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.6 GHz "
     "Esther with non-aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kEstherUnalignedCbc = {kEstherUnalignedTable, 62.8, 53.29};
-inline constexpr ChainFit kEstherUnalignedCfb = {kEstherUnalignedTable, 64.4, 53.36};
-inline constexpr ChainFit kEstherUnalignedOfb = {kEstherUnalignedTable, 66.2, 56.8};
-inline constexpr ChainFit kEstherUnalignedCtr = {kEstherUnalignedTable, 57.8, 32.67};
+inline constexpr ChainFit kEstherUnalignedCbc = {kEstherUnalignedTable, 67.3, 53.11};
+inline constexpr ChainFit kEstherUnalignedCfb = {kEstherUnalignedTable, 68.6, 53.19};
+inline constexpr ChainFit kEstherUnalignedOfb = {kEstherUnalignedTable, 71.1, 56.6};
+inline constexpr ChainFit kEstherUnalignedCtr = {kEstherUnalignedTable, 62.2, 32.56};
 
 // Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB.
 inline constexpr const char* kGladmanTables =
     "calibrated: our modetest-method guest (bench/guest/modetest.c) under the emulator matched to "
     "Gladman's ACE tables (tests/vectors/timing/gladman_c3_1200.tsv) with the §3.3 tables "
     "(scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kNehemiahReloadCbc = {41.8, kGladmanTables};
-inline constexpr Clocks kNehemiahReloadCfb = {37.5, kGladmanTables};
-inline constexpr Clocks kNehemiahReloadOfb = {18.8, kGladmanTables};
+inline constexpr Clocks kNehemiahReloadCbc = {47.2, kGladmanTables};
+inline constexpr Clocks kNehemiahReloadCfb = {46.4, kGladmanTables};
+inline constexpr Clocks kNehemiahReloadOfb = {37.0, kGladmanTables};
 
 // The extra clocks of a misaligned REP string element (timing::RepStringCost):
 // Gladman's unaligned REP XCRYPTECB of 1000 blocks, which copies every block in
@@ -54,13 +54,13 @@ inline constexpr Clocks kNehemiahReloadOfb = {18.8, kGladmanTables};
 inline constexpr const char* kGladmanUnalignedEcb =
     "calibrated: our modetest-method guest (bench/guest/modetest.c) matched to Gladman's unaligned "
     "ECB at 1000 blocks, 8 misaligned dwords copied a block (scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kNehemiahMisalignedStringElement = {0.97, kGladmanUnalignedEcb};
+inline constexpr Clocks kNehemiahMisalignedStringElement = {1.24, kGladmanUnalignedEcb};
 
 // The clocks the §3.3 tables were measured at.
 inline constexpr const char* kTableClock =
     "calibrated: the clock the §3.3 table's rates imply, fitted with the chaining parts to both "
     "sources (scripts/calibrate.py, docs/timing.md)";
-inline constexpr MHz kNehemiahTableClock = {1098.2, kTableClock};
-inline constexpr MHz kEstherTableClock = {1350.5, kTableClock};
+inline constexpr MHz kNehemiahTableClock = {1098.0, kTableClock};
+inline constexpr MHz kEstherTableClock = {1345.9, kTableClock};
 
 }  // namespace padlock::cpus::calibrated

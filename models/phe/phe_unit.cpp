@@ -185,12 +185,16 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     return run.finish(Status::Completed);
   }
 
-  // §4.1: EAX = bytes already hashed, ECX = total bytes. EAX >= ECX (EAX != 0) can only come
-  // from software: the final step below is atomic, so no resume point has EAX == ECX.
-  if (eax != 0 && eax >= ecx) {
+  // §4.1: EAX = bytes already hashed, ECX = total bytes. EAX > ECX can only come from
+  // software: nothing is left to hash. EAX == ECX != 0 (all bytes hashed, none left) runs
+  // the final step alone: the padding block with the length ECX. Linux padlock-sha.c's
+  // final() relies on it (docs/fidelity/phe.md). The final step is atomic, so no resume
+  // point has EAX == ECX.
+  if (eax > ecx) {
     env.report(Diag::XshaEaxBeyondEcx);
     return run.finish(Status::Completed);
   }
+  if (eax != 0 && eax == ecx) env.report(Diag::XshaPadOnly);
   if (eax % kBlock != 0) env.report(Diag::XshaEaxNotBlock);
 
   uint64_t done = eax;

@@ -21,6 +21,7 @@ Example::
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import struct
 import warnings
@@ -223,6 +224,8 @@ class Machine:
         timing: True (the default) charges PadLock instructions as the CLI does with
             ``--timing on``: the cache model's memory stalls and the §3.3 overlap
             (docs/timing.md); False charges the units' clocks alone.
+        check: run the PadLock checker on every PadLock instruction (docs/checker.md);
+            :meth:`findings` returns what it found.
 
     Memory: :meth:`map`, :meth:`alloc`, :meth:`read`, :meth:`write` and the typed
     helpers. Registers: ``m["eax"]``. Loading: :meth:`load`, :meth:`symbol`,
@@ -246,12 +249,16 @@ class Machine:
         errata: bool = True,
         mhz: Optional[float] = None,
         timing: bool = True,
+        check: bool = False,
     ) -> None:
         if not getattr(_core, "HAS_EMULATOR", False):
             raise MachineError("this padlock_emu was built without the emulator (PADLOCK_BUILD_EMULATOR=OFF)")
         self._m = _core.Machine(cpu, bits=bits, seed=seed, host_entropy=host_entropy,
                                 errata=errata, mhz=mhz, timing=timing)
         self._loader = _core.ObjectLoader(self._m)
+        if check:
+            self._m.enable_check(self._loader)
+        self._check = bool(check)
         self._objects: List[LoadedObject] = []
         self._stubs: Dict[str, Stub] = {}
         self._before: List[Hook] = []
@@ -716,6 +723,23 @@ class Machine:
 
     def disassemble(self, address: int) -> str:
         return str(self._m.disassemble(address))
+
+    def findings(self) -> List[Dict[str, Any]]:
+        """The PadLock checker's findings so far (``Machine(check=True)``; docs/checker.md):
+        dicts with the keys of ``--check-jsonl`` records (``kind``, ``severity``,
+        ``section``, ``pc``, ``function``, ``file``, ``line``, ``count``, ``message``,
+        ``chip``, ``backtrace`` ...). Functions and lines come from the loaded objects."""
+        if not self._check:
+            raise MachineError("the checker is off: create the Machine with check=True")
+        return [json.loads(text) for text in self._m.check_findings()]
+
+    def findings_sarif(self) -> Dict[str, Any]:
+        """The same findings as a SARIF 2.1.0 log (a dict; ``json.dump`` writes the file
+        that code-review tools read), as ``--check-sarif`` writes it."""
+        if not self._check:
+            raise MachineError("the checker is off: create the Machine with check=True")
+        names = " ".join(o.path for o in self._objects)
+        return json.loads(self._m.check_sarif(names))
 
     def iter_objects(self) -> Iterator[LoadedObject]:
         return iter(self._objects)

@@ -81,6 +81,9 @@ class Result:
     (negative for a signal). ``stdout``/``stderr`` are the bytes it wrote; ``log`` the
     emulator's own messages (the fatal-signal line, diagnostics, strace, stats). ``trace``
     holds the ``--trace`` records (dicts, one per line of the JSON Lines file) when asked.
+    ``findings`` holds the PadLock checker's findings (dicts as ``--check-jsonl`` writes
+    them, docs/checker.md) when the run had ``check``; ``check_failed`` is True when
+    ``check="error"`` and one of them has severity error.
     """
 
     argv: List[str]
@@ -96,6 +99,8 @@ class Result:
     trace: Optional[List[Dict[str, Any]]] = None
     profile: Optional[Union[str, Path]] = None
     chrome_trace: Optional[Path] = None
+    findings: Optional[List[Dict[str, Any]]] = None
+    check_failed: bool = False
 
     @property
     def returncode(self) -> int:
@@ -170,13 +175,18 @@ class Emulator:
         profile: Union[bool, PathLike, None] = None,
         timeout: Optional[float] = None,
         program: Optional[PathLike] = None,
+        check: Union[bool, str, None] = None,
+        check_sarif: Optional[PathLike] = None,
     ) -> Result:
         """Run ``argv`` (``argv[0]`` is the program, unless ``program`` names it).
 
         ``trace=True`` collects the JSON Lines trace (one record per PadLock instruction)
         into ``Result.trace``; a path also keeps the file. ``profile`` is a path for the
         callgrind profile (``True``: ``Result.profile`` holds its text). ``env`` replaces
-        the emulator's ``env`` for this run.
+        the emulator's ``env`` for this run. ``check`` runs the PadLock checker
+        (``True`` or ``"warn"``; ``"error"`` also sets ``Result.check_failed`` on an error
+        finding, as ``--check=error``): ``Result.findings`` lists the findings, the text
+        report is in ``Result.log``, ``check_sarif`` also writes the SARIF 2.1.0 log there.
 
         Raises:
             LoadError: the program cannot be run (not an ELF file, 64-bit on a 32-bit
@@ -207,6 +217,12 @@ class Emulator:
         trace_file = out_path(trace, ".jsonl")
         chrome_file = out_path(chrome_trace, ".json")
         profile_file = out_path(profile, ".callgrind")
+        if check is True or (check is None and check_sarif is not None):
+            check = "warn"
+        check_mode = check or ""
+        if check_mode not in ("", "warn", "error"):
+            raise ValueError(f"check is True, 'warn' or 'error', not {check!r}")
+        check_file = out_path(bool(check_mode) or None, ".jsonl")
         limit = timeout if timeout is not None else self.timeout
         sys.stdout.flush()
         sys.stderr.flush()
@@ -217,7 +233,9 @@ class Emulator:
                 stats=False, icount=self.icount,
                 sysroot=os.fspath(self.sysroot) if self.sysroot else "",
                 irq_hz=self.irq_hz, trace=trace_file, chrome_trace=chrome_file,
-                profile=profile_file, timeout=float(limit or 0.0), timing=self.timing)
+                profile=profile_file, timeout=float(limit or 0.0), timing=self.timing,
+                check=check_mode, check_jsonl=check_file,
+                check_sarif=os.fspath(check_sarif) if check_sarif is not None else "")
             st = raw["stats"]
             stats = RunStats(
                 cycles=raw["cycles"], instructions=st["instructions"],
@@ -230,7 +248,10 @@ class Emulator:
                 exit_code=raw["exit_code"] if raw["exited"] else None,
                 signal=None if raw["exited"] else raw["signal"],
                 stdout=raw["stdout"], stderr=raw["stderr"], log=raw["log"], stats=stats,
-                core=raw["core"], timed_out=raw["timed_out"])
+                core=raw["core"], timed_out=raw["timed_out"], check_failed=raw["check_error"])
+            if check_file:
+                result.findings = [json.loads(line) for line in
+                                   Path(check_file).read_text().splitlines() if line.strip()]
             if trace_file:
                 result.trace = _read_trace(Path(trace_file))
             if profile_file:
@@ -282,9 +303,11 @@ def run(
 
     ``padlock_emu.run(["build/tests/guest/guest_sha_i386", "1", "abc.txt"], cpu="esther")``.
     The keyword arguments are those of :class:`Emulator` and :meth:`Emulator.run`
-    (``errata``, ``timing``, ``icount``, ``strace``, ``chrome_trace``, ``program``).
+    (``errata``, ``timing``, ``icount``, ``strace``, ``chrome_trace``, ``program``,
+    ``check``, ``check_sarif``).
     """
-    run_kw = {k: options.pop(k) for k in ("chrome_trace", "program") if k in options}
+    run_kw = {k: options.pop(k) for k in ("chrome_trace", "program", "check", "check_sarif")
+              if k in options}
     emu = Emulator(cpu=cpu, mhz=mhz, env=env, sysroot=sysroot, seed=seed, irq_hz=irq_hz,
                    timeout=timeout, **options)
     return emu.run(argv, stdin=stdin, trace=trace, profile=profile, **run_kw)

@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "emulator/harness/loader_source_lookup.hpp"
 #include "emulator/harness/machine.hpp"
 #include "emulator/harness/object_loader.hpp"
+#include "emulator/observe/check/report.hpp"
 #include "models/cpu_model.hpp"
 
 namespace py = pybind11;
@@ -195,6 +197,35 @@ void bind_machine(py::module_& m) {
           },
           py::arg("before"), py::arg("after"))
       .def("stats", [](const Machine& mm) { return stats_to_dict(mm.stats()); })
+      .def(
+          "enable_check",
+          [](Machine& mm, const emu::ObjectLoader& loader) {
+            mm.enable_check(std::make_unique<emu::LoaderSourceLookup>(loader));
+          },
+          py::arg("loader"), "Run the PadLock checker on every PadLock instruction from now on")
+      .def(
+          "check_findings",
+          [](Machine& mm) {
+            std::vector<std::string> out;
+            emu::check::Checker* c = mm.checker();
+            if (c == nullptr) return out;
+            c->finish();
+            const emu::check::ReportInfo info{"", mm.cpu_model().name};
+            for (const emu::check::Finding& f : c->findings()) {
+              out.push_back(emu::check::finding_json(f, info));
+            }
+            return out;
+          },
+          "The checker's findings so far, one JSON object (text) each")
+      .def(
+          "check_sarif",
+          [](Machine& mm, const std::string& program) {
+            emu::check::Checker* c = mm.checker();
+            if (c == nullptr) return std::string();
+            c->finish();
+            return emu::check::sarif_text(c->findings(), {program, mm.cpu_model().name});
+          },
+          py::arg("program") = "", "The checker's findings so far as a SARIF 2.1.0 log (text)")
       .def("take_diagnostics",
            [](Machine& mm) {
              py::list out;

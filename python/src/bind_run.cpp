@@ -21,8 +21,8 @@ namespace padlock::python {
 namespace {
 
 // The optional run() arguments this module passes through to RunOptions.
-constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",   "chrome_trace",
-                                        "profile", "sysroot", "timing"};
+constexpr const char* kRunFeatures[] = {"irq_hz",  "trace",  "chrome_trace", "profile",
+                                        "sysroot", "timing", "check"};
 
 }  // namespace
 
@@ -77,7 +77,8 @@ void bind_run(py::module_& m) {
          uint64_t seed, bool errata, bool strace, bool stats, bool icount,
          const std::string& sysroot, std::optional<double> irq_hz, const std::string& trace,
          const std::string& chrome_trace, const std::string& profile, double timeout,
-         std::optional<bool> timing) {
+         std::optional<bool> timing, const std::string& check, const std::string& check_jsonl,
+         const std::string& check_sarif) {
         emu::RunOptions o;
         o.program = program;
         o.argv = argv;
@@ -95,6 +96,15 @@ void bind_run(py::module_& m) {
         o.trace_file = trace;
         o.chrome_trace_file = chrome_trace;
         o.profile_file = profile;
+        if (check == "warn") {
+          o.check = emu::CheckMode::Warn;
+        } else if (check == "error") {
+          o.check = emu::CheckMode::Error;
+        } else if (!check.empty()) {
+          throw py::value_error("check is 'warn' or 'error', not '" + check + "'");
+        }
+        o.check_jsonl_file = check_jsonl;
+        o.check_sarif_file = check_sarif;
         const std::string in = stdin_data;
         const GuestRunOutput r = run_guest(o, in, timeout);
         py::dict d;
@@ -109,6 +119,7 @@ void bind_run(py::module_& m) {
         d["stats"] = stats_to_dict(r.stats);
         d["cycles"] = r.cycles;
         d["mhz"] = r.mhz;
+        d["check_error"] = r.result.check_error;
         return d;
       },
       py::arg("argv"), py::arg("program"), py::arg("cpu"), py::arg("mhz") = 0.0,
@@ -117,6 +128,7 @@ void bind_run(py::module_& m) {
       py::arg("stats") = false, py::arg("icount") = true, py::arg("sysroot") = "",
       py::arg("irq_hz") = py::none(), py::arg("trace") = "", py::arg("chrome_trace") = "",
       py::arg("profile") = "", py::arg("timeout") = 0.0, py::arg("timing") = py::none(),
+      py::arg("check") = "", py::arg("check_jsonl") = "", py::arg("check_sarif") = "",
       "Run a guest program in this process (see padlock_emu.run); returns a dict");
 }
 

@@ -125,12 +125,14 @@ struct xsha_regs {
   size_t ecx;    /* never modified */
 };
 
-/* EAX = 0, ECX = byte count, ESI = data (any alignment), EDI = 128-byte, 16-byte-aligned
- * area holding the FIPS 180-2 initial constants as little-endian words (§4.1, §4.3). */
+/* EAX = `done` (bytes already hashed into the state), ECX = total byte count, ESI = the
+ * rest of the data (any alignment), EDI = 128-byte, 16-byte-aligned area holding the state
+ * as little-endian words: the FIPS 180-2 initial constants when done = 0 (§4.1, §4.3). */
 #define PADLOCK_DEFINE_XSHA(name, modrm)                                                     \
-  static inline struct xsha_regs name(const void *data, size_t len, void *state) {         \
+  static inline struct xsha_regs name##_from(const void *data, size_t done, size_t len,    \
+                                             void *state) {                                \
     struct xsha_regs r;                                                                    \
-    uintptr_t si = (uintptr_t)data, di = (uintptr_t)state, ax = 0;                         \
+    uintptr_t si = (uintptr_t)data, di = (uintptr_t)state, ax = done;                      \
     size_t cx = len;                                                                       \
     __asm__ volatile(".byte 0xf3,0x0f,0xa6," #modrm                                        \
                      : "+S"(si), "+D"(di), "+a"(ax), "+c"(cx)                              \
@@ -141,7 +143,16 @@ struct xsha_regs {
     r.eax = ax;                                                                            \
     r.ecx = cx;                                                                            \
     return r;                                                                              \
+  }                                                                                        \
+  static inline struct xsha_regs name(const void *data, size_t len, void *state) {         \
+    return name##_from(data, 0, len, state);                                               \
   }
+
+/* FIPS 180-2 initial hash values, the state at EDI for a fresh hash (§4.1). */
+static const uint32_t kSha1Init[5] __attribute__((unused)) = {0x67452301, 0xefcdab89, 0x98badcfe,
+                                                              0x10325476, 0xc3d2e1f0};
+static const uint32_t kSha256Init[8] __attribute__((unused)) = {
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 
 PADLOCK_DEFINE_XSHA(padlock_xsha1, 0xc8)   /* rep xsha1 */
 PADLOCK_DEFINE_XSHA(padlock_xsha256, 0xd0) /* rep xsha256 */

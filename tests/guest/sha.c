@@ -17,11 +17,6 @@
 #include "guest_util.h"
 #include "padlock.h"
 
-static const uint32_t kSha1Init[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
-                                      0xc3d2e1f0};
-static const uint32_t kSha256Init[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-
 static uint8_t *read_all(const char *path, size_t *len) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) return NULL;

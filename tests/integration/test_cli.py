@@ -146,7 +146,7 @@ def test_cpus_verbose_shows_params_with_units_and_sources(emulator_path):
     assert "Esther (esther-c5j, esther-c5j-s9)" in r.stdout
     assert re.search(r"load-use latency\s+6 clocks\s+CentaurHauls00006A9_C5J_Esther_InstLatX86"
                      r"\.txt:39", r.stdout)
-    assert re.search(r"class branch\s+2 clocks\s+choice", r.stdout)
+    assert re.search(r"class branch\s+1 clocks\s+choice", r.stdout)
 
 
 def test_cpus_x86_lists_measured_forms_with_sources(emulator_path):

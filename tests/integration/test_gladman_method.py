@@ -31,6 +31,9 @@ from silicon_tables import GLADMAN_BLOCKS, load_gladman_c3  # noqa: E402
 SAMPLES = "200,2000"
 HARDWARE_MODES = ("ecb", "cbc", "cfb", "ofb")  # REP XCRYPT on the data; CTR is software
 BOUNDS = {"aligned": (0.03, 0.10), "unaligned": (0.05, 0.15)}  # (median, max) |error|
+# What the model reaches today (docs/timing.md, "Where the targets are not met"): a change
+# that makes either source worse fails here, before anyone reads the regenerated tables.
+REACHED = {"aligned": (0.015, 0.185), "unaligned": (0.03, 0.165)}
 
 
 def find_modetest(emulator: Path) -> Path | None:
@@ -109,10 +112,18 @@ def test_cycles_per_byte_structure(emulated):
     assert structural_problems({k: c.cpb for k, c in emulated.cells.items()}) == []
 
 
+def accuracy_failures(emulated, published, bounds) -> list[str]:
+    """The sources whose median or max |error| exceeds its bound, with the figures."""
+    s = summarise(compare(published, emulated.cells))
+    return [f"{a}: median {100 * s[a].median:.1f} %, max {100 * s[a].max:.1f} %"
+            for a, (median_bound, max_bound) in bounds.items()
+            if s[a].median > median_bound or s[a].max > max_bound]
+
+
+def test_accuracy_no_worse_than_reached(emulated, published):
+    assert accuracy_failures(emulated, published, REACHED) == []
+
+
 @pytest.mark.xfail(strict=True, reason="timing model v2 not yet calibrated")
 def test_accuracy_against_gladman_tables(emulated, published):
-    s = summarise(compare(published, emulated.cells))
-    report = {a: (round(100 * v.median, 1), round(100 * v.max, 1)) for a, v in s.items()}
-    for align, (median_bound, max_bound) in BOUNDS.items():
-        assert s[align].median <= median_bound, report
-        assert s[align].max <= max_bound, report
+    assert accuracy_failures(emulated, published, BOUNDS) == []

@@ -127,6 +127,10 @@ std::vector<std::string> run_arguments(const Process& p) {
   file("--trace", o.trace_file);
   file("--chrome-trace", o.chrome_trace_file);
   file("--profile", o.profile_file);
+  if (o.check != CheckMode::Off)
+    a.push_back(o.check == CheckMode::Error ? "--check=error" : "--check=warn");
+  file("--check-jsonl", o.check_jsonl_file);
+  file("--check-sarif", o.check_sarif_file);
   if (!o.sysroot.empty()) a.insert(a.end(), {"-L", o.sysroot});
   return a;
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "emulator/loader/elf_loader.hpp"
+#include "emulator/observe/check/report.hpp"
 #include "emulator/observe/trace/result_digest.hpp"
 
 namespace padlock::emu {
@@ -34,7 +35,8 @@ std::string real_path(const std::string& path) {
 
 std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, double mhz,
                                                    bool guest64) {
-  if (opts.trace_file.empty() && opts.chrome_trace_file.empty() && opts.profile_file.empty()) {
+  if (opts.trace_file.empty() && opts.chrome_trace_file.empty() && opts.profile_file.empty() &&
+      opts.check == CheckMode::Off) {
     return nullptr;
   }
   return std::unique_ptr<RunObservers>(new RunObservers(opts, mhz, guest64));
@@ -62,8 +64,19 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
       profile_file_ = open_output(opts.profile_file, "profile");
       profiler_ = std::make_unique<profile::Profiler>(objects_);
     }
+    if (opts.check != CheckMode::Off) {
+      if (!opts.check_jsonl_file.empty()) {
+        check_jsonl_file_ = open_output(opts.check_jsonl_file, "check JSON Lines");
+      }
+      if (!opts.check_sarif_file.empty()) {
+        check_sarif_file_ = open_output(opts.check_sarif_file, "check SARIF");
+      }
+      lookup_ = std::make_unique<check::ObjectSourceLookup>(objects_);
+      checker_ = std::make_unique<check::Checker>(*opts.cpu, guest64, lookup_.get());
+    }
   } catch (...) {
-    for (FILE* f : {trace_file_, chrome_file_, profile_file_}) {
+    for (FILE* f :
+         {trace_file_, chrome_file_, profile_file_, check_jsonl_file_, check_sarif_file_}) {
       if (f != nullptr) std::fclose(f);
     }
     throw;
@@ -71,7 +84,7 @@ RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64)
 }
 
 RunObservers::~RunObservers() {
-  for (FILE* f : {trace_file_, chrome_file_, profile_file_}) {
+  for (FILE* f : {trace_file_, chrome_file_, profile_file_, check_jsonl_file_, check_sarif_file_}) {
     if (f != nullptr) std::fclose(f);
   }
 }
@@ -96,6 +109,8 @@ void RunObservers::unmapped(uint64_t va, uint64_t len) {
 }
 
 void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
+  if (checker_) checker_->on_padlock(r, mem);
+  if (!trace_ && !chrome_ && !profiler_) return;
   trace::PadlockEvent& ev = ev_;
   ev = trace::PadlockEvent{};
   ev.seq = seq_++;
@@ -155,10 +170,26 @@ void RunObservers::finish(uint64_t now, const RunResult& result) {
     }
     profiler_->write(profile_file_, cmd, "padlock-emu");
   }
-  for (FILE** f : {&trace_file_, &chrome_file_, &profile_file_}) {
+  if (checker_) {
+    checker_->finish();
+    check::ReportInfo info{opts_.program, opts_.cpu->name};
+    check::write_text(opts_.log, checker_->findings());
+    if (check_jsonl_file_) check::write_jsonl(check_jsonl_file_, checker_->findings(), info);
+    if (check_sarif_file_) check::write_sarif(check_sarif_file_, checker_->findings(), info);
+  }
+  for (FILE** f :
+       {&trace_file_, &chrome_file_, &profile_file_, &check_jsonl_file_, &check_sarif_file_}) {
     if (*f != nullptr) std::fclose(*f);
     *f = nullptr;
   }
+}
+
+}  // namespace padlock::emu
+
+namespace padlock::emu {
+
+bool RunObservers::check_failed() const {
+  return checker_ && opts_.check == CheckMode::Error && checker_->has_error();
 }
 
 }  // namespace padlock::emu

@@ -1,7 +1,7 @@
-// What watches a run for --trace, --chrome-trace and --profile: the guest's objects and
-// symbols, the profiler and the trace writers. The Process calls it from its hooks with
-// one line each (`if (obs_) obs_->...`); when none of the three options is given there is
-// no RunObservers and the hooks cost one pointer test.
+// What watches a run for --trace, --chrome-trace, --profile and --check: the guest's objects
+// and symbols, the profiler, the trace writers and the PadLock checker. The Process calls it from
+// its hooks with one line each (`if (obs_) obs_->...`); when none of the three options is given
+// there is no RunObservers and the hooks cost one pointer test.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/observe/check/checker.hpp"
+#include "emulator/observe/check/source_lookup.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
 #include "emulator/observe/profile/profiler.hpp"
@@ -55,8 +57,12 @@ class RunObservers final : public PadlockListener {
   // A system call from t0 to t1 (virtual time).
   void syscall(const char* name, uint64_t nr, int64_t result, uint64_t t0, uint64_t t1);
 
-  // At exit: writes the profile and closes the files.
+  // At exit: writes the profile and the checker's report and closes the files.
   void finish(uint64_t now, const RunResult& result);
+  // --check=error and an error-severity finding (valid after finish).
+  bool check_failed() const;
+
+  const check::Checker* checker() const { return checker_.get(); }
 
   const profile::ObjectMap& objects() const { return objects_; }
 
@@ -72,6 +78,10 @@ class RunObservers final : public PadlockListener {
   FILE* profile_file_ = nullptr;
   std::unique_ptr<trace::JsonlTrace> trace_;
   std::unique_ptr<trace::ChromeTrace> chrome_;
+  std::unique_ptr<check::ObjectSourceLookup> lookup_;
+  std::unique_ptr<check::Checker> checker_;
+  FILE* check_jsonl_file_ = nullptr;
+  FILE* check_sarif_file_ = nullptr;
 
   // What the next instruction's record needs to know.
   trace::PadlockEvent ev_;

@@ -177,25 +177,53 @@ TEST_P(XshaRules, OperandSizePrefixUdAndRepneDiag_Sec4_1) {
   EXPECT_EQ(rig.diag.count(Diag::RepnePrefix), 1);
 }
 
-// Choice (Diag XshaEaxBeyondEcx): EAX >= ECX with EAX != 0 is "already complete": nothing is
-// read or hashed. The final step is atomic, so re-executing a finished REP XSHA is harmless.
-TEST_P(XshaRules, EaxAtOrBeyondEcxIsComplete_Sec4_1_Choice) {
+// Choice (Diag XshaEaxBeyondEcx): EAX > ECX is "already complete": nothing is read or
+// hashed, and the registers and the state at EDI stay as they were.
+TEST_P(XshaRules, EaxBeyondEcxIsComplete_Sec4_1_Choice) {
   const auto data = random_bytes(100, 8);
   XshaRig rig;
   rig.start(sha256(), data.data(), data.size());
   ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
-  const auto digest = rig.digest(sha256());
-  // Re-execute with EAX == ECX (as left by the completed instruction).
-  ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
-  EXPECT_EQ(rig.digest(sha256()), digest);
-  EXPECT_EQ(reg(rig.s, Gpr::SI), XshaRig::kInputVa + data.size());
-  EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 1);
-  // EAX > ECX
+  const auto state = rig.state(sha256());
   rig.s.gpr[static_cast<int>(Gpr::AX)] = 1000;
+  const ArchState before = rig.s;
   ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
-  EXPECT_EQ(rig.digest(sha256()), digest);
-  EXPECT_EQ(reg(rig.s, Gpr::AX), 1000u);
-  EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 2);
+  EXPECT_EQ(rig.state(sha256()), state);
+  for (int r = 0; r < 8; ++r) EXPECT_EQ(rig.s.gpr[r], before.gpr[r]);
+  EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 1);
+  EXPECT_EQ(rig.diag.count(Diag::XshaPadOnly), 0);
+}
+
+// Choice (Diag XshaPadOnly): EAX == ECX != 0 emits only the padding block with the bit
+// length ECX * 8. Evidence: Linux 6.1 drivers/crypto/padlock-sha.c, padlock_sha1_finup
+// (lines 94-118) and padlock_sha256_finup (155-179) on every non-Nano C7: when the bytes
+// already hashed by the software fallback are a nonzero multiple of 64 and no bytes are
+// left (final() passes count 0, lines 126-131), the driver issues REP XSHA with
+// EAX = ECX = that count and the exported mid-state at EDI, and takes the result as the
+// digest. ESI points at no new data: it is neither read nor advanced.
+TEST_P(XshaRules, EaxEqualsEcxPadsOnly_LinuxPadlockShaFinal_Sec4_1) {
+  for (const size_t blocks : {1u, 3u}) {
+    SCOPED_TRACE(blocks);
+    const size_t len = 64 * blocks;
+    const auto data = random_bytes(len, 20 + blocks);
+    XshaRig rig;
+    const auto mid = openssl_state_after_blocks(sha256(), data.data(), blocks);
+    std::memcpy(rig.mem.host(XshaRig::kHashVa, mid.size() * 4), mid.data(), mid.size() * 4);
+    // ESI at an unmapped page: reading it would fault.
+    const uint64_t esi = 0x7000000;
+    rig.setup_regs(len, esi);
+    rig.s.gpr[static_cast<int>(Gpr::AX)] = len;
+    const Outcome o = rig.exec(sha256());
+    ASSERT_EQ(o.status, Status::Completed);
+    EXPECT_EQ(rig.digest(sha256()), openssl_digest(sha256(), data.data(), len));
+    EXPECT_EQ(reg(rig.s, Gpr::AX), len);
+    EXPECT_EQ(reg(rig.s, Gpr::CX), len);
+    EXPECT_EQ(reg(rig.s, Gpr::SI), esi);
+    EXPECT_EQ(o.bytes, 0u);
+    EXPECT_EQ(o.blocks, 1u);
+    EXPECT_EQ(rig.diag.count(Diag::XshaPadOnly), 1);
+    EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 0);
+  }
 }
 
 // §4.1: EAX = bytes already hashed, the state at EDI after them, ESI at the rest: the

@@ -1,0 +1,81 @@
+#include "emulator/observe/check/source_lookup.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace padlock::emu::check {
+
+// FILE:LINE of link-time addresses in the object at `path`, from one run of binutils'
+// addr2line; frames stay without a file when the tool is missing or the object has no line
+// information ("??:0"). -a prints each address before its lines; -i the inlining chain,
+// innermost first: the last line is in the function the symbol table names (an inline asm
+// helper's line would name a header).
+void addr2line(const std::string& path, const std::string& section,
+               const std::vector<std::pair<Frame*, uint64_t>>& at) {
+  if (path.find('\'') != std::string::npos || section.find('\'') != std::string::npos ||
+      at.empty()) {
+    return;
+  }
+  std::string cmd = "addr2line -a -i -e '" + path + "'";
+  if (!section.empty()) cmd += " -j '" + section + "'";
+  for (const auto& [frame, addr] : at) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, " 0x%" PRIx64, addr);
+    cmd += buf;
+  }
+  cmd += " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return;
+  std::vector<std::string> last(at.size());
+  size_t group = 0;
+  bool started = false;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) {
+    std::string line(buf);
+    if (line.compare(0, 2, "0x") == 0) {
+      if (started) ++group;
+      started = true;
+    } else if (started && group < last.size()) {
+      last[group] = line;
+    }
+  }
+  pclose(p);
+  for (size_t i = 0; i < at.size(); ++i) {
+    std::string out = last[i];
+    const size_t paren = out.find(" (");  // "(discriminator N)"
+    if (paren != std::string::npos) out.resize(paren);
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    const size_t colon = out.rfind(':');
+    if (colon == std::string::npos || out.compare(0, 2, "??") == 0) continue;
+    const unsigned long n = std::strtoul(out.c_str() + colon + 1, nullptr, 10);
+    if (n == 0) continue;
+    at[i].first->file = out.substr(0, colon);
+    at[i].first->line = static_cast<unsigned>(n);
+  }
+}
+
+bool ObjectSourceLookup::is_code(uint64_t pc) {
+  return objects_.function(objects_.function_at(pc)).object != profile::ObjectMap::kNoObject;
+}
+
+uint64_t ObjectSourceLookup::function_entry(uint64_t pc) {
+  return objects_.function(objects_.function_at(pc)).entry;
+}
+
+void ObjectSourceLookup::locate(Frame* const* frames, size_t n) {
+  std::vector<std::vector<std::pair<Frame*, uint64_t>>> by_object(objects_.objects().size());
+  for (size_t i = 0; i < n; ++i) {
+    Frame& f = *frames[i];
+    const profile::FunctionInfo& fn = objects_.function(objects_.function_at(f.pc));
+    if (fn.object == profile::ObjectMap::kNoObject) continue;
+    if (fn.entry != 0) f.function = fn.name;
+    by_object[fn.object].emplace_back(&f, f.pc - objects_.objects()[fn.object].bias);
+  }
+  for (size_t o = 0; o < by_object.size(); ++o)
+    addr2line(objects_.objects()[o].path, "", by_object[o]);
+}
+
+}  // namespace padlock::emu::check

@@ -1,0 +1,73 @@
+"""The PadLock checker from Python (docs/checker.md): ``run(check=...)`` and
+``Machine(check=True)``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import padlock_emu as pe
+from _cbuild import build
+from test_run import guest
+
+# Decrypt, then encrypt with another control word and key, no EFLAGS store between: the
+# encrypt runs with EFLAGS[30] = 1 (§1.8). The encrypt's line is marked.
+SOURCE = r"""
+#include <stdint.h>
+static uint8_t cw[2][16] __attribute__((aligned(16)));
+static uint8_t key[2][16] __attribute__((aligned(16)));
+static uint8_t buf[16] __attribute__((aligned(16)));
+static void ecb(const void *k, const void *c) {
+  void *si = buf, *di = buf;
+  unsigned long cx = 1;
+  __asm__ volatile(".byte 0xf3,0x0f,0xa7,0xc8"
+                   : "+S"(si), "+D"(di), "+c"(cx) : "b"(k), "d"(c) : "memory");
+}
+int decrypt_then_encrypt(void) {
+  cw[0][0] = 0x0a;
+  cw[1][0] = 0x0a;
+  cw[1][1] = 0x02;
+#if defined(__x86_64__)
+  __asm__ volatile("pushfq; popfq");
+#else
+  __asm__ volatile("pushfl; popfl");
+#endif
+  ecb(key[1], cw[1]);
+  ecb(key[0], cw[0]); /* ENCRYPT */
+  return 0;
+}
+"""
+ENCRYPT_LINE = next(i for i, line in enumerate(SOURCE.splitlines(), 1) if "ENCRYPT" in line)
+
+
+def test_run_check_lists_findings_and_sets_check_failed(tmp_path):
+    sarif = tmp_path / "f.sarif"
+    r = pe.run([guest("check_kinds"), "stale-key"], cpu="esther", check="error",
+               check_sarif=sarif)
+    assert [(f["kind"], f["function"]) for f in r.findings] == [("stale-key", "main")]
+    assert r.check_failed and r.exit_code == 0
+    assert "padlock-emu: check: error stale-key" in r.log
+    assert json.loads(sarif.read_text())["runs"][0]["results"][0]["ruleId"] == "stale-key"
+    warn = pe.run([guest("check_kinds"), "overlap-partial"], cpu="esther", check=True)
+    assert [f["kind"] for f in warn.findings] == ["overlap-partial"] and not warn.check_failed
+    off = pe.run([guest("check_kinds"), "stale-key"], cpu="esther")
+    assert off.findings is None and not off.check_failed
+
+
+@pytest.mark.parametrize("cpu,bits", [("esther", 32), ("nano", 64)])
+def test_machine_check_names_function_and_line(tmp_path_factory, cpu, bits):
+    obj = build(tmp_path_factory.mktemp("check"), SOURCE, bits, ["-O2", "-g", "-c"], ".o")
+    m = pe.Machine(cpu, bits=bits, check=True)
+    m.load(obj)
+    m.call("decrypt_then_encrypt")
+    found = m.findings()
+    assert [(f["kind"], f["severity"], f["function"]) for f in found] == \
+        [("stale-key", "error", "decrypt_then_encrypt")]
+    assert Path(found[0]["file"]).suffix == ".c" and found[0]["line"] == ENCRYPT_LINE
+
+
+def test_machine_without_check_has_no_findings():
+    with pytest.raises(pe.MachineError):
+        pe.Machine("esther").findings()
