@@ -12,6 +12,10 @@
 
 namespace padlock::emu {
 
+// --chip-check: an instruction whose CPUID feature the model lacks raises #UD (Fault, the
+// default, as on the chip), is reported once and runs (Warn), or runs (Off).
+enum class ChipCheck : uint8_t { Fault, Warn, Off };
+
 // --check (docs/checker.md): off, report findings, or also fail the run on an error.
 enum class CheckMode : uint8_t { Off, Warn, Error };
 // -d items (emulator/observe/debug_log.hpp, docs/debugging.md).
@@ -42,6 +46,7 @@ struct RunOptions {
   // --memory direct|tlb: 32-bit guests' loads and stores address guest memory directly
   // (emulator/memory/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.
   bool direct_memory = true;
+  ChipCheck chip_check = ChipCheck::Fault;  // emulator/cpu/chip_check.hpp
   // --trace, --chrome-trace, --profile: output files (empty: off; ".gz": gzip).
   // docs/profiling.md.
   std::string trace_file, chrome_trace_file, profile_file;

@@ -5,7 +5,8 @@
 #   bash scripts/make-sysroot.sh [-o DIR] [PACKAGE...]
 #
 # DIR defaults to .sysroot-i386 (gitignored). PACKAGEs default to openssl, libssl3 and
-# libc6 plus gnutls-bin (the second real PadLock client); every name is taken as :i386.
+# libc6 plus gnutls-bin (the second real PadLock client), dash and coreutils (/bin/sh and
+# the tools of shell pipelines); every name is taken as :i386.
 # Their run-time dependencies (Depends and Pre-Depends, recursively, i386 ones only) come
 # from `apt-cache depends`; each package is fetched with `apt-get download` and unpacked
 # with `dpkg-deb -x`, so nothing is installed on the host. Needs root the first time, to
@@ -20,13 +21,13 @@ OUT=.sysroot-i386
 while [ $# -gt 0 ]; do
   case "$1" in
     -o) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     -*) echo "make-sysroot.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
-if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(openssl libssl3 libc6 gnutls-bin); fi
+if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(openssl libssl3 libc6 gnutls-bin dash coreutils); fi
 ROOTS=()
 for p in "${PACKAGES[@]}"; do ROOTS+=("${p%:i386}:i386"); done
 

@@ -294,6 +294,16 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       o.irq_hz = hz;
     } else if (a == "--cache-x86") {
       o.cache_x86 = true;
+    } else if (name == "--chip-check") {
+      value(name, i, v);
+      if (v == "ud")
+        o.chip_check = emu::ChipCheck::Fault;
+      else if (v == "warn")
+        o.chip_check = emu::ChipCheck::Warn;
+      else if (v == "off")
+        o.chip_check = emu::ChipCheck::Off;
+      else
+        throw UsageError("--chip-check expects ud, warn or off, got '" + v + "'");
     } else if (name == "--memory") {
       value(name, i, v);
       o.direct_memory = parse_memory(v, "");
@@ -545,6 +555,10 @@ void print_run_usage(FILE* out) {
                "                   each clears EFLAGS[30]; default 250, 0 = none\n"
                "  --cache-x86      also run ordinary loads/stores through the cache model\n"
                "                   (slow; PadLock data streams always use it)\n"
+               "  --chip-check ud|warn|off\n"
+               "                   an instruction whose CPUID feature the model lacks (SSE2 on\n"
+               "                   a Nehemiah): ud (default) raises #UD (SIGILL) as the chip\n"
+               "                   does; warn reports it once and runs it; off runs it\n"
                "  --memory direct|tlb\n"
                "                   how translated code reaches guest memory: direct (default;\n"
                "                   i386 programs, as qemu-user) or Unicorn's softmmu TLB\n"

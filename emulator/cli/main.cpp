@@ -1,7 +1,6 @@
 // padlock-emu: the command-line entry point.
 #include <capstone/capstone.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,30 +15,6 @@
 #ifndef PADLOCK_EMU_VERSION
 #define PADLOCK_EMU_VERSION "0"
 #endif
-
-namespace {
-
-// End the way qemu-user does when the guest dies by a signal: after flushing, kill
-// ourselves with the same signal (no core file), so the parent sees the signal and a
-// shell reports 128+N.
-[[noreturn]] void die_by_signal(int sig) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  struct rlimit none = {0, 0};
-  setrlimit(RLIMIT_CORE, &none);
-  struct sigaction sa {};
-  sa.sa_handler = SIG_DFL;
-  sigemptyset(&sa.sa_mask);
-  sigaction(sig, &sa, nullptr);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  sigprocmask(SIG_UNBLOCK, &set, nullptr);
-  raise(sig);
-  _exit(128 + sig);  // the signal's default action does not terminate (cannot happen)
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace padlock;
@@ -89,7 +64,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::fflush(stdout);
-  if (result.signaled) die_by_signal(result.signal);
+  if (result.signaled) emu::end_like_guest(result);
   // --check=error: an error-severity finding fails the run (docs/checker.md).
   constexpr int kCheckErrorExit = 99;
   return result.check_error ? kCheckErrorExit : result.exit_code;

@@ -10,14 +10,16 @@
 
 namespace padlock::emu {
 
-BlockCache::BlockCache(bool guest64, AddressSpace& mem, std::optional<timing::X86Core> core)
-    : guest64_(guest64), mem_(mem), core_(core) {
+BlockCache::BlockCache(bool guest64, AddressSpace& mem, std::optional<timing::X86Core> core,
+                       const ChipFeatures* chip)
+    : guest64_(guest64), mem_(mem), core_(core), chip_(chip) {
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
     throw std::runtime_error("capstone: cannot open the x86 disassembler");
   }
-  // Operand details feed the cost model (operands, registers read and written, groups).
-  if (core_) cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+  // Operand details feed the cost model (operands, registers read and written, groups) and
+  // the chip check (groups).
+  if (core_ || chip_ != nullptr) cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
   cs_ = h;
   blocks_.reserve(4096);
 }
@@ -64,6 +66,10 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
   timing::BlockTimer timer(core_.value_or(timing::X86Core::Esther));
   while (left > 0 && cs_disasm_iter(cs_, &code, &left, &pc, insn)) {
     ++info.insns;
+    if (chip_ != nullptr && info.missing == nullptr) {
+      info.missing = missing_feature(*insn, *chip_);
+      info.missing_offset = static_cast<uint16_t>(insn->address - address);
+    }
     if (core_) {
       const InsnTimingInfo t = describe_insn(cs_, *insn, guest64_);
       if (t.sse || insn->id == X86_INS_CPUID) info.waits_for_ace = true;

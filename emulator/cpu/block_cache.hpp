@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "emulator/cpu/chip_check.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "models/timing/x86_measured.hpp"
 
@@ -46,6 +47,10 @@ struct BlockInfo {
   // (profile/profiler.hpp): saves a hash lookup per executed block.
   mutable uint32_t profile_record = 0;
   mutable uint64_t profile_generation = 0;
+  // The chip check (chip_check.hpp): the first instruction that needs a CPUID feature the
+  // modelled chip lacks, and that feature (nullptr: none, or no check).
+  const CpuidFeature* missing = nullptr;
+  uint16_t missing_offset = 0;
   // Its index in the Process's block-log table (0: none yet), so that retranslating the
   // block does not grow the table.
   mutable uint32_t log_index = 0;
@@ -89,8 +94,10 @@ inline uint32_t cost(uint64_t e) {
 
 class BlockCache {
  public:
-  // `core`: the chip's core for the x86 costs (none: no costs, cost = insns).
-  BlockCache(bool guest64, AddressSpace& mem, std::optional<timing::X86Core> core = {});
+  // `core`: the chip's core for the x86 costs (none: no costs, cost = insns). `chip`: the
+  // features to check instructions against (nullptr: no chip check).
+  BlockCache(bool guest64, AddressSpace& mem, std::optional<timing::X86Core> core = {},
+             const ChipFeatures* chip = nullptr);
   ~BlockCache();
   BlockCache(const BlockCache&) = delete;
   BlockCache& operator=(const BlockCache&) = delete;
@@ -138,6 +145,7 @@ class BlockCache {
   bool guest64_;
   AddressSpace& mem_;
   std::optional<timing::X86Core> core_;
+  const ChipFeatures* chip_;
   size_t cs_ = 0;  // csh
   std::unordered_map<uint64_t, BlockInfo> blocks_;
   Slot fast_[kFastSlots];

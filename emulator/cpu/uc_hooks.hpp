@@ -24,6 +24,9 @@ struct UcHooks {
   static void costed_block(uc_engine*, uint64_t address, uint32_t size, void* o) {
     static_cast<Owner*>(o)->on_costed_block(address, size);
   }
+  static void code(uc_engine*, uint64_t address, uint32_t, void* o) {
+    static_cast<Owner*>(o)->on_code(address);
+  }
   static uint32_t block_cost(uc_engine*, uint64_t address, uint32_t size, uint64_t* tag, void* o) {
     return static_cast<Owner*>(o)->block_cost(address, size, tag);
   }

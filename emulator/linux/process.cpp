@@ -1,10 +1,12 @@
 #include "emulator/linux/process.hpp"
 
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -51,6 +53,26 @@ Process* current_process() {
   return g_current;
 }
 
+// The padlock-emu program that execve runs the new image under: this one, or, when the
+// emulator is a library in another program (the Python module, padlock_emu/_core*.so), the
+// CLI beside it (padlock_emu/bin/padlock-emu). Empty if there is none.
+std::string find_cli() {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    const std::string exe(self, static_cast<size_t>(n));
+    if (exe.size() >= 12 && exe.compare(exe.size() - 12, 12, "/padlock-emu") == 0) return exe;
+  }
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&find_cli), &info) != 0 && info.dli_fname != nullptr) {
+    std::string dir = info.dli_fname;
+    dir = dir.substr(0, dir.rfind('/') + 1);
+    const std::string cli = dir + "bin/padlock-emu";
+    if (access(cli.c_str(), X_OK) == 0) return cli;
+  }
+  return "";
+}
+
 Process::Process(const RunOptions& opts) : opts_(opts) {
   if (opts_.cpu == nullptr) throw LoadError("no CPU model selected");
   mhz_ = opts_.mhz > 0 ? opts_.mhz : opts_.cpu->default_mhz.value;
@@ -86,9 +108,10 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   PadlockTiming pt;
   pt.memory = pt.overlap = opts_.timing;
   core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
+  if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
   blocks_ = std::make_unique<BlockCache>(
       guest64_, *mem_,
-      opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt);
+      opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt, chip_.get());
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
     throw LoadError("capstone: cannot open the x86 disassembler");
@@ -96,6 +119,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
   cs_ = h;
   pid_ = getpid();
+  emulator_path_ = find_cli();
   kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
   char real[PATH_MAX];
   exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
@@ -143,6 +167,52 @@ void Process::read_interpreter() {
   }
 }
 
+namespace {
+std::string per_pid(const std::string& file, int pid) {
+  return file.empty() ? file : file + "." + std::to_string(pid);
+}
+}  // namespace
+
+void Process::become_child() {
+  pid_ = getpid();
+  forked_child_ = true;
+  stats_ = Stats{};
+  sig_.pending = 0;
+  for (int i = 0; i < VirtualTime::kItimers; ++i) vt_->disarm(i);
+  for (int id = 0; id < VirtualTime::kPosixTimers; ++id) {
+    if (vt_->posix_slot_used(id)) {
+      vt_->disarm(VirtualTime::posix_index(id));
+      vt_->posix_free(id);
+    }
+  }
+  if (obs_) {
+    // The parent's observers write the parent's files: drop them here without a word (their
+    // buffers were flushed before the fork), and start the child's own.
+    core_->set_listener(nullptr);
+    (void)obs_.release();
+    opts_.trace_file = per_pid(opts_.trace_file, pid_);
+    opts_.chrome_trace_file = per_pid(opts_.chrome_trace_file, pid_);
+    opts_.profile_file = per_pid(opts_.profile_file, pid_);
+    opts_.check_jsonl_file = per_pid(opts_.check_jsonl_file, pid_);
+    opts_.check_sarif_file = per_pid(opts_.check_sarif_file, pid_);
+    opts_.mix_file = per_pid(opts_.mix_file, pid_);
+    opts_.debug_log_file = per_pid(opts_.debug_log_file, pid_);
+    try {
+      obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
+    } catch (const LoadError& e) {
+      std::fprintf(opts_.log, "padlock-emu: child %d: %s\n", pid_, e.what());
+    }
+    if (obs_) core_->set_listener(obs_.get());
+  }
+}
+
+void Process::finish_observers() {
+  if (!obs_) return;
+  obs_->finish(now(), RunResult{});
+  core_->set_listener(nullptr);
+  obs_.reset();
+}
+
 uint64_t Process::random_u64() {
   return splitmix64(kernel_.random_state);
 }
@@ -170,6 +240,7 @@ void Process::load_program() {
   // READ_IMPLIES_EXEC for i386 programs without PT_GNU_STACK (Linux elf_read_implies_exec).
   const bool read_implies_exec = !guest64_ && !elf_.has_gnu_stack;
   const LoadedImage img = load_elf(elf_, *mem_, bias, read_implies_exec);
+  name_elf_segments(map_names_, elf_, bias, exe_path_);
   if (obs_) obs_->object_loaded(elf_.path, bias);
   l.brk_start = l.brk = img.end;
 
@@ -186,6 +257,10 @@ void Process::load_program() {
       ibias = ((va + align - 1) & ~(align - 1)) - interp_.min_vaddr;
     }
     const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec);
+    char real[PATH_MAX];
+    name_elf_segments(
+        map_names_, interp_, ibias,
+        paths_.guest_view(realpath(interp_.path.c_str(), real) != nullptr ? real : interp_.path));
     if (obs_) obs_->object_loaded(interp_.path, ibias);
     start = ii.entry;
     interp_base = ibias;
@@ -229,16 +304,13 @@ void Process::load_program() {
       {AT_HWCAP2, 0},
   };
   const StackLayout sl = build_initial_stack(*mem_, l.stack_top, kStackSize / 2, guest64_, si);
-  // The auxiliary vector as the guest got it, to its AT_NULL (gdb reads it: qXfer:auxv).
+  // /proc/self/auxv reads back these words, up to and including AT_NULL.
   const uint64_t word = guest64_ ? 8 : 4;
-  for (uint64_t a = sl.auxv;; a += 2 * word) {
-    std::string pair(2 * word, '\0');
-    std::memcpy(pair.data(), mem_->host(a), 2 * word);
-    auxv_ += pair;
-    if (std::all_of(pair.begin(), pair.begin() + static_cast<long>(word),
-                    [](char c) { return c == 0; })) {
-      break;
-    }
+  for (uint64_t at = sl.auxv;; at += 2 * word) {
+    bool ok = false;
+    const uint64_t type = get_word(at, ok);
+    auxv_.append(reinterpret_cast<const char*>(mem_->host(at)), 2 * word);
+    if (!ok || type == AT_NULL) break;
   }
 
   cpu_->boot(l.system_page);
@@ -260,7 +332,8 @@ void Process::install_hooks() {
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::rdtsc), UC_X86_INS_RDTSC);
-  if (opts_.timing || opts_.icount || (obs_ && obs_->wants_blocks())) enable_block_hook();
+  // The chip check sees each block when it is translated (block_cost).
+  if (opts_.timing || opts_.icount || chip_ || (obs_ && obs_->wants_blocks())) enable_block_hook();
   if (opts_.timing && opts_.cache_x86) {
     if (uc_hook_add(uc, &mem_hook_, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
                     reinterpret_cast<void*>(hook_mem), this, 1, 0) != UC_ERR_OK) {
@@ -279,6 +352,12 @@ void Process::enable_block_hook() {
   // The profiler gets every block from the block log (UC_CTL_BLOCK_LOG), replayed in
   // batches (replay_block_log).
   bool inline_costs = !opts_.icount && !opts_.stats && !(obs_ && obs_->wants_every_block());
+  if (!inline_costs && chip_) {
+    // Counted instructions need the hook on every block; block_cost still sees each block
+    // at translation, for the chip check, and asks for the hook on all of them.
+    hook_every_block_ =
+        uc_ctl_block_cost(uc, nullptr, nullptr, &UcHooks<Process>::block_cost, this) == UC_ERR_OK;
+  }
   if (inline_costs) {
     inline_costs =
         uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr, vt_->next_event_cell(),
@@ -338,6 +417,8 @@ static uint32_t inline_cost(const BlockInfo& b, bool timing) {
 
 uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
   const BlockCache::Slot& b = blocks_->slot(address, size);
+  if (b.info->missing != nullptr) check_chip(*b.info);
+  if (hook_every_block_) return UC_BLOCK_COST_ALWAYS_HOOK;
   if (log_cursor_ != nullptr) {
     // The block log's entry (replay_block_log; block_log::entry).
     if (b.info->log_index == 0) {
@@ -577,6 +658,8 @@ RunResult Process::run() {
       die(SIGKILL, si);
       break;
     }
+    for (const auto& [va, size] : retranslate_) uc_ctl_remove_cache(cpu_->uc(), va, va + size);
+    retranslate_.clear();
     tlb_.faulted = false;
     fault_pending_ = false;
     stop_requested_ = false;
@@ -609,7 +692,27 @@ RunResult Process::run() {
     }
   }
   g_current = nullptr;
+  // A forked child's guest has ended: so does the child, whoever embeds the emulator (the
+  // Python module must not go on in two processes).
+  if (forked_child_) end_like_guest(result_);
   return result_;
+}
+
+void end_like_guest(const RunResult& r) {
+  std::fflush(nullptr);
+  if (!r.signaled) _exit(r.exit_code);
+  struct rlimit none = {0, 0};
+  setrlimit(RLIMIT_CORE, &none);
+  struct sigaction sa {};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(r.signal, &sa, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, r.signal);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  raise(r.signal);
+  _exit(128 + r.signal);  // the signal's default action does not terminate (cannot happen)
 }
 
 }  // namespace padlock::emu

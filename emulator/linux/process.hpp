@@ -10,11 +10,14 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "emulator/cpu/block_cache.hpp"
+#include "emulator/cpu/chip_check.hpp"
 #include "emulator/cpu/cpu.hpp"
 #include "emulator/linux/guest_paths.hpp"
+#include "emulator/linux/guest_proc.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
@@ -42,6 +45,7 @@ struct KernelState {
   // d_off of a 32-bit process (Linux gives compat tasks 32-bit hashes), so i386 guests see
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
+  std::unordered_map<int, int> timerfd_clock;  // timerfd_create's clock, by descriptor
 };
 
 // The page-granular layout we give a process.
@@ -79,6 +83,8 @@ class Process {
   const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
   const GuestPaths& paths() const { return paths_; }         // -L/--sysroot lookups
   int pid() const { return pid_; }
+  MapNames& map_names() { return map_names_; }             // /proc/self/maps
+  const std::string& saved_auxv() const { return auxv_; }  // /proc/self/auxv
   uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
   VirtualTime& vtime() { return *vt_; }
   double mhz() const { return mhz_; }
@@ -120,6 +126,16 @@ class Process {
   // After the guest's view of [va, va+len) changed: drop stale TLB entries.
   void memory_changed(uint64_t va, uint64_t len);
   uint8_t prot_to_flags(uint64_t prot) const;
+
+  // In the child of a fork of the emulator (syscall/clone.cpp): a process of its own from
+  // now on, as Linux makes a child: its PID, statistics from zero, no timers or pending
+  // signals, and output files of its own (--trace FILE writes FILE.PID, and so do
+  // --chrome-trace, --profile, --check-jsonl and --check-sarif).
+  void become_child();
+  // Before execve: the observers' files are complete (the new image writes its own).
+  void finish_observers();
+  // For execve (syscall/exec.cpp): the padlock-emu executable.
+  const std::string& emulator_path() const { return emulator_path_; }
 
   // Control flow requested by a system call; acted on by the run loop.
   void exit_group(int code);
@@ -165,6 +181,9 @@ class Process {
   void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
+  // The chip check's hook on an instruction the chip lacks (--chip-check, the default):
+  // #UD before it runs.
+  void on_code(uint64_t address);
   int on_rdtsc();
 
   // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
@@ -190,6 +209,8 @@ class Process {
   void install_hooks();
   void enable_block_hook();
   void dispatch_syscall(const SyscallAbi& abi, int insn_len);
+  void report_unsupported(const SyscallAbi& abi, uint64_t nr);
+  void check_chip(const BlockInfo& b);
   void handle_stop(uc_err err);
   bool deliver_pending();
   bool deliver(int sig, const GuestSiginfo& si, bool forced);
@@ -201,6 +222,7 @@ class Process {
   bool guest64_ = false;
   std::unique_ptr<AddressSpace> mem_;
   std::unique_ptr<Cpu> cpu_;
+  std::unique_ptr<ChipFeatures> chip_;  // null with --chip-check off
   std::unique_ptr<BlockCache> blocks_;
   RepRun rep_;
   std::unique_ptr<Padlock> padlock_;
@@ -214,6 +236,10 @@ class Process {
   ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
   GuestPaths paths_;
   std::string exe_path_;
+  MapNames map_names_;
+  std::string emulator_path_;  // this padlock-emu's executable, for execve
+  bool forked_child_ = false;  // become_child(): run() never returns here
+  std::string auxv_;           // the auxiliary vector as the guest's stack holds it
   int pid_ = 0;
   double mhz_ = 0;
   size_t cs_ = 0;  // Capstone handle for messages and fault addresses
@@ -225,6 +251,11 @@ class Process {
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct, i386)
   bool want_block_hook_ = false;
+  bool hook_every_block_ = false;  // --stats, --icount: block_cost asks for every block
+  // The chip check: instructions found, by address, and blocks to drop before the next
+  // start because they were translated before their instruction's hook existed.
+  std::unordered_map<uint64_t, const CpuidFeature*> chip_found_;
+  std::vector<std::pair<uint64_t, uint32_t>> retranslate_;
   static constexpr size_t kBlockLogEntries = 1 << 14;
   std::vector<uint64_t> block_log_;           // UC_CTL_BLOCK_LOG entries (block_log::entry)
   std::vector<const BlockInfo*> log_blocks_;  // the index of a log entry: its block
@@ -248,9 +279,9 @@ class Process {
   bool last_syscall_eintr_ = false;
   uint64_t last_syscall_nr_ = 0;
   int last_syscall_len_ = 0;
-  std::atomic<bool> host_kill_{false};  // kill_from_host()
-  std::string auxv_;                    // the initial auxiliary vector's bytes (gdb's qXfer:auxv)
-  std::unique_ptr<GdbSession> gdb_;     // --gdb; null otherwise
+  std::atomic<bool> host_kill_{false};             // kill_from_host()
+  std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
+  std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
 
   friend struct SyscallContext;
   friend class GdbSession;
@@ -258,5 +289,10 @@ class Process {
 
 // The process whose hooks are running (host signal handlers forward to it).
 Process* current_process();
+
+// Ends this host process as the guest ended, the way qemu-user does: with its exit status,
+// or, killed by a signal, by the same signal after flushing (no core file), so the parent
+// sees the signal and a shell reports 128+N.
+[[noreturn]] void end_like_guest(const RunResult& r);
 
 }  // namespace padlock::emu

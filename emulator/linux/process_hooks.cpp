@@ -5,7 +5,11 @@
 #include <capstone/capstone.h>
 #include <signal.h>
 
+#include <cstdio>
+#include <stdexcept>
+
 #include "emulator/cpu/cpu_features.hpp"
+#include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/exception_signals.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
@@ -55,6 +59,46 @@ bool Process::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
 
 int Process::on_cpuid() {
   return answer_cpuid(*cpu_, *padlock_, guest64_);
+}
+
+// The chip check (emulator/cpu/chip_check.hpp), once per translated block that holds an
+// instruction the chip lacks, once per such instruction. --chip-check warn reports it and
+// lets it run. The default hooks that one instruction (a code hook on its address alone,
+// so no other instruction pays) to raise #UD before it runs; the block being translated
+// has no call to the hook yet, so emulation stops at the block's start (the exit check
+// precedes everything in a block) and the run loop drops the block before going on.
+void Process::check_chip(const BlockInfo& b) {
+  const uint64_t at = b.address + b.missing_offset;
+  if (!chip_found_.emplace(at, b.missing).second) return;
+  if (opts_.chip_check == ChipCheck::Warn) {
+    std::fprintf(opts_.log,
+                 "padlock-emu: chip check: 0x%llx: %s needs CPUID feature '%s', which CPU model "
+                 "'%s' does not have (--chip-check warn: it runs)\n",
+                 static_cast<unsigned long long>(at), disassemble(at).c_str(), b.missing->name,
+                 opts_.cpu->name);
+    return;
+  }
+  uc_hook h = 0;
+  if (uc_hook_add(cpu_->uc(), &h, UC_HOOK_CODE, reinterpret_cast<void*>(UcHooks<Process>::code),
+                  this, at, at) != UC_ERR_OK) {
+    throw std::runtime_error("unicorn: cannot add the chip check's code hook");
+  }
+  retranslate_.emplace_back(b.address, b.size);
+  request_stop();
+}
+
+void Process::on_code(uint64_t address) {
+  drain_block_log();
+  fault_ = GuestSiginfo{};
+  fault_.signo = SIGILL;
+  fault_.code = kIllIllopn;
+  fault_.addr = address;
+  fault_.trapno = 6;
+  fault_ip_ = address;
+  fault_ip_valid_ = true;
+  fault_pending_ = true;
+  clear_eflags30();  // §1.8: exceptions store EFLAGS
+  request_stop();
 }
 
 int Process::on_rdtsc() {

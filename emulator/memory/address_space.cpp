@@ -162,6 +162,34 @@ uint8_t AddressSpace::flags(uint64_t va) const {
   return l != nullptr ? l[page & ((uint64_t{1} << kLeafBits) - 1)] : 0;
 }
 
+uint64_t AddressSpace::next_run(uint64_t va, uint64_t* end, uint8_t* flags) const {
+  const uint64_t per_leaf = uint64_t{1} << kLeafBits, mask = per_leaf - 1;
+  const uint64_t last = size_ / kPageSize;
+  uint64_t page = va / kPageSize, start = last;
+  uint8_t want = 0;
+  while (page < last) {
+    const uint8_t* l = leaf(page);
+    if (l == nullptr) {
+      if (start != last) break;
+      page = (page | mask) + 1;  // an unallocated leaf maps nothing
+      continue;
+    }
+    const uint8_t f = l[page & mask] & static_cast<uint8_t>(~kPageCode);
+    if (start == last) {
+      if (f & kPageMapped) {
+        start = page;
+        want = f;
+      }
+    } else if (f != want) {
+      break;
+    }
+    ++page;
+  }
+  *end = page * kPageSize;
+  *flags = want;
+  return start == last ? size_ : start * kPageSize;
+}
+
 bool AddressSpace::map_anonymous(uint64_t va, uint64_t len, uint8_t prot) {
   if (!in_window(va, len)) return false;
   if (len == 0) return true;

@@ -88,6 +88,9 @@ class AddressSpace final : public GuestMemory {
   int protect(uint64_t va, uint64_t len, uint8_t prot);
 
   uint8_t flags(uint64_t va) const;
+  // The first run of mapped pages at or after `va` whose flags agree except kPageCode
+  // (for /proc/self/maps): its start, or size() when there is none; its end and flags.
+  uint64_t next_run(uint64_t va, uint64_t* end, uint8_t* flags) const;
   bool range_free(uint64_t va, uint64_t len) const;
   bool range_mapped(uint64_t va, uint64_t len) const;
   bool range_has(uint64_t va, uint64_t len, uint8_t flag) const;  // every page

@@ -60,6 +60,14 @@ unsigned parse_debug_items(const std::string& list) {
   return bits;
 }
 
+std::string debug_items_text(unsigned bits) {
+  std::string s;
+  for (const ItemName& i : kItems) {
+    if ((bits & i.bit) != 0) s += (s.empty() ? "" : ",") + std::string(i.name);
+  }
+  return s;
+}
+
 std::string debug_item_names() {
   std::string s;
   for (const ItemName& i : kItems) s += (s.empty() ? "" : ", ") + std::string(i.name);

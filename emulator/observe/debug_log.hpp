@@ -30,6 +30,8 @@ namespace padlock::emu {
 unsigned parse_debug_items(const std::string& list);
 // "in_asm, cpu, exec, padlock, syscall"
 std::string debug_item_names();
+// The -d list that parse_debug_items turns into `bits` ("exec,padlock").
+std::string debug_items_text(unsigned bits);
 
 class DebugLog {
  public:

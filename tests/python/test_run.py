@@ -276,3 +276,19 @@ def test_chrome_trace_is_not_read_back(tmp_path, monkeypatch):
     r = pe.run([guest("sha"), "256", "-"], stdin=b"abc", chrome_trace=c)
     assert r.chrome_trace == c and c.stat().st_size > 0
     assert c not in read
+
+
+def test_a_forked_guest_child_ends_with_its_guest(tmp_path):
+    """A guest that forks forks this process; the child ends with its guest (it never
+    returns into Python), and execve in the child runs the package's padlock-emu CLI."""
+    marker = tmp_path / "after_run"
+    r = pe.run([guest("procs", "x86_64"), "vfork"], cpu="nano")
+    with open(marker, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    assert r.stdout.decode().splitlines() == [
+        "argv0=guest_procs_x86_64", "argv=vforked", "vfork_exec=0", "vfork_exit=3"]
+    r = pe.run([guest("procs"), "fork"], cpu="esther")
+    assert "exit=7 signaled=6" in r.stdout.decode()
+    with open(marker, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    assert marker.read_text().split() == [str(os.getpid())] * 2

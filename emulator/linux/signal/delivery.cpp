@@ -192,6 +192,10 @@ void Process::print_fatal(int sig, const GuestSiginfo& si) {
   std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(pc));
   line += hex;
   line += ": " + disassemble(pc);
+  if (const auto it = chip_found_.find(pc); sig == SIGILL && it != chip_found_.end()) {
+    line += std::string(" (CPUID feature '") + it->second->name + "': not on CPU model " +
+            opts_.cpu->name + ")";
+  }
   const bool has_addr = (sig == SIGSEGV || sig == SIGBUS) && si.code != kSiKernel && si.code > 0;
   if (has_addr) {
     std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(si.addr));

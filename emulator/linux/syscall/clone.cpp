@@ -1,11 +1,16 @@
-// clone and clone3. One guest thread only: a new thread (CLONE_THREAD) gets -EAGAIN, as
-// when RLIMIT_NPROC is reached, so pthread_create() fails with a clear error instead of
-// the guest running on in a half-made thread. clone3 is -ENOSYS, which makes glibc fall
-// back to clone (and so to the same EAGAIN). New processes (clone without CLONE_THREAD;
-// fork and vfork have no handler) are -ENOSYS: padlock-emu runs one process. --strace
-// says why.
+// clone, clone3, fork and vfork. A new process (no CLONE_VM, or CLONE_VM with CLONE_VFORK
+// as posix_spawn asks) is a fork of the emulator itself: the child's guest has a copy of
+// the parent's memory, registers, descriptors and signal actions, and from then on its own
+// virtual clock, statistics and output files (Process::become_child). A new thread
+// (CLONE_THREAD) gets -EAGAIN, as when RLIMIT_NPROC is reached, so pthread_create() fails
+// with a clear error instead of the guest running on in a half-made thread. clone3 is
+// -ENOSYS, what a kernel before 5.3 answers: glibc then uses clone.
+#include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 
 #include "emulator/linux/process.hpp"
@@ -14,6 +19,7 @@
 namespace padlock::emu {
 
 namespace {
+
 void note(SyscallContext& c, const char* what) {
   if (c.p.options().strace) {
     std::fprintf(c.p.options().log, "padlock-emu: %s (flags 0x%llx): %s\n",
@@ -21,15 +27,69 @@ void note(SyscallContext& c, const char* what) {
                  static_cast<unsigned long long>(c.a[0]), what);
   }
 }
+
+// The new process. `vfork`: the parent waits until the child has exec'd or exited, as
+// vfork's parent does (the child's copy of memory is its own, though: what a vfork child
+// writes before exec does not reach the parent). Returns the child's PID or -errno.
+int64_t new_process(SyscallContext& c, uint64_t flags, uint64_t child_sp, uint64_t parent_tid,
+                    uint64_t child_tid) {
+  int gate[2] = {-1, -1};  // closed in the child by exec (O_CLOEXEC) or exit
+  const bool vfork = (flags & CLONE_VFORK) != 0;
+  if (vfork && pipe2(gate, O_CLOEXEC) != 0) return -errno;
+  std::fflush(nullptr);  // nothing buffered may be written twice
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int err = errno;
+    if (vfork) close(gate[0]), close(gate[1]);
+    return -err;
+  }
+  if (pid == 0) {
+    if (vfork) close(gate[0]);
+    c.p.become_child();  // (the gate closes at exec or exit)
+    const uint32_t tid = static_cast<uint32_t>(getpid());
+    if (flags & CLONE_CHILD_SETTID) c.p.put(child_tid, tid);
+    if (flags & CLONE_CHILD_CLEARTID) c.p.kernel().clear_child_tid = child_tid;
+    if (child_sp != 0) c.p.cpu().set_reg(c.p.guest64() ? UC_X86_REG_RSP : UC_X86_REG_ESP, child_sp);
+    return 0;
+  }
+  if (flags & CLONE_PARENT_SETTID) c.p.put(parent_tid, static_cast<uint32_t>(pid));
+  if (vfork) {
+    close(gate[1]);
+    char b;
+    while (read(gate[0], &b, 1) < 0 && errno == EINTR) {
+    }
+    close(gate[0]);
+  }
+  return pid;
+}
+
 }  // namespace
 
 int64_t sys_clone(SyscallContext& c) {
-  if (c.a[0] & CLONE_THREAD) {
+  const uint64_t flags = c.a[0];
+  if (flags & CLONE_THREAD) {
     note(c, "threads are not supported; the guest gets EAGAIN");
     return -EAGAIN;
   }
-  note(c, "new processes are not supported; the guest gets ENOSYS");
-  return -ENOSYS;
+  if ((flags & CLONE_VM) && !(flags & CLONE_VFORK)) {
+    // Two processes sharing one memory: the emulator's processes cannot.
+    note(c,
+         "CLONE_VM without CLONE_VFORK or CLONE_THREAD is not supported; the guest gets "
+         "EINVAL");
+    return -EINVAL;
+  }
+  // The ABIs order the last arguments differently: x86-64 (flags, sp, parent_tid,
+  // child_tid, tls), i386 (flags, sp, parent_tid, tls, child_tid).
+  const bool i386 = &c.abi == &kAbiI386;
+  return new_process(c, flags, c.a[1], c.a[2], i386 ? c.a[4] : c.a[3]);
+}
+
+int64_t sys_fork(SyscallContext& c) {
+  return new_process(c, SIGCHLD, 0, 0, 0);
+}
+
+int64_t sys_vfork(SyscallContext& c) {
+  return new_process(c, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0, 0);
 }
 
 int64_t sys_clone3(SyscallContext& c) {

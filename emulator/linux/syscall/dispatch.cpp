@@ -2,6 +2,9 @@
 // clears EFLAGS[30] (§1.8: entering the kernel stores EFLAGS; §3.2: SYSENTER clears it).
 #include <signal.h>
 
+#include <cstdio>
+#include <string>
+
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/strace.hpp"
@@ -68,7 +71,11 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const SyscallEntry* e = c.nr < kMaxSyscall ? &abi.table[c.nr] : nullptr;
   const uint64_t t0 = now();
   int64_t r = -ENOSYS;
-  if (e != nullptr && e->fn != nullptr) r = e->fn(c);
+  if (e != nullptr && e->fn != nullptr) {
+    r = e->fn(c);
+  } else {
+    report_unsupported(abi, c.nr);
+  }
   ++stats_.syscalls;
   if (obs_) obs_->syscall(e != nullptr ? e->name : nullptr, c.nr, r, t0, now());
   // --strace on the run's log; -d syscall on -D's file (once when both are the same).
@@ -101,6 +108,17 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
       want_block_hook_) {
     request_stop();
   }
+}
+
+// No silent failures: the first call of each number without a handler says so on the log,
+// strace or not (once per ABI and number).
+void Process::report_unsupported(const SyscallAbi& abi, uint64_t nr) {
+  const uint64_t key = (&abi == &kAbiI386 ? uint64_t{1} << 63 : 0) | nr;
+  if (!unsupported_seen_.insert(key).second) return;
+  const char* name = nr < kMaxSyscall ? abi.table[nr].name : nullptr;
+  const std::string shown = name != nullptr ? name : "syscall_" + std::to_string(nr);
+  std::fprintf(opts_.log, "padlock-emu: unsupported system call %s (%llu) \u2192 ENOSYS\n",
+               shown.c_str(), static_cast<unsigned long long>(nr));
 }
 
 }  // namespace padlock::emu

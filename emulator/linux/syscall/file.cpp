@@ -76,7 +76,23 @@ int64_t after_read(SyscallContext& c, int64_t r) {
   return r;
 }
 
-// Guest iovec array to host iovecs; 0 or -errno.
+// i386 guests: replace each dirent64 record's 64-bit d_off by a small cookie (see
+// KernelState::dir_cookies).
+void cookie_offsets(SyscallContext& c, int fd, uint8_t* buf, size_t len) {
+  if (c.abi.wide) return;
+  std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd];
+  size_t pos = 0;
+  while (pos + 19 <= len) {
+    const uint16_t reclen = get_field<uint16_t>(buf, pos + 16);
+    if (reclen == 0) break;
+    table.push_back(get_field<int64_t>(buf, pos + 8));
+    put_field<int64_t>(buf, pos + 8, static_cast<int64_t>(table.size()));
+    pos += reclen;
+  }
+}
+
+}  // namespace
+
 int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
                    std::vector<iovec>& out) {
   if (count > IOV_MAX) return -EINVAL;
@@ -94,23 +110,6 @@ int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
   }
   return 0;
 }
-
-// i386 guests: replace each dirent64 record's 64-bit d_off by a small cookie (see
-// KernelState::dir_cookies).
-void cookie_offsets(SyscallContext& c, int fd, uint8_t* buf, size_t len) {
-  if (c.abi.wide) return;
-  std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd];
-  size_t pos = 0;
-  while (pos + 19 <= len) {
-    const uint16_t reclen = get_field<uint16_t>(buf, pos + 16);
-    if (reclen == 0) break;
-    table.push_back(get_field<int64_t>(buf, pos + 8));
-    put_field<int64_t>(buf, pos + 8, static_cast<int64_t>(table.size()));
-    pos += reclen;
-  }
-}
-
-}  // namespace
 
 int64_t sys_read(SyscallContext& c) {
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);
@@ -165,6 +164,10 @@ int64_t sys_pwrite64_i386(SyscallContext& c) {
 int64_t sys_openat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  if (path[0] == '/') {
+    const int g = open_guest_proc(c.p, path, static_cast<int>(c.a[2]));
+    if (g != kNotGenerated) return g;
+  }
   path = lookup_path(c.p, path);
   return after_read(c, host_result(openat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
                                           static_cast<mode_t>(c.a[3]))));
@@ -186,6 +189,7 @@ int64_t sys_creat(SyscallContext& c) {
 
 int64_t sys_close(SyscallContext& c) {
   c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
+  c.p.kernel().timerfd_clock.erase(fd_arg(c.a[0]));
   return host_result(close(fd_arg(c.a[0])));
 }
 
@@ -576,6 +580,26 @@ int64_t sys_umask(SyscallContext& c) {
 }
 int64_t sys_fsync(SyscallContext& c) {
   return host_result(fsync(fd_arg(c.a[0])));
+}
+
+// fadvise64: advice about the host file, passed on (posix_fadvise returns the error).
+int64_t sys_fadvise64(SyscallContext& c) {
+  return -posix_fadvise(fd_arg(c.a[0]), static_cast<off_t>(c.a[1]), static_cast<off_t>(c.a[2]),
+                        static_cast<int>(c.a[3]));
+}
+// i386: the offset in two registers, then a 32-bit length (fadvise64) or a 64-bit one in
+// two registers (fadvise64_64).
+int64_t sys_fadvise64_i386(SyscallContext& c) {
+  c.a[1] = (c.a[1] & 0xFFFFFFFFu) | (c.a[2] << 32);
+  c.a[2] = c.a[3];
+  c.a[3] = c.a[4];
+  return sys_fadvise64(c);
+}
+int64_t sys_fadvise64_64_i386(SyscallContext& c) {
+  c.a[1] = (c.a[1] & 0xFFFFFFFFu) | (c.a[2] << 32);
+  c.a[2] = (c.a[3] & 0xFFFFFFFFu) | (c.a[4] << 32);
+  c.a[3] = c.a[5];
+  return sys_fadvise64(c);
 }
 
 int64_t sys_ftruncate(SyscallContext& c) {

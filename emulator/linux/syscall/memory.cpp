@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdio>
 #include <cstring>
 
 #include "emulator/linux/process.hpp"
@@ -113,6 +115,20 @@ int64_t Process::do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t fl
     mem_->protect(va, len, guest);
   }
   memory_changed(va, len);
+  if (anonymous) {
+    map_names_.clear(va, len);
+  } else {
+    // /proc/self/maps names the file as the guest sees it.
+    char link[64], target[PATH_MAX];
+    std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    const ssize_t n = readlink(link, target, sizeof target - 1);
+    MapNames::Name name;
+    name.path = paths_.guest_view(n > 0 ? std::string(target, static_cast<size_t>(n)) : "");
+    name.offset = offset;
+    name.dev = st.st_dev;
+    name.inode = st.st_ino;
+    map_names_.set(va, len, name);
+  }
   // ld.so maps shared objects' code this way: the profiler and trace learn their symbols.
   if (obs_ && !anonymous && (prot & PROT_EXEC)) obs_->file_mapped(fd, va, offset);
   return static_cast<int64_t>(va);
@@ -125,6 +141,7 @@ int64_t Process::do_munmap(uint64_t addr, uint64_t len) {
   invalidate_code(addr, len);
   mem_->unmap(addr, len);
   memory_changed(addr, len);
+  map_names_.clear(addr, len);
   if (obs_) obs_->unmapped(addr, len);
   return 0;
 }
@@ -182,6 +199,7 @@ int64_t Process::do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len
     mem_->unmap(old_addr, old_len);
     memory_changed(old_addr, old_len);
     memory_changed(dst, new_len);
+    map_names_.move(old_addr, std::min(old_len, new_len), dst);
     return static_cast<int64_t>(dst);
   };
   if (flags & kMremapFixed) {
@@ -196,6 +214,7 @@ int64_t Process::do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len
       invalidate_code(old_addr + new_len, old_len - new_len);
       mem_->unmap(old_addr + new_len, old_len - new_len);
       memory_changed(old_addr + new_len, old_len - new_len);
+      map_names_.clear(old_addr + new_len, old_len - new_len);
     }
     return static_cast<int64_t>(old_addr);
   }

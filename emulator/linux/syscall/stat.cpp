@@ -1,10 +1,12 @@
 // stat-family system calls, converted to the guest ABI's struct stat / stat64 / statx.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <climits>
+#include <cstring>
 #include <string>
 
 #include "emulator/linux/abi_structs.hpp"
@@ -96,6 +98,85 @@ int64_t sys_statx(SyscallContext& c) {
   if (buf == nullptr) return -EFAULT;
   return host_result(
       syscall(SYS_statx, fd_arg(c.a[0]), path.c_str(), flags, static_cast<unsigned>(c.a[3]), buf));
+}
+
+}  // namespace padlock::emu
+
+// --- statfs ------------------------------------------------------------------------------
+
+namespace padlock::emu {
+
+namespace {
+
+// The host's struct statfs in the guest's layout: x86-64's is the host's own; i386 has the
+// 84-byte struct statfs64 (statfs64, fstatfs64: 64-bit counts, packed to 4 bytes) and the
+// 64-bit-free struct statfs (statfs, fstatfs: EOVERFLOW when a count needs more than 32
+// bits), as Linux's compat layer fills them (fs/statfs.c).
+enum class StatfsLayout { X86_64, I386_64, I386_32 };
+
+int64_t put_statfs(SyscallContext& c, const struct statfs& s, uint64_t buf, StatfsLayout l) {
+  if (l == StatfsLayout::X86_64) return c.p.write_user(buf, &s, sizeof s) ? 0 : -EFAULT;
+  const bool wide = l == StatfsLayout::I386_64;
+  const uint64_t counts[5] = {s.f_blocks, s.f_bfree, s.f_bavail, s.f_files, s.f_ffree};
+  uint8_t out[84] = {};
+  size_t at = 0;
+  const auto put32 = [&](uint64_t v) {
+    const uint32_t w = static_cast<uint32_t>(v);
+    std::memcpy(out + at, &w, 4);
+    at += 4;
+  };
+  put32(static_cast<uint64_t>(s.f_type));
+  put32(static_cast<uint64_t>(s.f_bsize));
+  for (const uint64_t v : counts) {
+    if (wide) {
+      std::memcpy(out + at, &v, 8);
+      at += 8;
+    } else {
+      if (v > 0xFFFFFFFFu && v != ~uint64_t{0}) return -EOVERFLOW;
+      put32(v);
+    }
+  }
+  std::memcpy(out + at, &s.f_fsid, 8);
+  at += 8;
+  put32(static_cast<uint64_t>(s.f_namelen));
+  put32(static_cast<uint64_t>(s.f_frsize));
+  put32(static_cast<uint64_t>(s.f_flags));
+  at += 16;  // f_spare
+  return c.p.write_user(buf, out, at) ? 0 : -EFAULT;
+}
+
+int64_t statfs_path(SyscallContext& c, uint64_t path_va, uint64_t buf, StatfsLayout l) {
+  std::string path;
+  if (!c.p.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
+  struct statfs s {};
+  if (statfs(c.p.paths().resolve(path).c_str(), &s) != 0) return -errno;
+  return put_statfs(c, s, buf, l);
+}
+
+int64_t statfs_fd(SyscallContext& c, uint64_t fd, uint64_t buf, StatfsLayout l) {
+  struct statfs s {};
+  if (fstatfs(static_cast<int32_t>(fd), &s) != 0) return -errno;
+  return put_statfs(c, s, buf, l);
+}
+
+// statfs64's size argument: 84, or 88 (the unpacked size some callers pass).
+bool statfs64_size(uint64_t sz) {
+  return sz == 84 || sz == 88;
+}
+
+}  // namespace
+
+int64_t sys_statfs(SyscallContext& c) {
+  return statfs_path(c, c.a[0], c.a[1], c.abi.wide ? StatfsLayout::X86_64 : StatfsLayout::I386_32);
+}
+int64_t sys_fstatfs(SyscallContext& c) {
+  return statfs_fd(c, c.a[0], c.a[1], c.abi.wide ? StatfsLayout::X86_64 : StatfsLayout::I386_32);
+}
+int64_t sys_statfs64(SyscallContext& c) {
+  return statfs64_size(c.a[1]) ? statfs_path(c, c.a[0], c.a[2], StatfsLayout::I386_64) : -EINVAL;
+}
+int64_t sys_fstatfs64(SyscallContext& c) {
+  return statfs64_size(c.a[1]) ? statfs_fd(c, c.a[0], c.a[2], StatfsLayout::I386_64) : -EINVAL;
 }
 
 }  // namespace padlock::emu

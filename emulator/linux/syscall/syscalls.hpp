@@ -1,12 +1,17 @@
 // The Linux system-call layer: one table per ABI maps numbers to a name, a handler and
 // an argument format for --strace. Handlers return the Linux result (-errno on error).
-// Numbers not in a table, or with no handler, return -ENOSYS and are logged by --strace.
+// Every number has Linux's name (i386/ and x86_64/syscall_names.inc); one with no handler
+// returns -ENOSYS and is reported once per process, with or without --strace
+// (Process::report_unsupported).
 #pragma once
+
+#include <sys/uio.h>
 
 #include <array>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace padlock::emu {
 
@@ -51,9 +56,20 @@ struct NumberedSyscall {
   SyscallEntry entry;
 };
 
-template <size_t N>
-constexpr std::array<SyscallEntry, kMaxSyscall> make_syscall_table(const NumberedSyscall (&l)[N]) {
+struct SyscallName {
+  int nr;
+  const char* name;
+};
+
+// The ABI's table: every number named (`names`, the generated list), the implemented ones
+// with their handlers (`l`).
+template <size_t N, size_t M>
+constexpr std::array<SyscallEntry, kMaxSyscall> make_syscall_table(const NumberedSyscall (&l)[N],
+                                                                   const SyscallName (&names)[M]) {
   std::array<SyscallEntry, kMaxSyscall> t{};
+  for (const SyscallName& n : names) {
+    if (static_cast<size_t>(n.nr) < kMaxSyscall) t[static_cast<size_t>(n.nr)].name = n.name;
+  }
   for (const NumberedSyscall& s : l) t[static_cast<size_t>(s.nr)] = s.entry;
   return t;
 }
@@ -114,6 +130,9 @@ PADLOCK_SYSCALL(sys_pipe2);
 PADLOCK_SYSCALL(sys_ioctl);
 PADLOCK_SYSCALL(sys_umask);
 PADLOCK_SYSCALL(sys_fsync);
+PADLOCK_SYSCALL(sys_fadvise64);
+PADLOCK_SYSCALL(sys_fadvise64_i386);     // offset in two registers, 32-bit length
+PADLOCK_SYSCALL(sys_fadvise64_64_i386);  // offset and length in two registers each
 PADLOCK_SYSCALL(sys_ftruncate);
 PADLOCK_SYSCALL(sys_ftruncate64_i386);
 PADLOCK_SYSCALL(sys_chmod);
@@ -131,6 +150,10 @@ PADLOCK_SYSCALL(sys_lstat64);
 PADLOCK_SYSCALL(sys_fstat64);
 PADLOCK_SYSCALL(sys_fstatat64);
 PADLOCK_SYSCALL(sys_statx);
+PADLOCK_SYSCALL(sys_statfs);  // x86-64 struct statfs / i386 32-bit struct statfs
+PADLOCK_SYSCALL(sys_fstatfs);
+PADLOCK_SYSCALL(sys_statfs64);  // i386 struct statfs64, with its size argument
+PADLOCK_SYSCALL(sys_fstatfs64);
 // syscall/time.cpp
 PADLOCK_SYSCALL(sys_clock_gettime);    // native timespec of the ABI
 PADLOCK_SYSCALL(sys_clock_gettime64);  // i386 time64: 64-bit timespec
@@ -168,6 +191,7 @@ PADLOCK_SYSCALL(sys_set_robust_list);
 PADLOCK_SYSCALL(sys_get_robust_list);
 PADLOCK_SYSCALL(sys_futex);
 PADLOCK_SYSCALL(sys_futex_time64);
+PADLOCK_SYSCALL(sys_rseq);
 PADLOCK_SYSCALL(sys_sched_yield);
 PADLOCK_SYSCALL(sys_sched_getaffinity);
 PADLOCK_SYSCALL(sys_sched_setaffinity);
@@ -193,6 +217,52 @@ PADLOCK_SYSCALL(sys_pause);
 // syscall/clone.cpp
 PADLOCK_SYSCALL(sys_clone);
 PADLOCK_SYSCALL(sys_clone3);
+PADLOCK_SYSCALL(sys_fork);
+PADLOCK_SYSCALL(sys_vfork);
+// syscall/socket.cpp
+PADLOCK_SYSCALL(sys_socket);
+PADLOCK_SYSCALL(sys_socketpair);
+PADLOCK_SYSCALL(sys_bind);
+PADLOCK_SYSCALL(sys_connect);
+PADLOCK_SYSCALL(sys_listen);
+PADLOCK_SYSCALL(sys_accept);
+PADLOCK_SYSCALL(sys_accept4);
+PADLOCK_SYSCALL(sys_getsockname);
+PADLOCK_SYSCALL(sys_getpeername);
+PADLOCK_SYSCALL(sys_sendto);
+PADLOCK_SYSCALL(sys_recvfrom);
+PADLOCK_SYSCALL(sys_sendmsg);
+PADLOCK_SYSCALL(sys_recvmsg);
+PADLOCK_SYSCALL(sys_shutdown);
+PADLOCK_SYSCALL(sys_setsockopt);
+PADLOCK_SYSCALL(sys_getsockopt);
+PADLOCK_SYSCALL(sys_socketcall);  // i386
+// syscall/poll_wait.cpp
+PADLOCK_SYSCALL(sys_select);  // x86-64 select, i386 _newselect
+PADLOCK_SYSCALL(sys_pselect6);
+PADLOCK_SYSCALL(sys_pselect6_time64);
+PADLOCK_SYSCALL(sys_ppoll);
+PADLOCK_SYSCALL(sys_ppoll_time64);
+PADLOCK_SYSCALL(sys_epoll_create);
+PADLOCK_SYSCALL(sys_epoll_create1);
+PADLOCK_SYSCALL(sys_epoll_ctl);
+PADLOCK_SYSCALL(sys_epoll_wait);
+PADLOCK_SYSCALL(sys_epoll_pwait);
+PADLOCK_SYSCALL(sys_eventfd);
+PADLOCK_SYSCALL(sys_eventfd2);
+PADLOCK_SYSCALL(sys_timerfd_create);
+PADLOCK_SYSCALL(sys_timerfd_settime);
+PADLOCK_SYSCALL(sys_timerfd_settime64);  // i386 time64
+PADLOCK_SYSCALL(sys_timerfd_gettime);
+PADLOCK_SYSCALL(sys_timerfd_gettime64);
+// syscall/exec.cpp
+PADLOCK_SYSCALL(sys_execve);
+// syscall/wait.cpp
+PADLOCK_SYSCALL(sys_wait4);
+PADLOCK_SYSCALL(sys_waitpid);  // i386
+PADLOCK_SYSCALL(sys_waitid);
+PADLOCK_SYSCALL(sys_setpgid);
+PADLOCK_SYSCALL(sys_setsid);
 // syscall/itimer.cpp: timers on the virtual clock (docs/timing.md; host timers with --timing off)
 PADLOCK_SYSCALL(sys_alarm);
 PADLOCK_SYSCALL(sys_setitimer);
@@ -205,6 +275,11 @@ PADLOCK_SYSCALL(sys_timer_gettime64);
 PADLOCK_SYSCALL(sys_timer_getoverrun);
 PADLOCK_SYSCALL(sys_timer_delete);
 #undef PADLOCK_SYSCALL
+
+// A guest iovec array as host iovecs (syscall/file.cpp): 0, -EINVAL (more than IOV_MAX),
+// or -EFAULT.
+int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
+                   std::vector<iovec>& out);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {

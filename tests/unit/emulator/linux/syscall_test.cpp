@@ -2,6 +2,7 @@
 // for both ABIs (i386 int 0x80, x86-64 syscall): files, memory, identity, time, limits,
 // and -ENOSYS for what is not implemented.
 #include <gtest/gtest.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <string>
@@ -25,6 +26,7 @@ const char* kProgram = R"SRC(
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/time.h>
@@ -173,9 +175,11 @@ static void times_(void) {
 static void enosys(void) {
   long r = syscall(499);
   printf("unknown=%ld %d\n", r, errno);
+  syscall(499);
   errno = 0;
-  r = syscall(SYS_fork);
-  printf("fork=%ld %d\n", r, errno);
+  r = syscall(SYS_io_setup, 1, NULL);
+  printf("io_setup=%ld %d\n", r, errno);
+  syscall(SYS_io_setup, 1, NULL);
 }
 
 /* The other entry points: SYSENTER (i386 ABI, 6th argument at [EBP]) and, from 64-bit
@@ -192,8 +196,21 @@ static void entries(void) {
 #endif
 }
 
+/* statfs and fstatfs (statfs64/fstatfs64 on i386 glibc) of the same file system agree with
+   what the host says, passed as arguments. */
+static void filesystems(const char* dir, const char* bsize, const char* blocks) {
+  struct statfs a, b;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  printf("statfs=%d %d\n", statfs(dir, &a), fstatfs(fd, &b));
+  printf("same=%d\n", a.f_type == b.f_type && a.f_blocks == b.f_blocks && a.f_bsize == b.f_bsize);
+  printf("bsize=%d blocks=%d\n", (long long)a.f_bsize == atoll(bsize),
+         (unsigned long long)a.f_blocks == strtoull(blocks, NULL, 10));
+  close(fd);
+}
+
 int main(int argc, char** argv) {
   if (!strcmp(argv[1], "files")) files(argv[2]);
+  else if (!strcmp(argv[1], "statfs")) filesystems(argv[2], argv[3], argv[4]);
   else if (!strcmp(argv[1], "entries")) entries();
   else if (!strcmp(argv[1], "memory")) memory();
   else if (!strcmp(argv[1], "identity")) identity();
@@ -299,6 +316,16 @@ TEST_P(SyscallTest, Time) {
   EXPECT_EQ(field(r.out, "getrusage"), "1");
 }
 
+TEST_P(SyscallTest, Statfs) {
+  struct statfs host {};
+  ASSERT_EQ(statfs("/tmp", &host), 0);
+  RUN_OR_SKIP(r, {"statfs", "/tmp", std::to_string(host.f_bsize), std::to_string(host.f_blocks)});
+  EXPECT_EQ(field(r.out, "statfs"), "0 0");
+  EXPECT_EQ(field(r.out, "same"), "1");
+  EXPECT_EQ(field(r.out, "bsize"), "1 blocks=1");
+  EXPECT_EQ(r.err.find("unsupported"), std::string::npos) << r.err;
+}
+
 TEST_P(SyscallTest, OtherEntryPoints) {
   RUN_OR_SKIP(r, {"entries"});
   if (GetParam() == Arch::I386) {
@@ -308,15 +335,35 @@ TEST_P(SyscallTest, OtherEntryPoints) {
   }
 }
 
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 TEST_P(SyscallTest, UnimplementedIsEnosysAndLogged) {
   RUN_OR_SKIP(r, {"enosys"}, true);
   EXPECT_EQ(field(r.out, "unknown"), "-1 38");  // ENOSYS
-  EXPECT_EQ(field(r.out, "fork"), "-1 38");
+  EXPECT_EQ(field(r.out, "io_setup"), "-1 38");
   EXPECT_NE(r.err.find("syscall_499("), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("= -1 ENOSYS (Function not implemented)"), std::string::npos);
-  EXPECT_NE(r.err.find("fork() = -1 ENOSYS (Function not implemented) [unimplemented]"),
+  EXPECT_NE(r.err.find("io_setup() = -1 ENOSYS (Function not implemented) [unimplemented]"),
             std::string::npos)
       << r.err;
+}
+
+// No silent failures: without --strace, the first call of each unimplemented number is
+// reported by name, once.
+TEST_P(SyscallTest, UnimplementedIsReportedOnceWithoutStrace) {
+  RUN_OR_SKIP(r, {"enosys"});
+  const bool i386 = GetParam() == Arch::I386;
+  const std::string io_setup = std::string("padlock-emu: unsupported system call io_setup (") +
+                               (i386 ? "245" : "206") + ") \u2192 ENOSYS\n";
+  EXPECT_EQ(count(r.err, io_setup), 1u) << r.err;
+  EXPECT_EQ(count(r.err, "padlock-emu: unsupported system call syscall_499 (499) \u2192 ENOSYS\n"),
+            1u)
+      << r.err;
+  EXPECT_EQ(count(r.err, "unsupported system call"), 2u) << r.err;
 }
 
 TEST_P(SyscallTest, StraceLinesHaveArgumentsAndResults) {

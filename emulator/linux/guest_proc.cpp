@@ -1,0 +1,333 @@
+#include "emulator/linux/guest_proc.hpp"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "emulator/linux/process.hpp"
+#include "emulator/loader/elf_view.hpp"
+
+namespace padlock::emu {
+
+// --- MapNames --------------------------------------------------------------------------------
+
+void MapNames::clear(uint64_t va, uint64_t len) {
+  const uint64_t end = va + len;
+  auto it = ranges_.lower_bound(va);
+  if (it != ranges_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > va) {
+      // Split the range that starts before va: keep its head, re-add its tail.
+      Range tail = prev->second;
+      prev->second.end = va;
+      if (tail.end > end) {
+        tail.name.offset += end - prev->first;
+        ranges_.emplace(end, tail);
+      }
+    }
+  }
+  it = ranges_.lower_bound(va);
+  while (it != ranges_.end() && it->first < end) {
+    if (it->second.end > end) {
+      Range tail = it->second;
+      tail.name.offset += end - it->first;
+      ranges_.erase(it);
+      ranges_.emplace(end, tail);
+      break;
+    }
+    it = ranges_.erase(it);
+  }
+}
+
+void MapNames::set(uint64_t va, uint64_t len, const Name& n) {
+  clear(va, len);
+  if (len > 0) ranges_.emplace(va, Range{va + len, n});
+}
+
+void MapNames::move(uint64_t from, uint64_t len, uint64_t to) {
+  std::vector<std::pair<uint64_t, Range>> moved;
+  for (auto it = ranges_.begin(); it != ranges_.end(); ++it) {
+    const uint64_t s = std::max(it->first, from), e = std::min(it->second.end, from + len);
+    if (s >= e) continue;
+    Range r = it->second;
+    r.name.offset += s - it->first;
+    r.end = e - from + to;
+    moved.emplace_back(s - from + to, r);
+  }
+  clear(from, len);
+  for (const auto& [start, r] : moved) set(start, r.end - start, r.name);
+}
+
+const MapNames::Name* MapNames::at(uint64_t va, uint64_t* offset, uint64_t* until) const {
+  auto it = ranges_.upper_bound(va);
+  const uint64_t next = it != ranges_.end() ? it->first : ~uint64_t{0};
+  if (it != ranges_.begin()) {
+    const auto prev = std::prev(it);
+    if (va < prev->second.end) {
+      *offset = prev->second.name.offset + (va - prev->first);
+      *until = prev->second.end;
+      return &prev->second.name;
+    }
+  }
+  *offset = 0;
+  *until = next;
+  return nullptr;
+}
+
+void name_elf_segments(MapNames& names, const ElfFile& elf, uint64_t bias,
+                       const std::string& guest_path) {
+  constexpr uint64_t kPage = AddressSpace::kPageSize;
+  struct stat st {};
+  const bool have = stat(elf.path.c_str(), &st) == 0;
+  const ElfView v(elf.path, elf.data);
+  for (size_t i = 0; i < elf.phnum; ++i) {
+    const ElfSegment h = v.program_header(i);
+    if (h.type != PT_LOAD || h.filesz == 0) continue;
+    const uint64_t start = (h.vaddr + bias) & ~(kPage - 1);
+    const uint64_t end = (h.vaddr + bias + h.filesz + kPage - 1) & ~(kPage - 1);
+    MapNames::Name n;
+    n.path = guest_path;
+    n.offset = h.offset & ~(kPage - 1);
+    n.dev = have ? st.st_dev : 0;
+    n.inode = have ? st.st_ino : 0;
+    names.set(start, end - start, n);
+  }
+}
+
+// --- /proc/cpuinfo ---------------------------------------------------------------------------
+
+namespace {
+
+// The flag names Linux prints, per CPUID register word, bit by bit (nullptr: none):
+// arch/x86/include/asm/cpufeatures.h, words 0 (leaf 1 EDX), 1 (0x80000001 EDX, the bits
+// that are not copies of leaf 1), 4 (leaf 1 ECX), 5 (0xC0000001 EDX: the PadLock units and
+// their enables, §1.3) and 6 (0x80000001 ECX).
+using FlagWord = const char* const[32];
+constexpr FlagWord kWord0 = {"fpu",  "vme",   "de",    "pse",     "tsc",   "msr", "pae",  "mce",
+                             "cx8",  "apic",  nullptr, "sep",     "mtrr",  "pge", "mca",  "cmov",
+                             "pat",  "pse36", "pn",    "clflush", nullptr, "dts", "acpi", "mmx",
+                             "fxsr", "sse",   "sse2",  "ss",      "ht",    "tm",  "ia64", "pbe"};
+constexpr FlagWord kWord1 = {
+    nullptr, nullptr,    nullptr,   nullptr,   nullptr, nullptr, nullptr,    nullptr,
+    nullptr, nullptr,    nullptr,   "syscall", nullptr, nullptr, nullptr,    nullptr,
+    nullptr, nullptr,    nullptr,   "mp",      "nx",    nullptr, "mmxext",   nullptr,
+    nullptr, "fxsr_opt", "pdpe1gb", "rdtscp",  nullptr, "lm",    "3dnowext", "3dnow"};
+constexpr FlagWord kWord4 = {"pni",
+                             "pclmulqdq",
+                             "dtes64",
+                             "monitor",
+                             "ds_cpl",
+                             "vmx",
+                             "smx",
+                             "est",
+                             "tm2",
+                             "ssse3",
+                             "cid",
+                             "sdbg",
+                             "fma",
+                             "cx16",
+                             "xtpr",
+                             "pdcm",
+                             nullptr,
+                             "pcid",
+                             "dca",
+                             "sse4_1",
+                             "sse4_2",
+                             "x2apic",
+                             "movbe",
+                             "popcnt",
+                             "tsc_deadline_timer",
+                             "aes",
+                             "xsave",
+                             nullptr /* osxsave: not shown */,
+                             "avx",
+                             "f16c",
+                             "rdrand",
+                             "hypervisor"};
+constexpr FlagWord kWord5 = {nullptr, nullptr,  "rng",   "rng_en",  nullptr, nullptr,
+                             "ace",   "ace_en", "ace2",  "ace2_en", "phe",   "phe_en",
+                             "pmm",   "pmm_en", nullptr, nullptr};
+constexpr FlagWord kWord6 = {"lahf_lm", "cmp_legacy", "svm",         "extapic",       "cr8_legacy",
+                             "abm",     "sse4a",      "misalignsse", "3dnowprefetch", "osvw",
+                             "ibs",     "xop",        "skinit",      "wdt",           nullptr,
+                             "lwp",     "fma4",       "tce",         nullptr,         "nodeid_msr",
+                             nullptr,   "tbm",        "topoext",     "perfctr_core",  "perfctr_nb",
+                             nullptr,   "bpext",      "ptsc",        "perfctr_llc",   "mwaitx"};
+
+void add_flags(std::string& out, uint32_t bits, const FlagWord& names) {
+  for (unsigned b = 0; b < 32; ++b) {
+    if (((bits >> b) & 1u) && names[b] != nullptr) {
+      out += ' ';
+      out += names[b];
+    }
+  }
+}
+
+}  // namespace
+
+// The layout of arch/x86/kernel/cpu/proc.c (show_cpuinfo): the lines of a 32-bit kernel
+// (fdiv_bug ... coma_bug) on a chip without long mode, of a 64-bit one on Nano. Values the
+// CPUID leaves do not give are Linux's defaults for a chip without them: 36 physical
+// address bits with PAE (32 without), 32 virtual bits (48 in long mode); bogomips is two
+// per MHz as Linux reports from the TSC calibration.
+std::string cpuinfo_text(const CpuModel& model, const Padlock& padlock, double mhz) {
+  const CpuidResult l0 = padlock.cpuid(0, 0), l1 = padlock.cpuid(1, 0);
+  const CpuidResult e1 = padlock.cpuid(0x80000001, 0), l2 = padlock.cpuid(0x80000006, 0);
+  const CpuidResult c1 = padlock.cpuid(0xC0000001, 0);
+  char vendor[13] = {};
+  std::memcpy(vendor, &l0.ebx, 4);
+  std::memcpy(vendor + 4, &l0.edx, 4);
+  std::memcpy(vendor + 8, &l0.ecx, 4);
+  const bool lm = model.long_mode;
+  std::string flags;
+  add_flags(flags, l1.edx, kWord0);
+  add_flags(flags, e1.edx, kWord1);
+  add_flags(flags, l1.ecx, kWord4);
+  add_flags(flags, c1.edx, kWord5);
+  add_flags(flags, e1.ecx, kWord6);
+  const unsigned clflush = ((l1.ebx >> 8) & 0xFF) * 8;
+  const unsigned phys = (l1.edx & (1u << 6)) ? 36 : 32;
+  char buf[2048];
+  std::string out;
+  std::snprintf(buf, sizeof buf,
+                "processor\t: 0\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
+                "model name\t: %s\nstepping\t: %u\ncpu MHz\t\t: %.3f\ncache size\t: %u KB\n",
+                vendor, model.family, model.model, model.brand, model.stepping, mhz, l2.ecx >> 16);
+  out += buf;
+  if (!lm) out += "fdiv_bug\t: no\nf00f_bug\t: no\ncoma_bug\t: no\n";
+  std::snprintf(buf, sizeof buf,
+                "fpu\t\t: %s\nfpu_exception\t: %s\ncpuid level\t: %u\nwp\t\t: yes\n",
+                (l1.edx & 1u) ? "yes" : "no", (l1.edx & 1u) ? "yes" : "no", l0.eax);
+  out += buf;
+  out += "flags\t\t:" + flags + "\nbugs\t\t:\n";
+  std::snprintf(buf, sizeof buf,
+                "bogomips\t: %.2f\nclflush size\t: %u\ncache_alignment\t: %u\n"
+                "address sizes\t: %u bits physical, %u bits virtual\npower management:\n\n",
+                2 * mhz, clflush, clflush, phys, lm ? 48u : 32u);
+  out += buf;
+  return out;
+}
+
+// --- /proc/self/maps -------------------------------------------------------------------------
+
+namespace {
+
+// One line as fs/proc/task_mmu.c prints it (show_map_vma): the name starts in column 74
+// on a 64-bit kernel.
+void maps_line(std::string& out, uint64_t start, uint64_t end, uint8_t f, uint64_t offset,
+               uint64_t dev, uint64_t inode, std::string_view name) {
+  char buf[160];
+  const int n =
+      std::snprintf(buf, sizeof buf, "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
+                    static_cast<unsigned long long>(start), static_cast<unsigned long long>(end),
+                    (f & kPageRead) ? 'r' : '-', (f & kPageWrite) ? 'w' : '-',
+                    (f & kPageExec) ? 'x' : '-', (f & kPageShared) ? 's' : 'p',
+                    static_cast<unsigned long long>(offset), static_cast<unsigned>(major(dev)),
+                    static_cast<unsigned>(minor(dev)), static_cast<unsigned long long>(inode));
+  out.append(buf, static_cast<size_t>(n));
+  if (!name.empty()) {
+    if (n < 73) out.append(static_cast<size_t>(73 - n), ' ');
+    out += name;
+  }
+  out += '\n';
+}
+
+std::string maps_text(Process& p) {
+  const AddressSpace& mem = p.mem();
+  const MemoryLayout& l = p.layout();
+  const uint64_t heap_end = (l.brk + AddressSpace::kPageSize - 1) & ~AddressSpace::kPageMask;
+  const uint64_t stack_start = l.stack_top - l.stack_size;
+  std::string out;
+  uint64_t end = 0;
+  uint8_t f = 0;
+  for (uint64_t va = mem.next_run(0, &end, &f); va < mem.size(); va = mem.next_run(end, &end, &f)) {
+    // Split the run where its name changes.
+    for (uint64_t at = va; at < end;) {
+      uint64_t offset = 0, until = 0;
+      const MapNames::Name* n = p.map_names().at(at, &offset, &until);
+      std::string_view special;
+      if (n == nullptr && at >= l.brk_start && at < heap_end) {
+        special = "[heap]";
+        until = std::min(until, heap_end);
+      } else if (n == nullptr && at >= stack_start && at < l.stack_top) {
+        special = "[stack]";
+        until = std::min(until, l.stack_top);
+      } else if (n == nullptr) {
+        if (at < l.brk_start) until = std::min(until, l.brk_start);
+        if (at < stack_start) until = std::min(until, stack_start);
+      }
+      const uint64_t stop = std::min(until, end);
+      if (n != nullptr) {
+        maps_line(out, at, stop, f, offset, n->dev, n->inode, n->path);
+      } else {
+        maps_line(out, at, stop, f, 0, 0, 0, special);
+      }
+      at = stop;
+    }
+  }
+  return out;
+}
+
+// A read-only descriptor on `text`, as a /proc file is.
+int generated_file(const std::string& text, int flags) {
+  if ((flags & O_ACCMODE) != O_RDONLY) return -EACCES;
+  if (flags & O_DIRECTORY) return -ENOTDIR;
+  const int fd = memfd_create("padlock-emu-proc", MFD_CLOEXEC);
+  if (fd < 0) return -errno;
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      close(fd);
+      return -err;
+    }
+    done += static_cast<size_t>(n);
+  }
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  const int ro = open(path, O_RDONLY | (flags & O_CLOEXEC));
+  const int err = errno;
+  close(fd);
+  return ro >= 0 ? ro : -err;
+}
+
+}  // namespace
+
+int open_guest_proc(Process& p, const std::string& path, int flags) {
+  if (path == "/proc/cpuinfo") {
+    return generated_file(cpuinfo_text(*p.options().cpu, p.padlock(), p.mhz()), flags);
+  }
+  // One CPU online, possible and present: what glibc's get_nprocs (sysconf
+  // _SC_NPROCESSORS_ONLN) reads first.
+  static constexpr std::string_view kCpuDir = "/sys/devices/system/cpu/";
+  if (path.rfind(kCpuDir, 0) == 0) {
+    const std::string_view leaf = std::string_view(path).substr(kCpuDir.size());
+    if (leaf == "online" || leaf == "possible" || leaf == "present") {
+      return generated_file("0\n", flags);
+    }
+    return kNotGenerated;
+  }
+  // /proc/self/X, /proc/thread-self/X, /proc/<our pid>/X.
+  std::string_view rest;
+  for (const std::string& prefix : {std::string("/proc/self/"), std::string("/proc/thread-self/"),
+                                    "/proc/" + std::to_string(p.pid()) + "/"}) {
+    if (path.rfind(prefix, 0) == 0) {
+      rest = std::string_view(path).substr(prefix.size());
+      break;
+    }
+  }
+  if (rest == "maps") return generated_file(maps_text(p), flags);
+  if (rest == "auxv") return generated_file(p.saved_auxv(), flags);
+  return kNotGenerated;
+}
+
+}  // namespace padlock::emu

@@ -1,0 +1,61 @@
+// The /proc and /sys files through which a guest learns about its processor and itself,
+// generated from the CPU model and the guest's own state instead of the host's:
+// /proc/cpuinfo (the modelled chip: vendor, family/model/stepping, brand, --mhz, flags
+// with the PadLock ones), /proc/self/maps (the guest's address space), /proc/self/auxv
+// (the auxiliary vector the guest started with) and /sys/devices/system/cpu/{online,
+// possible,present} (one CPU, CPU 0, which the C library counts for sysconf).
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "emulator/loader/elf_loader.hpp"
+#include "emulator/memory/address_space.hpp"
+#include "models/padlock.hpp"
+
+namespace padlock::emu {
+
+class Process;
+
+// What /proc/self/maps names each mapping: the file and its offset, or nothing
+// (anonymous). [heap] and [stack] come from the memory layout when the file is made.
+class MapNames {
+ public:
+  struct Name {
+    std::string path;  // as the guest sees it (guest_paths.hpp)
+    uint64_t offset = 0;
+    uint64_t dev = 0, inode = 0;
+  };
+  // [va, va+len) now maps `n` (at n.offset for va); what it mapped before is forgotten.
+  void set(uint64_t va, uint64_t len, const Name& n);
+  void clear(uint64_t va, uint64_t len);
+  // mremap: the names of [from, from+len) move to `to`.
+  void move(uint64_t from, uint64_t len, uint64_t to);
+  // The name of the page at `va` with the file offset of that page (nullptr: anonymous),
+  // and where that answer stops holding (`*until`).
+  const Name* at(uint64_t va, uint64_t* offset, uint64_t* until) const;
+
+ private:
+  struct Range {
+    uint64_t end;
+    Name name;
+  };
+  std::map<uint64_t, Range> ranges_;  // by start, not overlapping
+};
+
+// Names the PT_LOAD segments of `elf`, loaded at `bias`, after `guest_path` (the pages
+// that hold file bytes; the zero-filled rest of a segment is anonymous, as in Linux).
+void name_elf_segments(MapNames& names, const ElfFile& elf, uint64_t bias,
+                       const std::string& guest_path);
+
+// /proc/cpuinfo of a Linux kernel on the modelled chip (one CPU) at `mhz`.
+std::string cpuinfo_text(const CpuModel& model, const Padlock& padlock, double mhz);
+
+// Opens the generated file for `path` (a guest path, before the sysroot) with the guest's
+// open flags: a host descriptor, -errno, or kNotGenerated when `path` is not one of them.
+inline constexpr int kNotGenerated = INT_MIN;
+int open_guest_proc(Process& p, const std::string& path, int flags);
+
+}  // namespace padlock::emu

@@ -1,0 +1,378 @@
+// Sockets, passed through to the host: AF_UNIX, AF_INET and AF_INET6 (any family the host
+// has), stream and datagram. Socket addresses, option values and the select bitmaps have
+// the same bytes in both ABIs and are used in place in guest memory; what differs is
+// converted: struct msghdr and its iovecs, control messages (SCM_RIGHTS descriptors are
+// host descriptors, which guest descriptors are), and struct timeval in SO_RCVTIMEO and
+// SO_SNDTIMEO. i386 reaches them through socketcall as well as its direct system calls.
+// A call that blocks (accept, connect, recv ...) blocks in real time; a signal for the
+// guest interrupts it (-EINTR, restarted under SA_RESTART).
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "emulator/linux/abi_structs.hpp"
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+int fd_of(uint64_t v) {
+  return static_cast<int32_t>(v);
+}
+
+int64_t blocking(SyscallContext& c, int64_t r) {
+  if (r == -EINTR) c.interrupted = true;
+  return r;
+}
+
+// A guest buffer of `len` bytes as a host pointer (nullptr for a null guest pointer);
+// false: not accessible.
+bool buffer(SyscallContext& c, uint64_t va, uint64_t len, bool write, void*& out) {
+  out = nullptr;
+  if (va == 0) return true;
+  if (len > 0 && write) c.p.mem().will_write(va, len);
+  uint8_t* p = c.p.user_ptr(va, len == 0 ? 1 : len, write);
+  if (p == nullptr && len > 0) return false;
+  out = p != nullptr ? p : c.p.mem().host(va);
+  return true;
+}
+
+// A socket address argument (va, len) and an in/out length pointer (socklen_t, 32 bits in
+// both ABIs).
+bool address_in(SyscallContext& c, uint64_t va, uint64_t len, sockaddr*& out) {
+  void* p = nullptr;
+  if (!buffer(c, va, len, false, p)) return false;
+  out = static_cast<sockaddr*>(p);
+  return true;
+}
+
+struct AddressOut {
+  sockaddr* addr = nullptr;
+  socklen_t len = 0;
+  uint64_t len_va = 0;
+};
+
+bool address_out(SyscallContext& c, uint64_t va, uint64_t len_va, AddressOut& out) {
+  out.len_va = len_va;
+  if (va == 0 || len_va == 0) return true;
+  uint32_t n = 0;
+  if (!c.p.get(len_va, n)) return false;
+  void* p = nullptr;
+  if (!buffer(c, va, n, true, p)) return false;
+  out.addr = static_cast<sockaddr*>(p);
+  out.len = n;
+  return true;
+}
+
+bool address_done(SyscallContext& c, const AddressOut& a) {
+  return a.addr == nullptr || c.p.put(a.len_va, static_cast<uint32_t>(a.len));
+}
+
+// --- msghdr ----------------------------------------------------------------------------------
+
+// Guest struct msghdr: name, namelen, iov, iovlen, control, controllen, flags.
+struct GuestMsghdr {
+  uint64_t name, iov, iovlen, control, controllen;
+  uint32_t namelen;
+  int32_t flags;
+};
+
+size_t msghdr_size(bool wide) {
+  return wide ? 56 : 28;
+}
+
+bool read_msghdr(SyscallContext& c, uint64_t va, GuestMsghdr& m) {
+  uint8_t raw[56];
+  const bool w = c.abi.wide;
+  if (!c.p.read_user(va, raw, msghdr_size(w))) return false;
+  const size_t word = w ? 8 : 4;
+  m.name = get_ulong(raw, 0, w);
+  m.namelen = get_field<uint32_t>(raw, word);
+  m.iov = get_ulong(raw, 2 * word, w);
+  m.iovlen = get_ulong(raw, 3 * word, w);
+  m.control = get_ulong(raw, 4 * word, w);
+  m.controllen = get_ulong(raw, 5 * word, w);
+  m.flags = get_field<int32_t>(raw, 6 * word);
+  return true;
+}
+
+// Control messages: the guest's cmsghdr has a "long" length and its data aligned to a
+// "long" (12-byte header on i386, 16 on x86-64).
+size_t cmsg_align(size_t n, bool wide) {
+  const size_t a = wide ? 8 : 4;
+  return (n + a - 1) & ~(a - 1);
+}
+size_t cmsg_header(bool wide) {
+  return wide ? 16 : 12;
+}
+
+// Guest control messages to host ones; false on a malformed one.
+bool control_in(const uint8_t* g, size_t len, bool wide, std::vector<uint8_t>& host) {
+  size_t at = 0;
+  while (at + cmsg_header(wide) <= len) {
+    const uint64_t clen = get_ulong(g, at, wide);
+    if (clen < cmsg_header(wide) || at + clen > len) return false;
+    const int level = get_field<int32_t>(g, at + (wide ? 8 : 4));
+    const int type = get_field<int32_t>(g, at + (wide ? 12 : 8));
+    const size_t data = clen - cmsg_header(wide);
+    const size_t off = host.size();
+    host.resize(off + CMSG_SPACE(data));
+    cmsghdr* h = reinterpret_cast<cmsghdr*>(host.data() + off);
+    h->cmsg_len = CMSG_LEN(data);
+    h->cmsg_level = level;
+    h->cmsg_type = type;
+    std::memcpy(CMSG_DATA(h), g + at + cmsg_header(wide), data);
+    at += cmsg_align(clen, wide);
+  }
+  return true;
+}
+
+// Host control messages to the guest's layout in `g` (capacity `cap`); returns the length
+// used and sets MSG_CTRUNC in `flags` when they did not fit.
+size_t control_out(msghdr& hm, uint8_t* g, size_t cap, bool wide, int& flags) {
+  size_t at = 0;
+  for (cmsghdr* h = CMSG_FIRSTHDR(&hm); h != nullptr; h = CMSG_NXTHDR(&hm, h)) {
+    const size_t data = h->cmsg_len - CMSG_LEN(0);
+    const size_t clen = cmsg_header(wide) + data;
+    if (at + clen > cap) {
+      flags |= MSG_CTRUNC;
+      break;
+    }
+    put_long(g, at, wide, static_cast<int64_t>(clen));
+    put_field<int32_t>(g, at + (wide ? 8 : 4), h->cmsg_level);
+    put_field<int32_t>(g, at + (wide ? 12 : 8), h->cmsg_type);
+    std::memcpy(g + at + cmsg_header(wide), CMSG_DATA(h), data);
+    at += std::min(cmsg_align(clen, wide), cap - at);
+  }
+  return at;
+}
+
+}  // namespace
+
+int64_t sys_socket(SyscallContext& c) {
+  return host_result(
+      socket(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2])));
+}
+
+int64_t sys_socketpair(SyscallContext& c) {
+  int fds[2];
+  const int64_t r = host_result(socketpair(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]),
+                                           static_cast<int>(c.a[2]), fds));
+  if (r < 0) return r;
+  const int32_t out[2] = {fds[0], fds[1]};
+  if (!c.p.write_user(c.a[3], out, sizeof out)) {
+    close(fds[0]);
+    close(fds[1]);
+    return -EFAULT;
+  }
+  return 0;
+}
+
+int64_t sys_bind(SyscallContext& c) {
+  sockaddr* a = nullptr;
+  if (!address_in(c, c.a[1], c.a[2], a)) return -EFAULT;
+  return host_result(bind(fd_of(c.a[0]), a, static_cast<socklen_t>(c.a[2])));
+}
+
+int64_t sys_connect(SyscallContext& c) {
+  sockaddr* a = nullptr;
+  if (!address_in(c, c.a[1], c.a[2], a)) return -EFAULT;
+  return blocking(c, host_result(connect(fd_of(c.a[0]), a, static_cast<socklen_t>(c.a[2]))));
+}
+
+int64_t sys_listen(SyscallContext& c) {
+  return host_result(listen(fd_of(c.a[0]), static_cast<int>(c.a[1])));
+}
+
+int64_t sys_accept4(SyscallContext& c) {
+  AddressOut a;
+  if (!address_out(c, c.a[1], c.a[2], a)) return -EFAULT;
+  const int64_t r =
+      blocking(c, host_result(accept4(fd_of(c.a[0]), a.addr, a.addr ? &a.len : nullptr,
+                                      static_cast<int>(c.a[3]))));
+  if (r >= 0 && !address_done(c, a)) return -EFAULT;
+  return r;
+}
+
+int64_t sys_accept(SyscallContext& c) {
+  c.a[3] = 0;
+  return sys_accept4(c);
+}
+
+namespace {
+template <typename F>
+int64_t name_call(SyscallContext& c, F f) {
+  AddressOut a;
+  if (!address_out(c, c.a[1], c.a[2], a) || a.addr == nullptr) return -EFAULT;
+  const int64_t r = host_result(f(fd_of(c.a[0]), a.addr, &a.len));
+  if (r >= 0 && !address_done(c, a)) return -EFAULT;
+  return r;
+}
+}  // namespace
+
+int64_t sys_getsockname(SyscallContext& c) {
+  return name_call(c, getsockname);
+}
+
+int64_t sys_getpeername(SyscallContext& c) {
+  return name_call(c, getpeername);
+}
+
+int64_t sys_sendto(SyscallContext& c) {
+  void* buf = nullptr;
+  sockaddr* a = nullptr;
+  if (!buffer(c, c.a[1], c.a[2], false, buf) || !address_in(c, c.a[4], c.a[5], a)) return -EFAULT;
+  const int64_t r = host_result(sendto(fd_of(c.a[0]), buf, c.a[2], static_cast<int>(c.a[3]), a,
+                                       static_cast<socklen_t>(c.a[5])));
+  return blocking(c, r);
+}
+
+int64_t sys_recvfrom(SyscallContext& c) {
+  void* buf = nullptr;
+  AddressOut a;
+  if (!buffer(c, c.a[1], c.a[2], true, buf) || !address_out(c, c.a[4], c.a[5], a)) return -EFAULT;
+  const int64_t r = host_result(recvfrom(fd_of(c.a[0]), buf, c.a[2], static_cast<int>(c.a[3]),
+                                         a.addr, a.addr ? &a.len : nullptr));
+  if (r >= 0 && !address_done(c, a)) return -EFAULT;
+  return blocking(c, r);
+}
+
+int64_t sys_sendmsg(SyscallContext& c) {
+  GuestMsghdr m;
+  if (!read_msghdr(c, c.a[1], m)) return -EFAULT;
+  std::vector<iovec> iov;
+  if (m.iovlen > IOV_MAX) return -EMSGSIZE;
+  if (const int64_t r = gather_iov(c, m.iov, m.iovlen, false, iov); r < 0) return r;
+  msghdr hm{};
+  sockaddr* a = nullptr;
+  if (!address_in(c, m.name, m.namelen, a)) return -EFAULT;
+  hm.msg_name = a;
+  hm.msg_namelen = m.namelen;
+  hm.msg_iov = iov.data();
+  hm.msg_iovlen = iov.size();
+  std::vector<uint8_t> control;
+  if (m.control != 0 && m.controllen > 0) {
+    void* g = nullptr;
+    if (!buffer(c, m.control, m.controllen, false, g)) return -EFAULT;
+    if (!control_in(static_cast<uint8_t*>(g), m.controllen, c.abi.wide, control)) return -EINVAL;
+    hm.msg_control = control.data();
+    hm.msg_controllen = control.size();
+  }
+  return blocking(c, host_result(sendmsg(fd_of(c.a[0]), &hm, static_cast<int>(c.a[2]))));
+}
+
+int64_t sys_recvmsg(SyscallContext& c) {
+  GuestMsghdr m;
+  if (!read_msghdr(c, c.a[1], m)) return -EFAULT;
+  std::vector<iovec> iov;
+  if (m.iovlen > IOV_MAX) return -EMSGSIZE;
+  if (const int64_t r = gather_iov(c, m.iov, m.iovlen, true, iov); r < 0) return r;
+  msghdr hm{};
+  void* name = nullptr;
+  if (!buffer(c, m.name, m.namelen, true, name)) return -EFAULT;
+  hm.msg_name = name;
+  hm.msg_namelen = name != nullptr ? m.namelen : 0;
+  hm.msg_iov = iov.data();
+  hm.msg_iovlen = iov.size();
+  // Room for the host's larger headers: each guest message fits in twice its space.
+  std::vector<uint8_t> control(m.control != 0 ? 2 * m.controllen + 64 : 0);
+  hm.msg_control = control.empty() ? nullptr : control.data();
+  hm.msg_controllen = control.size();
+  const int64_t r = blocking(c, host_result(recvmsg(fd_of(c.a[0]), &hm, static_cast<int>(c.a[2]))));
+  if (r < 0) return r;
+  int flags = hm.msg_flags;
+  uint64_t used = 0;
+  if (!control.empty()) {
+    void* g = nullptr;
+    if (!buffer(c, m.control, m.controllen, true, g)) return -EFAULT;
+    used = control_out(hm, static_cast<uint8_t*>(g), m.controllen, c.abi.wide, flags);
+  }
+  // Write back namelen, controllen and flags.
+  const bool w = c.abi.wide;
+  const size_t word = w ? 8 : 4;
+  uint8_t raw[56];
+  if (!c.p.read_user(c.a[1], raw, msghdr_size(w))) return -EFAULT;
+  put_field<uint32_t>(raw, word, name != nullptr ? hm.msg_namelen : 0);
+  if (w)
+    put_field<uint64_t>(raw, 5 * word, used);
+  else
+    put_field<uint32_t>(raw, 5 * word, static_cast<uint32_t>(used));
+  put_field<int32_t>(raw, 6 * word, flags);
+  return c.p.write_user(c.a[1], raw, msghdr_size(w)) ? r : -EFAULT;
+}
+
+int64_t sys_shutdown(SyscallContext& c) {
+  return host_result(shutdown(fd_of(c.a[0]), static_cast<int>(c.a[1])));
+}
+
+namespace {
+// SO_RCVTIMEO and SO_SNDTIMEO hold a struct timeval ("long" fields).
+bool is_timeval_option(uint64_t level, uint64_t name) {
+  return level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO);
+}
+}  // namespace
+
+int64_t sys_setsockopt(SyscallContext& c) {
+  const int fd = fd_of(c.a[0]), level = static_cast<int>(c.a[1]), name = static_cast<int>(c.a[2]);
+  if (is_timeval_option(c.a[1], c.a[2]) && !c.abi.wide) {
+    uint8_t raw[8];
+    if (c.a[4] < sizeof raw) return -EINVAL;
+    if (!c.p.read_user(c.a[3], raw, sizeof raw)) return -EFAULT;
+    const timeval tv{get_field<int32_t>(raw, 0), get_field<int32_t>(raw, 4)};
+    return host_result(setsockopt(fd, level, name, &tv, sizeof tv));
+  }
+  void* v = nullptr;
+  if (!buffer(c, c.a[3], c.a[4], false, v)) return -EFAULT;
+  return host_result(setsockopt(fd, level, name, v, static_cast<socklen_t>(c.a[4])));
+}
+
+int64_t sys_getsockopt(SyscallContext& c) {
+  const int fd = fd_of(c.a[0]), level = static_cast<int>(c.a[1]), name = static_cast<int>(c.a[2]);
+  uint32_t len = 0;
+  if (!c.p.get(c.a[4], len)) return -EFAULT;
+  if (is_timeval_option(c.a[1], c.a[2]) && !c.abi.wide) {
+    timeval tv{};
+    socklen_t hl = sizeof tv;
+    if (const int64_t r = host_result(getsockopt(fd, level, name, &tv, &hl)); r < 0) return r;
+    uint8_t raw[8];
+    encode_timeval(raw, false, tv);
+    const uint32_t n = std::min<uint32_t>(len, sizeof raw);
+    if (!c.p.write_user(c.a[3], raw, n) || !c.p.put(c.a[4], n)) return -EFAULT;
+    return 0;
+  }
+  void* v = nullptr;
+  if (!buffer(c, c.a[3], len, true, v)) return -EFAULT;
+  socklen_t hl = len;
+  const int64_t r = host_result(getsockopt(fd, level, name, v, &hl));
+  if (r < 0) return r;
+  return c.p.put(c.a[4], static_cast<uint32_t>(hl)) ? 0 : -EFAULT;
+}
+
+// i386 socketcall(call, args): the arguments are 32-bit words in guest memory.
+int64_t sys_socketcall(SyscallContext& c) {
+  struct Call {
+    SyscallHandler fn;
+    uint8_t nargs;
+  };
+  static const Call kCalls[] = {
+      {nullptr, 0},        {sys_socket, 3},   {sys_bind, 3},        {sys_connect, 3},
+      {sys_listen, 2},     {sys_accept, 3},   {sys_getsockname, 3}, {sys_getpeername, 3},
+      {sys_socketpair, 4}, {sys_sendto, 4},   {sys_recvfrom, 4},    {sys_sendto, 6},
+      {sys_recvfrom, 6},   {sys_shutdown, 2}, {sys_setsockopt, 5},  {sys_getsockopt, 5},
+      {sys_sendmsg, 3},    {sys_recvmsg, 3},  {sys_accept4, 4},
+  };
+  const uint64_t call = c.a[0];
+  if (call == 0 || call >= sizeof kCalls / sizeof kCalls[0]) return -EINVAL;
+  uint32_t words[6] = {};
+  if (!c.p.read_user(c.a[1], words, 4 * kCalls[call].nargs)) return -EFAULT;
+  for (int i = 0; i < 6; ++i) c.a[i] = words[i];  // send/recv: no address (zeros)
+  return kCalls[call].fn(c);
+}
+
+}  // namespace padlock::emu
