@@ -107,10 +107,11 @@ def plain_code(emu: Path, guests: dict[str, Path]) -> None:
         if shutil.which(qemu) is None:
             print(f"  {qemu} not installed: skipped")
             continue
+        cpu = ["--cpu", "esther" if bits == "32" else "nano"]  # nano: the one with long mode
         t = best_interleaved({
             "qemu": [qemu, prog, ROUNDS],
-            "off": [str(emu), "run", "--timing", "off", prog, ROUNDS],
-            "on": [str(emu), "run", prog, ROUNDS],
+            "off": [str(emu), "run", *cpu, "--timing", "off", prog, ROUNDS],
+            "on": [str(emu), "run", *cpu, prog, ROUNDS],
         })
         arch = "i386" if bits == "32" else "x86-64"
         goal_off, goal_on = ("0.9", "1.2") if bits == "32" else ("1.0", "1.25")
