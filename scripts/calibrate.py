@@ -493,7 +493,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build")
     ap.add_argument("--out", default=str(REPO / "docs" / "timing.md"))
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2,
+                    help="cells run at once, each its own padlock-emu process (default: CPUs)")
     ap.add_argument("--quick", action="store_true", help="fewer iterations (smoke test)")
     ap.add_argument("--fit", type=int, default=0, metavar="PASSES",
                     help="fit the chaining parts and table clocks to both sources, write "

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh) and runs the whole test suite: the GoogleTest
-# unit tests through CTest, then the pytest suites (integration, CLI, Python package).
+# unit tests through CTest, then the pytest suites (integration, CLI, Python package),
+# both on every core (ctest -j, pytest-xdist -n).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -27,7 +28,7 @@ ctest --test-dir "$BUILD_DIR" -j "$(nproc)" --output-on-failure || status=1
 PY=${PYTHON:-python3}
 if ls tests/integration/test_*.py tests/python/test_*.py tests/repo/test_*.py >/dev/null 2>&1; then
   set +e
-  "$PY" -m pytest -q tests/repo tests/integration tests/python tests/drivers/linux
+  "$PY" -m pytest -q -n "$(nproc)" tests/repo tests/integration tests/python tests/drivers/linux
   rc=$?
   set -e
   # pytest exit 5 means no tests were collected: that is a failure of the suite.

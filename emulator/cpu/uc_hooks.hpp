@@ -16,6 +16,7 @@ struct UcHooks {
     static_cast<Owner*>(o)->on_interrupt(intno);
   }
   static bool invalid(uc_engine*, void* o) { return static_cast<Owner*>(o)->on_invalid_insn(); }
+  static uint64_t padlock(uc_engine*, void* o) { return static_cast<Owner*>(o)->on_padlock_insn(); }
   static int cpuid(uc_engine*, void* o) { return static_cast<Owner*>(o)->on_cpuid(); }
   static int rdtsc(uc_engine*, void* o) { return static_cast<Owner*>(o)->on_rdtsc(); }
   static void block(uc_engine*, uint64_t address, uint32_t size, void* o) {

@@ -125,6 +125,9 @@ void Machine::install_hooks() {
   add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Machine>::tlb));
   add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Machine>::intr));
   add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Machine>::invalid));
+  if (uc_ctl_padlock_insn(uc, &UcHooks<Machine>::padlock, this) != UC_ERR_OK) {
+    throw MachineError("unicorn: cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)");
+  }
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::syscall), UC_X86_INS_SYSCALL);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::sysenter), UC_X86_INS_SYSENTER);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::cpuid), UC_X86_INS_CPUID);
@@ -418,10 +421,19 @@ std::vector<Machine::DiagRecord> Machine::take_diagnostics() {
 
 // --- hooks -----------------------------------------------------------------------------------
 
-// The PadLock trap: decode and registers as in Process::on_invalid_insn
+// A PadLock instruction, called from generated code (UC_CTL_PADLOCK_INSN) or, without it,
+// from the invalid-opcode trap: decode and registers as in Process::padlock_insn
 // (emulator/padlock/padlock_call.hpp), execution by the same core (emulator/padlock/core.hpp),
-// with the before/after hooks around it; faults stop the call.
+// with the before/after hooks around it; faults stop the call. Returns the PC to go on at.
 bool Machine::on_invalid_insn() {
+  const uint64_t pc = cpu_->pc();
+  const uint64_t next = padlock_insn();
+  if (next != pc) cpu_->set_pc(next);
+  return true;
+}
+
+uint64_t Machine::padlock_insn() {
+  uint64_t next = cpu_->pc();
   try {
     PadlockCall c;
     if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c)) {
@@ -433,7 +445,7 @@ bool Machine::on_invalid_insn() {
       f.pc = c.pc;
       f.disassembly = disassemble(c.pc);
       stop_with(f);
-      return true;
+      return c.pc;
     }
     const isa::Decoded& d = c.decoded;
     const uint64_t pc = c.pc;
@@ -457,7 +469,7 @@ bool Machine::on_invalid_insn() {
 
     switch (o.status) {
       case Status::Completed:
-        cpu_->set_pc(pc + d.length);
+        next = pc + d.length;
         break;
       case Status::Interrupted:
         // §1.7: the harness takes the pending interrupt and the instruction resumes from the
@@ -492,7 +504,7 @@ bool Machine::on_invalid_insn() {
     hook_error_ = std::current_exception();
     uc_emu_stop(cpu_->uc());
   }
-  return true;
+  return next;
 }
 
 // --- instruction, memory and system-call hooks ------------------------------------------

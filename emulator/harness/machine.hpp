@@ -224,6 +224,7 @@ class Machine {
 
   // Hooks (through static trampolines; public for them only).
   bool on_invalid_insn();
+  uint64_t on_padlock_insn() { return padlock_insn(); }
   void on_interrupt(uint32_t intno);
   void on_syscall_insn();
   void on_sysenter();
@@ -235,6 +236,7 @@ class Machine {
  private:
   class DiagSink;
   void install_hooks();
+  uint64_t padlock_insn();
   void setup_tls();
   void invalidate_code(uint64_t va, uint64_t len);
   void stop_with(const MachineFault& f);

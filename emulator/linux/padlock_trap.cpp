@@ -1,6 +1,8 @@
-// PadLock instructions reach UC_HOOK_INSN_INVALID because QEMU's translator has no case
-// for 0F A6 / 0F A7. The hook gets no opcode and no length: decode at the PC, run the
-// execution core (emulator/padlock/core.hpp), write the registers back and move the PC.
+// PadLock instructions: our Unicorn patch (UC_CTL_PADLOCK_INSN) has the translator end a
+// block at 0F A6 / 0F A7 and call on_padlock_insn from generated code, with the state
+// precise there; without it they reach UC_HOOK_INSN_INVALID, as QEMU's translator has no
+// case for them. Neither gets the length: decode at the PC, run the execution core
+// (emulator/padlock/core.hpp), write the registers back and give the PC to go on at.
 // What is the Process's own: the EFLAGS[30] shadow and the block hook it needs, the
 // periodic interrupts of the virtual clock, and faults as Linux signals. Any other invalid
 // opcode is SIGILL.
@@ -14,6 +16,13 @@
 namespace padlock::emu {
 
 bool Process::on_invalid_insn() {
+  const uint64_t pc = cpu_->pc();
+  const uint64_t next = padlock_insn();
+  if (next != pc) cpu_->set_pc(next);
+  return true;
+}
+
+uint64_t Process::padlock_insn() {
   drain_block_log();
   PadlockCall c;
   if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c)) {
@@ -24,7 +33,7 @@ bool Process::on_invalid_insn() {
     fault_.trapno = 6;
     fault_pending_ = true;
     request_stop();
-    return true;  // handled by us: the run loop delivers SIGILL with the PC unchanged
+    return c.pc;  // the run loop delivers SIGILL with the PC unchanged
   }
   // Interrupt model (--irq-hz): a REP instruction stops at its next interruptible point
   // after the pending interrupt's cycle (§1.7, §6.6) and resumes after it.
@@ -49,8 +58,7 @@ bool Process::on_invalid_insn() {
 
   switch (r.outcome.status) {
     case Status::Completed:
-      cpu_->set_pc(c.pc + c.decoded.length);
-      break;
+      return c.pc + c.decoded.length;
     case Status::Interrupted:
       break;  // §1.7: the PC stays; the instruction resumes from the updated registers
     case Status::Faulted: {
@@ -66,7 +74,7 @@ bool Process::on_invalid_insn() {
       break;
     }
   }
-  return true;
+  return c.pc;
 }
 
 }  // namespace padlock::emu

@@ -328,6 +328,11 @@ void Process::install_hooks() {
   add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Process>::tlb));
   add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Process>::intr));
   add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Process>::invalid));
+  // 0F A6 / 0F A7 call padlock_insn from generated code instead of trapping (#UD stays the
+  // way for every other invalid opcode).
+  if (uc_ctl_padlock_insn(uc, &UcHooks<Process>::padlock, this) != UC_ERR_OK) {
+    throw LoadError("unicorn: cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)");
+  }
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::syscall), UC_X86_INS_SYSCALL);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);

@@ -163,6 +163,9 @@ class Process {
   void on_sysenter();
   void on_interrupt(uint32_t intno);
   bool on_invalid_insn();
+  // A PadLock instruction called from generated code (our Unicorn patch,
+  // UC_CTL_PADLOCK_INSN): the PC to go on at.
+  uint64_t on_padlock_insn() { return padlock_insn(); }
   void on_block(uint64_t address, uint32_t size);
   // With inline cost accounting: the block's cost is already on the clock; called only
   // for blocks that need it (block_cost) or once an event is due.
@@ -178,6 +181,9 @@ class Process {
     if (log_cursor_ != block_log_.data()) replay_block_log();
   }
   void replay_block_log();
+  // Runs the PadLock instruction at the PC (emulator/linux/padlock_trap.cpp) and returns
+  // the PC to go on at: the next instruction, or this one to run again or to take a signal.
+  uint64_t padlock_insn();
   void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();

@@ -1,7 +1,9 @@
 #include "models/timing/cache_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <numeric>
 
 namespace padlock::timing {
 
@@ -9,23 +11,65 @@ namespace {
 uint64_t as_u64(double v, uint64_t fallback) {
   return v >= 1 ? static_cast<uint64_t>(std::llround(v)) : fallback;
 }
+
+bool is_pow2(uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
+
+// `acc` plus the values of `seq` added one at a time, in order, `k` times over: the sum the
+// line walk would reach, rounding included. While the sum stays within one binade [2^(e-1),
+// 2^e) every addition of a value rounds to the same multiple of the binade's ulp (unless
+// the value is a tie there), so whole periods add as integers in ulps; elsewhere, and for
+// ties, the period is added value by value.
+double add_periods(double acc, const std::vector<double>& seq, uint64_t k) {
+  constexpr uint64_t kMantissa = 1ull << 53;
+  while (k > 0) {
+    if (acc >= 1.0 && std::isfinite(acc)) {
+      int e = 0;
+      std::frexp(acc, &e);
+      const double ulp = std::ldexp(1.0, e - 53);
+      const uint64_t a = static_cast<uint64_t>(acc / ulp);  // exact: acc is a multiple of ulp
+      uint64_t inc = 0;
+      bool exact = true;
+      for (const double v : seq) {
+        const double q = v / ulp;  // exact: ulp is a power of two
+        if (!(q >= 0) || q >= static_cast<double>(kMantissa)) {
+          exact = false;
+          break;
+        }
+        const double whole = std::floor(q), frac = q - whole;
+        if (frac == 0.5) {  // a tie rounds to even: depends on the sum so far
+          exact = false;
+          break;
+        }
+        inc += static_cast<uint64_t>(whole) + (frac > 0.5 ? 1 : 0);
+        if (inc >= kMantissa) {
+          exact = false;
+          break;
+        }
+      }
+      if (exact) {
+        if (inc == 0) return acc;  // every value is below half an ulp: the sum stays
+        const uint64_t m = std::min(k, (kMantissa - 1 - a) / inc);
+        if (m > 0) {
+          acc = static_cast<double>(a + m * inc) * ulp;
+          k -= m;
+          continue;
+        }
+      }
+    }
+    for (const double v : seq) acc += v;
+    --k;
+  }
+  return acc;
+}
 }  // namespace
 
 CacheLevel::CacheLevel(uint64_t bytes, uint64_t line, unsigned ways) : ways_(std::max(1u, ways)) {
   sets_ = std::max<uint64_t>(1, bytes / line / ways_);
+  pow2_ = is_pow2(sets_);
   ways_v_.resize(sets_ * ways_);
-}
-
-bool CacheLevel::touch(uint64_t line, bool write) {
-  Way* set = set_of(line);
-  for (unsigned i = 0; i < ways_; ++i) {
-    if (set[i].stamp != 0 && set[i].line == line) {
-      set[i].stamp = ++clock_;
-      set[i].dirty |= write;
-      return true;
-    }
-  }
-  return false;
+  order_.reserve(ways_);
 }
 
 CacheLevel::Victim CacheLevel::insert(uint64_t line, bool dirty) {
@@ -41,6 +85,7 @@ CacheLevel::Victim CacheLevel::insert(uint64_t line, bool dirty) {
   Victim v;
   if (lru->stamp != 0) v = {true, lru->dirty, lru->line};
   *lru = Way{line, ++clock_, dirty};
+  recent_ = lru;
   return v;
 }
 
@@ -59,6 +104,27 @@ bool CacheLevel::take(uint64_t line, bool* dirty) {
 void CacheLevel::clear() {
   std::fill(ways_v_.begin(), ways_v_.end(), Way{});
   clock_ = 0;
+  recent_ = nullptr;
+}
+
+void CacheLevel::encode(uint64_t shift, std::vector<uint64_t>& out) const {
+  for (uint64_t s = 0; s < sets_; ++s) {
+    order_.clear();
+    for (unsigned i = 0; i < ways_; ++i) {
+      const Way& w = ways_v_[s * ways_ + i];
+      if (w.stamp != 0) order_.push_back(&w);
+    }
+    std::sort(order_.begin(), order_.end(),
+              [](const Way* a, const Way* b) { return a->stamp < b->stamp; });
+    out.push_back(order_.size());
+    for (const Way* w : order_) out.push_back(((w->line - shift) << 1) | (w->dirty ? 1 : 0));
+  }
+}
+
+void CacheLevel::shift_lines(uint64_t delta) {
+  for (Way& w : ways_v_) {
+    if (w.stamp != 0) w.line += delta;
+  }
 }
 
 CacheModel::CacheModel(const MemoryParams& p)
@@ -68,9 +134,19 @@ CacheModel::CacheModel(const MemoryParams& p)
                                                      : 0.0),
       l1_(as_u64(p.l1d_bytes, 65536), line_, static_cast<unsigned>(as_u64(p.l1d_ways, 4))),
       l2_(as_u64(p.l2_bytes, 131072), line_, static_cast<unsigned>(as_u64(p.l2_ways, 8))),
-      exclusive_(p.l2_exclusive) {}
+      exclusive_(p.l2_exclusive),
+      period_lines_(std::lcm(l1_.sets(), l2_.sets())) {
+  line_shift_ = is_pow2(line_) ? std::countr_zero(line_) : -1;
+  const uint64_t held = (l1_.sets() * l1_.ways() + l2_.sets() * l2_.ways());
+  state_a_.reserve(held + l1_.sets() + l2_.sets() + 2);
+  state_b_.reserve(state_a_.capacity());
+  // At most two line accesses per stream per 16-byte step, one per line and stream
+  // otherwise.
+  period_clocks_.reserve(4 * period_lines_ + 16);
+}
 
 void CacheModel::clear() {
+  all_hit_.valid = false;
   l1_.clear();
   l2_.clear();
 }
@@ -78,11 +154,7 @@ void CacheModel::clear() {
 // One line touched: L1 hit costs nothing extra; else from L2 or memory into L1, with the
 // L1 victim going to L2 (exclusive) or written through to it (inclusive), and any dirty
 // line leaving L2 written back to memory.
-double CacheModel::line_access(uint64_t line, bool write, MemCost& c) {
-  if (l1_.touch(line, write)) {
-    ++c.l1_hits;
-    return 0;
-  }
+double CacheModel::line_miss(uint64_t line, bool write, MemCost& c) {
   double clocks = 0;
   bool dirty = write;
   if (exclusive_) {
@@ -126,11 +198,15 @@ double CacheModel::line_access(uint64_t line, bool write, MemCost& c) {
     }
   }
   c.miss_clocks += clocks;
+  if (recording_ && clocks != 0 && period_clocks_.size() < period_clocks_.capacity()) {
+    period_clocks_.push_back(clocks);
+  }
   return clocks;
 }
 
 double CacheModel::access(uint64_t addr, uint64_t len, bool write, MemCost* acc) {
   if (len == 0) return 0;
+  all_hit_.valid = false;
   MemCost local;
   MemCost& c = acc != nullptr ? *acc : local;
   double clocks = 0;
@@ -139,38 +215,154 @@ double CacheModel::access(uint64_t addr, uint64_t len, bool write, MemCost* acc)
   return clocks;
 }
 
-MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len) {
+struct CacheModel::Walk {
+  Walk(uint64_t in_, uint64_t in_len_, uint64_t out_, uint64_t out_len_)
+      : in(in_), in_len(in_len_), out(out_), out_len(out_len_) {}
+  uint64_t in, in_len, out, out_len;
+  uint64_t last_in = ~0ull, last_out = ~0ull;  // the lines each stream touched last
   MemCost c;
-  const uint64_t steps = std::max((in_len + 15) / 16, (out_len + 15) / 16);
-  const uint64_t buffer = static_cast<uint64_t>(std::max(0.0, p_.store_buffer_bytes.value));
-  uint64_t last_in = ~0ull, last_out = ~0ull;
-  uint64_t stored = 0;
-  for (uint64_t i = 0; i < steps; ++i) {
-    const uint64_t off = 16 * i;
-    if (off < in_len) {
-      const uint64_t n = std::min<uint64_t>(16, in_len - off);
-      for (uint64_t l = (in + off) / line_; l <= (in + off + n - 1) / line_; ++l) {
-        if (l == last_in) continue;  // the line just loaded
-        line_access(l, false, c);
-        last_in = l;
-      }
-    }
-    if (off < out_len) {
-      const uint64_t n = std::min<uint64_t>(16, out_len - off);
-      for (uint64_t l = (out + off) / line_; l <= (out + off + n - 1) / line_; ++l) {
-        if (l == last_out) {
-          l1_.touch(l, true);
-          continue;
-        }
-        line_access(l, true, c);
-        last_out = l;
-      }
-      stored += n;
-      if (stored > buffer) ++c.stalled_stores;
+};
+
+// Step i of a stream: load a block, store a block (the stored bytes are counted apart).
+// A line the stream has just touched is not loaded again; a stored one is touched again.
+inline void CacheModel::step(Walk& w, uint64_t i) {
+  const uint64_t off = 16 * i;
+  if (off < w.in_len) {
+    const uint64_t n = std::min<uint64_t>(16, w.in_len - off);
+    for (uint64_t l = line_of(w.in + off); l <= line_of(w.in + off + n - 1); ++l) {
+      if (l == w.last_in) continue;  // the line just loaded
+      line_access(l, false, w.c);
+      w.last_in = l;
     }
   }
-  c.store_clocks = static_cast<double>(c.stalled_stores) * p_.store_drain_clocks.value;
-  return c;
+  if (off < w.out_len) {
+    const uint64_t n = std::min<uint64_t>(16, w.out_len - off);
+    for (uint64_t l = line_of(w.out + off); l <= line_of(w.out + off + n - 1); ++l) {
+      if (l == w.last_out) {
+        l1_.touch(l, true);
+        continue;
+      }
+      line_access(l, true, w.c);
+      w.last_out = l;
+    }
+  }
+}
+
+// 16-byte stores beyond the store buffer: every step whose running total of stored bytes
+// exceeds it (all steps store 16 bytes but the last).
+uint64_t CacheModel::stalled_stores(uint64_t out_len) const {
+  const uint64_t steps = (out_len + 15) / 16;
+  if (steps == 0) return 0;
+  const uint64_t buffer = static_cast<uint64_t>(std::max(0.0, p_.store_buffer_bytes.value));
+  const uint64_t free_steps = buffer / 16;  // steps k with 16k <= buffer
+  return (steps - 1 > free_steps ? steps - 1 - free_steps : 0) + (out_len > buffer ? 1 : 0);
+}
+
+MemCost CacheModel::stream_by_steps(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len) {
+  Walk w{in, in_len, out, out_len};
+  const uint64_t steps = std::max((in_len + 15) / 16, (out_len + 15) / 16);
+  const uint64_t buffer = static_cast<uint64_t>(std::max(0.0, p_.store_buffer_bytes.value));
+  uint64_t stored = 0;
+  for (uint64_t i = 0; i < steps; ++i) {
+    step(w, i);
+    if (16 * i < out_len) {
+      stored += std::min<uint64_t>(16, out_len - 16 * i);
+      if (stored > buffer) ++w.c.stalled_stores;
+    }
+  }
+  w.c.store_clocks = static_cast<double>(w.c.stalled_stores) * p_.store_drain_clocks.value;
+  return w.c;
+}
+
+void CacheModel::encode_state(const Walk& w, uint64_t shift, std::vector<uint64_t>& out) const {
+  out.clear();
+  l1_.encode(shift, out);
+  l2_.encode(shift, out);
+  out.push_back(w.in_len != 0 ? w.last_in - shift : 0);
+  out.push_back(w.out_len != 0 ? w.last_out - shift : 0);
+}
+
+// The steps that reach no new line only touch again the line the step before touched
+// (nothing else happens in its set in between), so the walk goes from one step that
+// reaches a new line to the next. Now and then the state is compared with the state one
+// period (period_lines_ lines: both levels' set indices repeat) earlier, shifted by that
+// period; when they are equal the rest
+// of the whole steps repeats the recorded period exactly, shifted, so its counts are added
+// and the caches shifted, and the walk goes on from there.
+MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len) {
+  AllHit& h = all_hit_;
+  if (h.valid && h.in == in && h.in_len == in_len && h.out == out && h.out_len == out_len) {
+    unwalked_lines_ += h.cost.l1_hits;
+    return h.cost;
+  }
+  Walk w{in, in_len, out, out_len};
+  const uint64_t steps = std::max((in_len + 15) / 16, (out_len + 15) / 16);
+  const uint64_t in_last = in_len != 0 ? line_of(in + in_len - 1) : 0;
+  const uint64_t out_last = out_len != 0 ? line_of(out + out_len - 1) : 0;
+  // Steps below `whole` are whole 16-byte steps of every stream present.
+  const uint64_t whole =
+      std::min(in_len != 0 ? in_len / 16 : ~0ull, out_len != 0 ? out_len / 16 : ~0ull);
+  const uint64_t period_bytes = period_lines_ * line_;
+  const uint64_t period = period_bytes % 16 == 0 ? period_bytes / 16 : 0;
+  // Pairs of states one period apart: after the first period, then, after each mismatch,
+  // twice as far on as the last gap (a stream settles within the caches' capacity; one
+  // resumed after an interrupt may start settled).
+  uint64_t check = period != 0 && whole >= 3 * period ? period : ~0ull;
+  uint64_t gap = period;
+  bool comparing = false;  // state_a_ holds the state one period before `check`
+  MemCost at_check;        // the counts when state_a_ was taken
+
+  uint64_t i = 0;
+  while (i < steps) {
+    if (i >= check) {
+      // The state now is the state after step check - 1: the steps between changed nothing.
+      if (comparing) {
+        recording_ = false;
+        comparing = false;
+        encode_state(w, period_lines_, state_b_);
+        const bool recorded = period_clocks_.size() < period_clocks_.capacity();
+        if (recorded && state_a_ == state_b_) {
+          const uint64_t k = (whole - check) / period;
+          const uint64_t shift = k * period_lines_;
+          w.c.l1_hits += k * (w.c.l1_hits - at_check.l1_hits);
+          w.c.l2_hits += k * (w.c.l2_hits - at_check.l2_hits);
+          w.c.mem_fills += k * (w.c.mem_fills - at_check.mem_fills);
+          w.c.writebacks += k * (w.c.writebacks - at_check.writebacks);
+          w.c.miss_clocks = add_periods(w.c.miss_clocks, period_clocks_, k);
+          unwalked_lines_ += shift;
+          l1_.shift_lines(shift);
+          l2_.shift_lines(shift);
+          if (in_len != 0) w.last_in += shift;
+          if (out_len != 0) w.last_out += shift;
+          i += k * period;
+          check = ~0ull;
+          continue;
+        }
+        check += gap;
+        gap *= 2;
+        if (whole < check + 2 * period) check = ~0ull;
+      } else {
+        encode_state(w, 0, state_a_);
+        at_check = w.c;
+        period_clocks_.clear();
+        recording_ = true;
+        comparing = true;
+        check += period;
+      }
+    }
+    step(w, i);
+    uint64_t next = steps;
+    if (in_len != 0 && w.last_in != in_last) next = (line_start(w.last_in + 1) - in) / 16;
+    if (out_len != 0 && w.last_out != out_last) {
+      next = std::min(next, (line_start(w.last_out + 1) - out) / 16);
+    }
+    i = next;
+  }
+  recording_ = false;
+  w.c.stalled_stores = stalled_stores(out_len);
+  w.c.store_clocks = static_cast<double>(w.c.stalled_stores) * p_.store_drain_clocks.value;
+  h = AllHit{w.c.l2_hits + w.c.mem_fills + w.c.writebacks == 0, in, in_len, out, out_len, w.c};
+  return w.c;
 }
 
 double CacheModel::combine(double engine, const MemCost& m) const {

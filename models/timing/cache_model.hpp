@@ -10,6 +10,16 @@
 //   dirty write-back  line_bytes / mem_bytes_per_clock per line leaving the last level
 //   store stall       store_drain_clocks per 16 bytes stored beyond store_buffer_bytes
 //                     within one PadLock data stream
+//
+// A stream is walked line by line: only the 16-byte steps that reach a new line change the
+// caches (the others touch the line the step before touched). For a stream much longer
+// than the caches the walk stops once the caches' state repeats, shifted by the stream's
+// advance, over one period of lines; the remaining periods then cost what the first one
+// did, line for line, so they are added without walking them (`stream_by_steps` is the
+// definition; tests/unit/timing/cache_model_test.cpp compares the two). A stream that hit
+// L1 on every line leaves its lines most recent in its own order; the same stream again,
+// with no other access in between, hits alike and leaves the same order, so it costs what
+// it cost and is not walked.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +40,17 @@ class CacheLevel {
     uint64_t line = 0;  // line number (address / line size)
   };
   // Hit: the line becomes most recent (and dirty on a write). Miss: nothing changes.
-  bool touch(uint64_t line, bool write);
+  bool touch(uint64_t line, bool write) {
+    Way* w = recent_;
+    if (w == nullptr || w->stamp == 0 || w->line != line) {
+      w = find(line);
+      if (w == nullptr) return false;
+      recent_ = w;
+    }
+    w->stamp = ++clock_;
+    w->dirty |= write;
+    return true;
+  }
   // Inserts a line known to be absent; returns the line it evicted.
   Victim insert(uint64_t line, bool dirty);
   // Removes a line if present (exclusive L2 handing it to L1); reports its dirty bit.
@@ -40,17 +60,37 @@ class CacheLevel {
   uint64_t sets() const { return sets_; }
   unsigned ways() const { return ways_; }
 
+  // The contents in LRU order set by set, lines less `shift`: two states that encode alike
+  // behave alike on any accesses shifted by `shift` lines (a multiple of sets()).
+  void encode(uint64_t shift, std::vector<uint64_t>& out) const;
+  // Adds `delta` (a multiple of sets()) to every line held.
+  void shift_lines(uint64_t delta);
+
  private:
   struct Way {
     uint64_t line = ~0ull;
     uint64_t stamp = 0;  // 0: empty
     bool dirty = false;
   };
-  Way* set_of(uint64_t line) { return &ways_v_[(line % sets_) * ways_]; }
+  Way* find(uint64_t line) {
+    Way* set = set_of(line);
+    for (unsigned i = 0; i < ways_; ++i) {
+      if (set[i].line == line && set[i].stamp != 0) return &set[i];
+    }
+    return nullptr;
+  }
+  Way* set_of(uint64_t line) {
+    return &ways_v_[(pow2_ ? line & (sets_ - 1) : line % sets_) * ways_];
+  }
   uint64_t sets_;
+  bool pow2_;  // sets_ is a power of two
   unsigned ways_;
   uint64_t clock_ = 0;
   std::vector<Way> ways_v_;
+  // The way touched or filled last: a stream touches the same line several times running.
+  // Its test needs no invalidation, since a line is held by at most one way.
+  Way* recent_ = nullptr;
+  mutable std::vector<const Way*> order_;  // encode()'s scratch, one set
 };
 
 // What a run of accesses cost.
@@ -73,6 +113,8 @@ class CacheModel {
   // and `out_len` written to `out`, interleaved in 16-byte steps as the engine does (load a
   // block, store a block). Store-buffer stalls apply within the stream.
   MemCost stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len);
+  // The same stream walked one 16-byte step at a time: the definition stream() follows.
+  MemCost stream_by_steps(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len);
 
   // Clocks of an instruction whose engine needs `engine` clocks with everything in L1, given
   // its stream cost: store stalls add; line transfers overlap the engine by
@@ -81,16 +123,50 @@ class CacheModel {
 
   void clear();
   const MemoryParams& params() const { return p_; }
+  // Lines of streams whose cost came from a repeated period or a repeated stream instead
+  // of the walk.
+  uint64_t unwalked_lines() const { return unwalked_lines_; }
   uint64_t line_bytes() const { return line_; }
 
  private:
-  double line_access(uint64_t line, bool write, MemCost& c);
+  double line_access(uint64_t line, bool write, MemCost& c) {
+    if (l1_.touch(line, write)) {
+      ++c.l1_hits;
+      return 0;
+    }
+    return line_miss(line, write, c);
+  }
+  double line_miss(uint64_t line, bool write, MemCost& c);
+  uint64_t line_of(uint64_t addr) const {
+    return line_shift_ >= 0 ? addr >> line_shift_ : addr / line_;
+  }
+  uint64_t line_start(uint64_t line) const { return line * line_; }
+
+  // One stream's walk (cache_model.cpp).
+  struct Walk;
+  void step(Walk& w, uint64_t i);
+  uint64_t stalled_stores(uint64_t out_len) const;
+  void encode_state(const Walk& w, uint64_t shift, std::vector<uint64_t>& out) const;
 
   MemoryParams p_;
   uint64_t line_;
+  int line_shift_;        // log2(line_) when a power of two, else -1
   double line_transfer_;  // clocks to move one line to or from memory
   CacheLevel l1_, l2_;
   bool exclusive_;
+  uint64_t period_lines_;  // lines after which both levels' sets repeat
+  // Scratch of the steady-state search, sized once: two encoded states and the clocks each
+  // line access of one period added, in order.
+  std::vector<uint64_t> state_a_, state_b_;
+  std::vector<double> period_clocks_;
+  bool recording_ = false;
+  uint64_t unwalked_lines_ = 0;
+  // The last cache operation, when it was a stream that hit L1 on every line.
+  struct AllHit {
+    bool valid = false;
+    uint64_t in, in_len, out, out_len;
+    MemCost cost;
+  } all_hit_;
 };
 
 }  // namespace padlock::timing

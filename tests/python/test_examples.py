@@ -12,16 +12,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import padlock_emu as pe
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_example_driver_suite_passes_under_every_cpu_model():
+# In one process, and in two pytest-xdist workers (the plugin's parametrization and
+# fixtures must be the same in every worker, docs/python.md "pytest").
+@pytest.mark.parametrize("workers", [[], ["-n", "2", "--dist", "loadgroup"]],
+                         ids=["serial", "xdist"])
+def test_example_driver_suite_passes_under_every_cpu_model(workers):
     env = dict(os.environ)
     env.pop("PADLOCK_CPUS", None)  # every model
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfEs",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfEs", *workers,
          str(ROOT / "docs" / "examples" / "driver")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""

@@ -4,6 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "models/cpu_model.hpp"
 
 namespace padlock::timing {
@@ -118,6 +125,144 @@ TEST(CacheModel, CombineAddsStoresAndOverlapsMisses) {
   EXPECT_DOUBLE_EQ(m.combine(40, c), 40 + 10 + 100 - 0.5 * 40);
   EXPECT_DOUBLE_EQ(m.combine(400, c), 400 + 10 + 100 - 0.5 * 100);
   EXPECT_DOUBLE_EQ(m.combine(400, MemCost{}), 400);
+}
+
+// stream() walks lines and skips the steady state; stream_by_steps() is the 16-byte step
+// walk it must equal. Both run on twin models through the same sequences of streams, over
+// many sizes, alignments, in/out distances and prior states, every figure compared
+// exactly (miss_clocks bit for bit), then every line near the streams probed on both.
+struct Geometry {
+  const char* name;
+  MemoryParams p;
+};
+
+std::vector<Geometry> geometries() {
+  std::vector<Geometry> g;
+  g.push_back({"small exclusive", small_params()});
+  MemoryParams inclusive = small_params();
+  inclusive.l2_exclusive = false;
+  g.push_back({"small inclusive", inclusive});
+  // Clocks with low bits set, so that sums meet binade edges and rounding ties.
+  MemoryParams odd = small_params();
+  odd.l2_hit_clocks = {1 + std::ldexp(1.0, -40), "test"};
+  odd.mem_bytes_per_clock = {64 / (3 + std::ldexp(1.0, -41)), "test"};
+  odd.line_bytes = {32, "test"};
+  g.push_back({"odd clocks", odd});
+  MemoryParams three_sets = small_params();  // sets not a power of two
+  three_sets.l1d_bytes = {3 * 4 * 64, "test"};
+  three_sets.l2_bytes = {5 * 8 * 64, "test"};
+  g.push_back({"3 and 5 sets", three_sets});
+  for (const char* cpu : {"esther", "nehemiah", "nano"}) {
+    g.push_back({cpu, find_cpu_model(cpu)->memory});
+  }
+  return g;
+}
+
+void expect_same(const MemCost& a, const MemCost& b, const std::string& where) {
+  EXPECT_EQ(a.l1_hits, b.l1_hits) << where;
+  EXPECT_EQ(a.l2_hits, b.l2_hits) << where;
+  EXPECT_EQ(a.mem_fills, b.mem_fills) << where;
+  EXPECT_EQ(a.writebacks, b.writebacks) << where;
+  EXPECT_EQ(a.stalled_stores, b.stalled_stores) << where;
+  EXPECT_EQ(std::memcmp(&a.miss_clocks, &b.miss_clocks, sizeof(double)), 0)
+      << where << ": " << a.miss_clocks << " vs " << b.miss_clocks;
+  EXPECT_EQ(std::memcmp(&a.store_clocks, &b.store_clocks, sizeof(double)), 0) << where;
+}
+
+TEST(CacheModel, LineWalkAndSteadyStateEqualTheStepWalk) {
+  uint64_t steady = 0;
+  for (const Geometry& g : geometries()) {
+    const uint64_t cap = static_cast<uint64_t>(g.p.l1d_bytes.value + g.p.l2_bytes.value);
+    const uint64_t line = static_cast<uint64_t>(g.p.line_bytes.value);
+    // Below, around and far beyond the caches.
+    const uint64_t sizes[] = {16,
+                              48,
+                              64,
+                              80,
+                              1008,
+                              4096 + 16,
+                              cap / 2,
+                              cap + 48,
+                              3 * cap + 16 * 7,
+                              9 * cap,
+                              13 * cap + 16 * 33};
+    const int64_t distances[] = {0, 16, 5 * 64 + 16, -8192, 40960, 1 << 20};
+    const uint64_t misalign[] = {0, 4, 16, 60};
+    for (uint64_t seed = 0; seed < 3; ++seed) {
+      CacheModel fast(g.p), ref(g.p);
+      std::mt19937_64 rng(seed);
+      uint64_t lo = ~0ull, hi = 0;
+      for (const uint64_t size : sizes) {
+        for (const int64_t dist : distances) {
+          for (const uint64_t mis : misalign) {
+            if (rng() % 3 != 0) continue;  // a third of the combinations per seed
+            // A prior state of scattered loads and stores.
+            for (int k = 0; k < 40; ++k) {
+              const uint64_t a = 0x400000 + (rng() % 4096) * line, n = 1 + rng() % 100;
+              const bool wr = rng() & 1;
+              ASSERT_EQ(fast.access(a, n, wr), ref.access(a, n, wr));
+            }
+            const uint64_t in = 0x1000000 + (rng() % 64) * 4096 + mis;
+            const uint64_t out = static_cast<uint64_t>(static_cast<int64_t>(in) + dist);
+            const bool sha = rng() % 4 == 0;  // REP XSHA: no stores
+            const uint64_t out_len = sha ? 0 : size;
+            const std::string where = std::string(g.name) + " size " + std::to_string(size) +
+                                      " dist " + std::to_string(dist) + " +" + std::to_string(mis) +
+                                      (sha ? " sha" : "") + " seed " + std::to_string(seed);
+            expect_same(fast.stream(in, size, out, out_len),
+                        ref.stream_by_steps(in, size, out, out_len), where);
+            if (size <= cap && rng() % 2 == 0) {  // the same again: may hit L1 throughout
+              expect_same(fast.stream(in, size, out, out_len),
+                          ref.stream_by_steps(in, size, out, out_len), where + " again");
+            }
+            lo = std::min({lo, in, out});
+            hi = std::max({hi, in + size, out + out_len});
+          }
+        }
+      }
+      // The states left behind: every line the streams and the scattered accesses reached,
+      // probed alike.
+      const uint64_t ranges[2][2] = {{0x400000, 0x400000 + 4096 * line}, {lo - cap, hi + cap}};
+      for (const auto& r : ranges) {
+        for (uint64_t a = r[0]; a < r[1]; a += line) {
+          MemCost cf, cr;
+          fast.access(a, 1, (a / line) % 3 == 0, &cf);
+          ref.access(a, 1, (a / line) % 3 == 0, &cr);
+          expect_same(cf, cr, std::string(g.name) + " probe");
+          if (::testing::Test::HasFailure()) return;
+        }
+      }
+      steady += fast.unwalked_lines();
+      EXPECT_EQ(ref.unwalked_lines(), 0u);
+    }
+  }
+  EXPECT_GT(steady, 0u);  // the steady state was reached, not only the walk
+}
+
+// The same stream twice over data L1 holds: the second costs the same, and is not walked.
+TEST(CacheModel, RepeatedAllHitStreamIsNotWalked) {
+  CacheModel m(small_params());
+  m.stream(0x50000, 1024, 0x50000, 1024);  // fills L1
+  const MemCost first = m.stream(0x50000, 1024, 0x50000, 1024);
+  EXPECT_EQ(first.mem_fills + first.l2_hits, 0u);
+  const uint64_t walked_before = m.unwalked_lines();
+  const MemCost again = m.stream(0x50000, 1024, 0x50000, 1024);
+  expect_same(again, first, "again");
+  EXPECT_EQ(m.unwalked_lines() - walked_before, first.l1_hits);
+  m.access(0x90000, 4, false);  // anything in between: walked again
+  m.stream(0x50000, 1024, 0x50000, 1024);
+  EXPECT_EQ(m.unwalked_lines() - walked_before, first.l1_hits);
+}
+
+// A long in-place stream reaches the steady state on every CPU model: most of its lines
+// are not walked.
+TEST(CacheModel, LongStreamTakesTheSteadyState) {
+  for (const CpuModel* cpu : all_cpu_models()) {
+    CacheModel m(cpu->memory);
+    const uint64_t len = 64ull << 20;
+    m.stream(0x10000000, len, 0x10000000, len);
+    EXPECT_GT(m.unwalked_lines() * m.line_bytes(), len * 9 / 10) << cpu->name;
+  }
 }
 
 // Every CPU model has a usable memory block.

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Every speed figure of padlock-emu beside its baseline, measured in one run
+(bench/run_all.sh is the entry point; docs/emulator.md, "Speed").
+
+Rows (CPU time of whole runs, best of REPEAT, the runs of one row interleaved so that a
+change of the machine's load hits baseline and emulator alike):
+  plain i386 / x86-64 code   bench/guest/compute.c under qemu-i386 / qemu-x86_64 and under
+                             padlock-emu with --timing off and on
+  bulk REP XCRYPTECB, REP XSHA256
+                             bench/guest/xcrypt_loop.c over one buffer, timing off and on,
+                             against host `openssl speed` of the same mode and size; the
+                             loop's time is the run's minus a run doing the set-up only
+  short REP XCRYPTECB        single-block instructions, host time per instruction
+  openssl speed              Debian's i386 openssl with the padlock engine (nehemiah,
+                             1.2 GHz): wall time for `-seconds 1` (skipped without the sysroot)
+  harness calls              Machine::call of a small PadLock function against raw Unicorn
+                             emu_start of the same code (bench_harness)
+
+usage: bench/run_all.py [--build DIR] [--only ROW[,ROW...]]
+  env: REPEAT (default 3), ROUNDS (compute's work factor, default 16),
+       SHORT_N (single-block instructions, default 10000000),
+       BULK_BYTES (bytes per bulk run, default 1 GiB), PADLOCK_SYSROOT_I386
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+REPEAT = int(os.environ.get("REPEAT", "3"))
+ROUNDS = os.environ.get("ROUNDS", "16")
+SHORT_N = int(os.environ.get("SHORT_N", "10000000"))
+BULK_BYTES = int(os.environ.get("BULK_BYTES", str(1 << 30)))
+
+
+class Timer:
+    """CPU time of child processes, from RUSAGE_CHILDREN before and after each run."""
+
+    @staticmethod
+    def run(cmd: list[str], env: dict | None = None) -> tuple[float, float, str]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, capture_output=True, env=env)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if p.returncode != 0:
+            sys.exit(f"run_all: {' '.join(map(str, cmd))} failed ({p.returncode}):\n"
+                     f"{p.stderr.decode(errors='replace')[-2000:]}")
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return cpu, wall, p.stdout.decode(errors="replace")
+
+
+def best_interleaved(cmds: dict[str, list[str]], repeat: int = REPEAT) -> dict[str, float]:
+    """Best CPU time of each command over `repeat` interleaved rounds."""
+    best: dict[str, float] = {}
+    outs: dict[str, str] = {}
+    for _ in range(repeat):
+        for name, cmd in cmds.items():
+            cpu, _, out = Timer.run(cmd)
+            best[name] = min(best.get(name, cpu), cpu)
+            outs[name] = out
+    first = next(iter(outs.values()))
+    for name, out in outs.items():
+        if out != first:
+            sys.exit(f"run_all: outputs differ: {name}: {out!r} vs {first!r}")
+    return best
+
+
+def build_guests(work: Path) -> dict[str, Path]:
+    cc = shutil.which("gcc") or sys.exit("run_all: gcc not found")
+    guests = {}
+    for bits in ("32", "64"):
+        out = work / f"compute{bits}"
+        subprocess.run([cc, f"-m{bits}", "-static", "-O2", "-o", out, HERE / "guest/compute.c"],
+                       check=True)
+        guests[f"compute{bits}"] = out
+    out = work / "xcrypt_loop"
+    subprocess.run([cc, "-m32", "-march=i686", "-static", "-fno-pie", "-no-pie", "-O2",
+                    f"-I{REPO / 'tests/guest'}", "-o", out, HERE / "guest/xcrypt_loop.c"],
+                   check=True)
+    guests["xcrypt_loop"] = out
+    return guests
+
+
+def row(label: str, emu: float, base: float | None, base_label: str, unit: str = "s",
+        goal: str = "") -> None:
+    ratio = f"{emu / base:6.2f}x {base_label}" if base else ""
+    base_s = f"{base:9.3f} {unit}" if base is not None else " " * 11
+    print(f"  {label:<34} {emu:9.3f} {unit}  {base_s}  {ratio}  {goal}".rstrip())
+
+
+def plain_code(emu: Path, guests: dict[str, Path]) -> None:
+    print("plain code (bench/guest/compute.c, CPU time, best of %d)" % REPEAT)
+    print(f"  {'':<34} {'padlock-emu':>11}  {'baseline':>11}")
+    for bits, qemu in (("32", "qemu-i386"), ("64", "qemu-x86_64")):
+        prog = str(guests[f"compute{bits}"])
+        if shutil.which(qemu) is None:
+            print(f"  {qemu} not installed: skipped")
+            continue
+        cpu = ["--cpu", "esther" if bits == "32" else "nano"]  # nano: the one with long mode
+        t = best_interleaved({
+            "qemu": [qemu, prog, ROUNDS],
+            "off": [str(emu), "run", *cpu, "--timing", "off", prog, ROUNDS],
+            "on": [str(emu), "run", *cpu, prog, ROUNDS],
+        })
+        arch = "i386" if bits == "32" else "x86-64"
+        goal_off, goal_on = ("0.9", "1.2") if bits == "32" else ("1.0", "1.25")
+        row(f"{arch}, --timing off", t["off"], t["qemu"], qemu, goal=f"(goal <= {goal_off}x)")
+        row(f"{arch}, timing on", t["on"], t["qemu"], qemu, goal=f"(goal <= {goal_on}x)")
+
+
+def host_speed(mode: str, size: int) -> float:
+    """Host OpenSSL's bytes/s for `mode` ("aes-128-ecb", "sha256") at `size`-byte buffers."""
+    args = ["openssl", "speed", "-seconds", "1", "-bytes", str(size)]
+    args += ["-evp", mode]
+    p = subprocess.run(args, capture_output=True, text=True, check=True)
+    m = re.search(r"^\S+\s+([\d.]+)k\s*$", p.stdout, re.M)
+    if not m:
+        sys.exit(f"run_all: cannot read openssl speed output:\n{p.stdout}")
+    return float(m.group(1)) * 1000
+
+
+def loop_time(emu: Path, prog: Path, mode: str, size: int, count: int) -> dict[str, float]:
+    """Host seconds of `count` instructions (set-up subtracted), timing off and on."""
+    cmds = {}
+    for timing in ("off", "on"):
+        for n in (0, count):
+            cmds[f"{timing}{n}"] = [str(emu), "run", "--cpu", "esther", "--timing", timing,
+                                    str(prog), mode, str(size), str(n)]
+    best: dict[str, float] = {}
+    for _ in range(REPEAT):
+        for name, cmd in cmds.items():
+            cpu, _, _ = Timer.run(cmd)
+            best[name] = min(best.get(name, cpu), cpu)
+    return {t: max(best[f"{t}{count}"] - best[f"{t}0"], 1e-9) for t in ("off", "on")}
+
+
+def bulk(emu: Path, guests: dict[str, Path]) -> None:
+    print(f"bulk data, esther, {BULK_BYTES >> 20} MiB per run (MB/s from CPU time; baseline: "
+          "host openssl speed, same mode and size)")
+    print(f"  {'':<34} {'padlock-emu':>11}  {'baseline':>11}")
+    for mode, host_mode, label in (("ecb", "aes-128-ecb", "REP XCRYPTECB"),
+                                   ("sha256", "sha256", "REP XSHA256")):
+        for size in (8192, 64 << 20):
+            count = max(1, BULK_BYTES // size)
+            t = loop_time(emu, guests["xcrypt_loop"], mode, size, count)
+            host = host_speed(host_mode, size) / 1e6
+            mb = {k: count * size / v / 1e6 for k, v in t.items()}
+            sz = f"{size >> 10} KiB" if size < (1 << 20) else f"{size >> 20} MiB"
+            row(f"{label} {sz}, --timing off", mb["off"], host, "host", "MB/s")
+            row(f"{label} {sz}, timing on", mb["on"], host, "host", "MB/s",
+                goal="(goal >= 0.8x)")
+            print(f"  {'':<34} timing on / off: {t['on'] / t['off']:.2f}x time (goal <= 1.25x)")
+
+
+def short(emu: Path, guests: dict[str, Path]) -> None:
+    print(f"short PadLock instructions: {SHORT_N} single-block REP XCRYPTECB, esther")
+    t = loop_time(emu, guests["xcrypt_loop"], "ecb", 16, SHORT_N)
+    for timing in ("off", "on"):
+        goal = "(goal <= 150 ns)" if timing == "on" else ""
+        print(f"  timing {timing:<3} {t[timing] / SHORT_N * 1e9:9.1f} ns per instruction  {goal}")
+
+
+def openssl_speed(emu: Path) -> None:
+    root = Path(os.environ.get("PADLOCK_SYSROOT_I386", REPO / ".sysroot-i386"))
+    print("openssl speed -seconds 1 -engine padlock -evp aes-128-cbc (i386, nehemiah, 1.2 GHz)")
+    if not (root / "usr/bin/openssl").is_file():
+        print(f"  no i386 sysroot at {root}: skipped (scripts/make-sysroot.sh)")
+        return
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PADLOCK_EMU_", "OPENSSL_"))}
+    cmd = [str(emu), "run", "--cpu", "nehemiah", "--mhz", "1200", "-L", str(root),
+           "/usr/bin/openssl", "speed", "-seconds", "1", "-engine", "padlock", "-evp",
+           "aes-128-cbc"]
+    cpu, wall, _ = Timer.run(cmd, env=env)
+    print(f"  {wall:7.1f} s wall, {cpu:7.1f} s CPU (goal <= 5 s wall)")
+
+
+def harness(build: Path) -> None:
+    exe = build / "bench/bench_harness"
+    print("harness: calls of a small PadLock function (one REP XCRYPTECB) per second")
+    if not exe.is_file():
+        print(f"  {exe} not built: skipped")
+        return
+    p = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
+    print(p.stdout.rstrip())
+
+
+ROWS = {"plain": plain_code, "bulk": bulk, "short": short, "openssl": openssl_speed,
+        "harness": harness}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", type=Path, default=REPO / "build")
+    ap.add_argument("--only", default=",".join(ROWS))
+    a = ap.parse_args()
+    emu = Path(os.environ.get("PADLOCK_EMU_BIN", a.build / "emulator/padlock-emu"))
+    if not emu.is_file():
+        sys.exit(f"run_all: no {emu} (build first or set PADLOCK_EMU_BIN)")
+    print(f"padlock-emu {emu}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} "
+          "(ratios are within this run)")
+    with tempfile.TemporaryDirectory() as tmp:
+        guests = build_guests(Path(tmp))
+        for name in a.only.split(","):
+            fn = ROWS[name]
+            if name == "harness":
+                fn(a.build)
+            elif name == "openssl":
+                fn(emu)
+            else:
+                fn(emu, guests)
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
