@@ -4,9 +4,11 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "emulator/time/virtual_time.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::cli {
@@ -42,6 +44,35 @@ double parse_mhz(const std::string& s, const char* where) {
                      ": expected a frequency in MHz, e.g. --mhz 1600");
   }
   return v;
+}
+
+// The lowest clock the timing model runs at (docs/timing.md, "Interrupts"): at least
+// kMinMhz, and periodic interrupts may take at most half of the clock even in their
+// shortest period (each costs VirtualTimeConfig::irq_cycles; the period varies by
+// +-irq_jitter). Below that the guest would make no progress between interrupts.
+constexpr double kMinMhz = 1.0;
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void check_clock(const emu::RunOptions& o) {
+  const double mhz = o.mhz > 0 ? o.mhz : o.cpu->default_mhz.value;
+  if (mhz < kMinMhz) {
+    throw UsageError("clock " + number(mhz) +
+                     " MHz is below the lowest the timing model supports (" + number(kMinMhz) +
+                     " MHz)");
+  }
+  const emu::VirtualTimeConfig vt;
+  const double irq_hz = o.irq_hz < 0 ? vt.irq_hz : o.irq_hz;
+  if (o.timing && irq_hz > 0 &&
+      mhz * 1e6 / irq_hz * (1.0 - vt.irq_jitter) < 2.0 * static_cast<double>(vt.irq_cycles)) {
+    throw UsageError("interrupts at " + number(irq_hz) + " Hz would take over half of a " +
+                     number(mhz) + " MHz clock (each costs " + std::to_string(vt.irq_cycles) +
+                     " clocks): raise --mhz or lower --irq-hz");
+  }
 }
 
 // --memory: true for direct, false for tlb.
@@ -261,6 +292,7 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   if (!o.sysroot.empty() && !is_directory(o.sysroot)) {
     throw UsageError("sysroot '" + o.sysroot + "' is not a directory");
   }
+  check_clock(o);
   o.program = args[prog];
   o.argv.assign(args.begin() + static_cast<long>(prog), args.end());
   return inv;
@@ -292,7 +324,9 @@ void print_run_usage(FILE* out) {
                "options (environment variable in brackets):\n"
                "  --cpu NAME       CPU model [PADLOCK_EMU_CPU]; default esther. Models:\n"
                "                   %s\n"
-               "  --mhz N          core clock in MHz [PADLOCK_EMU_MHZ]; default: the model's\n"
+               "  --mhz N          core clock in MHz [PADLOCK_EMU_MHZ]; default: the model's;\n"
+               "                   at least 1, and enough that interrupts take at most half\n"
+               "                   of it (1.2 at the default --irq-hz)\n"
                "  --seed N         seed of the RNG, AT_RANDOM and getrandom [PADLOCK_EMU_SEED];\n"
                "                   default 0\n"
                "  --errata on|off  apply the model's errata (Esther stepping 8 CTR); default on\n"

@@ -320,7 +320,6 @@ void Machine::run_call(CallResult& r, uint64_t timeout_us) {
   for (;;) {
     stop_fault_ = false;
     tlb_.faulted = false;
-    hook_error_ = nullptr;
     uint64_t slice_us = 0;
     if (timeout_us != 0) {
       const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -329,7 +328,7 @@ void Machine::run_call(CallResult& r, uint64_t timeout_us) {
       slice_us = left > 0 ? static_cast<uint64_t>(left) : 1;
     }
     const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, slice_us, 0);
-    if (hook_error_) std::rethrow_exception(hook_error_);
+    hook_exception_.rethrow();
     if (std::optional<MachineFault> f = slice_stop(err, slice_us != 0)) {
       r.fault = *f;
       return;
@@ -489,8 +488,7 @@ bool Machine::on_invalid_insn() {
     if (after_) after_(*this, ev);
     if (stop_fault_) uc_emu_stop(cpu_->uc());
   } catch (...) {
-    hook_error_ = std::current_exception();
-    uc_emu_stop(cpu_->uc());
+    hook_exception_.keep(cpu_->uc());  // e.g. from a Python callback
   }
   return true;
 }

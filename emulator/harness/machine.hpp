@@ -20,6 +20,7 @@
 
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/cpu/cpu.hpp"
+#include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
@@ -203,6 +204,7 @@ class Machine {
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
   int on_rdtsc();
+  HookException& hook_exception() { return hook_exception_; }
 
  private:
   class DiagSink;
@@ -246,7 +248,7 @@ class Machine {
   bool stop_fault_ = false;
   MachineFault fault_;
   TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
-  std::exception_ptr hook_error_;
+  HookException hook_exception_;
   int depth_ = 0;
   uint64_t padlock_count_ = 0;
   uint64_t stub_calls_ = 0;

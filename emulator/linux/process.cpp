@@ -2,6 +2,7 @@
 
 #include <capstone/capstone.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -31,6 +33,15 @@ constexpr uint64_t kMmapFloor = 0x10000;      // Linux's default mmap_min_addr
 
 Process* g_current = nullptr;
 
+// execve's permission check (Linux may_open with MAY_EXEC, for the program and its
+// interpreter): the effective IDs need execute permission, which a file without any x bit
+// never grants, not even to root; a noexec mount refuses it too.
+void require_exec_permission(const std::string& path) {
+  if (faccessat(AT_FDCWD, path.c_str(), X_OK, AT_EACCESS) != 0 && errno == EACCES) {
+    throw LoadError(path + ": " + std::strerror(EACCES));
+  }
+}
+
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -38,8 +49,10 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-void hook_mem(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
-  static_cast<Process*>(p)->on_mem_access(address, size, type == UC_MEM_WRITE);
+void hook_mem(uc_engine* uc, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
+  UcHooks<Process>::guarded(uc, p, 0, [=](Process* w) {
+    return w->on_mem_access(address, size, type == UC_MEM_WRITE), 0;
+  });
 }
 
 }  // namespace
@@ -54,6 +67,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   paths_ = GuestPaths(opts_.sysroot);
   // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
   const std::string program = paths_.resolve(opts_.program);
+  require_exec_permission(program);
   elf_ = ElfFile::read(program);
   guest64_ = elf_.is64;
   if (guest64_ && !opts_.cpu->long_mode) {
@@ -120,6 +134,7 @@ void Process::read_interpreter() {
                          : " (an i386 program needs an i386 sysroot: -L DIR, e.g. the one "
                            "scripts/make-sysroot.sh builds)";
   try {
+    require_exec_permission(host);
     interp_ = ElfFile::read(host);
   } catch (const LoadError& e) {
     // e.what() is "<host path>: <reason>"; keep the reason only.
@@ -176,11 +191,14 @@ void Process::load_program() {
     if (interp_.type == ET_DYN) {
       const uint64_t align = std::max<uint64_t>(kPage, interp_.max_align);
       const uint64_t span = interp_.max_vaddr - interp_.min_vaddr;
+      if (align > window || span > window) {
+        throw LoadError(elf_.interp + ": no room for the interpreter");
+      }
       const uint64_t va = mem_->find_free_below(span + align - kPage, l.mmap_top, l.mmap_floor);
       if (va == 0) throw LoadError(elf_.interp + ": no room for the interpreter");
       ibias = ((va + align - 1) & ~(align - 1)) - interp_.min_vaddr;
     }
-    const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec);
+    const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec, true);
     if (obs_) obs_->object_loaded(interp_.path, ibias);
     start = ii.entry;
     interp_base = ibias;
@@ -564,6 +582,13 @@ RunResult Process::run() {
     host_signals_running(true);
     const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, 0, 0);
     host_signals_running(false);
+    try {
+      hook_exception_.rethrow();
+    } catch (...) {
+      host_signals_restore();
+      g_current = nullptr;
+      throw;
+    }
     drain_block_log();
     if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
     handle_stop(err);

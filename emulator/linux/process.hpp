@@ -14,6 +14,7 @@
 
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/cpu/cpu.hpp"
+#include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/guest_paths.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/loader/elf_loader.hpp"
@@ -165,6 +166,7 @@ class Process {
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
   int on_rdtsc();
+  HookException& hook_exception() { return hook_exception_; }
 
   // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
   std::string disassemble(uint64_t pc);
@@ -242,6 +244,7 @@ class Process {
   SigreturnKind sigreturn_ = SigreturnKind::None;
   TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
   bool fatal_ = false;
+  HookException hook_exception_;  // thrown inside a hook, rethrown by run()
   RunResult result_;
   // The last system call, for SA_RESTART after -EINTR.
   bool last_syscall_eintr_ = false;

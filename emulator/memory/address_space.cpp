@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 namespace padlock::emu {
@@ -141,10 +142,20 @@ void AddressSpace::copy(uint64_t dst, uint64_t src, uint64_t len) {
 uint8_t* AddressSpace::leaf_alloc(uint64_t page) {
   const uint64_t i = page >> kLeafBits;
   if (!leaves_[i]) {
-    leaves_[i] = std::make_unique<uint8_t[]>(size_t{1} << kLeafBits);
+    leaves_[i].reset(new (std::nothrow) uint8_t[size_t{1} << kLeafBits]);
+    if (!leaves_[i]) return nullptr;
     std::memset(leaves_[i].get(), 0, size_t{1} << kLeafBits);
   }
   return leaves_[i].get();
+}
+
+bool AddressSpace::leaves_for(uint64_t va, uint64_t len) {
+  if (len == 0) return true;
+  for (uint64_t page = va / kPageSize, last = (va + len - 1) / kPageSize; page <= last;
+       page = ((page >> kLeafBits) + 1) << kLeafBits) {
+    if (leaf_alloc(page) == nullptr) return false;
+  }
+  return true;
 }
 
 void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
@@ -165,6 +176,8 @@ uint8_t AddressSpace::flags(uint64_t va) const {
 bool AddressSpace::map_anonymous(uint64_t va, uint64_t len, uint8_t prot) {
   if (!in_window(va, len)) return false;
   if (len == 0) return true;
+  // The page table first: a host allocation failure leaves the mapping as it was.
+  if (!leaves_for(va, len)) return false;
   void* p = mmap(base_ + va, len, PROT_READ | PROT_WRITE, MAP_FIXED | kReserveFlags, -1, 0);
   if (p == MAP_FAILED) return false;
   const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped);
@@ -177,6 +190,7 @@ int AddressSpace::map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int f
                                   uint64_t offset) {
   if (!in_window(va, len)) return -ENOMEM;
   const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped | kPageShared);
+  if (!leaves_for(va, len)) return -ENOMEM;
   void* p =
       mmap(base_ + va, len, host_prot(f), MAP_FIXED | MAP_SHARED, fd, static_cast<off_t>(offset));
   if (p == MAP_FAILED) {

@@ -111,7 +111,9 @@ class AddressSpace final : public GuestMemory {
     const uint64_t i = page >> kLeafBits;
     return i < nleaves_ ? leaves_[i].get() : nullptr;
   }
-  uint8_t* leaf_alloc(uint64_t page);
+  uint8_t* leaf_alloc(uint64_t page);  // nullptr when the host has no memory for it
+  // Allocates the leaves of [va, va+len); false if the host has no memory for them.
+  bool leaves_for(uint64_t va, uint64_t len);
   // The flags byte of a mapped page (its leaf exists).
   uint8_t& flags_of(uint64_t page) { return leaf(page)[page & ((uint64_t{1} << kLeafBits) - 1)]; }
   void set_flags(uint64_t va, uint64_t len, uint8_t f);

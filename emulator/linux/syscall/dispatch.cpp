@@ -2,6 +2,9 @@
 // clears EFLAGS[30] (§1.8: entering the kernel stores EFLAGS; §3.2: SYSENTER clears it).
 #include <signal.h>
 
+#include <new>
+#include <stdexcept>
+
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/strace.hpp"
@@ -68,7 +71,15 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const SyscallEntry* e = c.nr < kMaxSyscall ? &abi.table[c.nr] : nullptr;
   const uint64_t t0 = now();
   int64_t r = -ENOSYS;
-  if (e != nullptr && e->fn != nullptr) r = e->fn(c);
+  // A host allocation that fails inside the call is the guest's ENOMEM, as a kernel
+  // allocation failure is (Linux never lets it reach the process any other way).
+  try {
+    if (e != nullptr && e->fn != nullptr) r = e->fn(c);
+  } catch (const std::bad_alloc&) {
+    r = -ENOMEM;
+  } catch (const std::length_error&) {
+    r = -ENOMEM;
+  }
   ++stats_.syscalls;
   if (obs_) obs_->syscall(e != nullptr ? e->name : nullptr, c.nr, r, t0, now());
   if (opts_.strace) {

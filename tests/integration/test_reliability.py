@@ -1,0 +1,201 @@
+"""Inputs that once crashed or hung the emulator (docs/reliability.md, "Regressions"): each
+case must end quickly with the guest's own result or a one-line error, never a host
+signal, an abort or a hang. The ELF files are made here (elfcraft.py); the guests come
+from tests/guest/random_code.c."""
+
+from __future__ import annotations
+
+import resource
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from elfcraft import (ET_EXEC, PF_R, PF_W, PF_X, PT_LOAD, Elf, Segment, exit_code,
+                      exit_with_dword_at, static_exit)
+
+# Every case ends in seconds; a hang fails here rather than stalling the suite.
+TIMEOUT = 60
+
+
+def run(emulator: Path, *args, cpu: str | None = None) -> subprocess.CompletedProcess:
+    cmd = [str(emulator), "run"] + (["--cpu", cpu] if cpu else []) + [str(a) for a in args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def one_line_error(proc: subprocess.CompletedProcess, needle: str) -> None:
+    """Refused: status 1 and one line on stderr that names the reason."""
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("padlock-emu: "), proc.stderr
+    assert needle in lines[0], proc.stderr
+
+
+# --- the loader ------------------------------------------------------------------------
+
+
+def test_interpreter_at_the_program_addresses_is_refused(emulator_path, tmp_path):
+    # Once a host SIGSEGV: the second image was copied into the first one's read-only pages.
+    interp = static_exit(32, 0x08048000, 7).write(tmp_path / "interp")
+    prog = static_exit(32, 0x08048000, 3, interp=str(interp)).write(tmp_path / "prog")
+    one_line_error(run(emulator_path, prog), "overlaps memory already mapped")
+
+
+def test_interpreter_elsewhere_runs_first(emulator_path, tmp_path):
+    # The same pair with the interpreter out of the way: it starts, and its exit wins.
+    interp = static_exit(32, 0x09000000, 7).write(tmp_path / "interp")
+    prog = static_exit(32, 0x08048000, 3, interp=str(interp)).write(tmp_path / "prog")
+    proc = run(emulator_path, prog)
+    assert proc.returncode == 7, proc.stderr
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+def test_offset_not_congruent_to_vaddr_is_refused(emulator_path, tmp_path, bits):
+    # p_offset 3 bytes off the page alignment of p_vaddr: Linux's mmap of the segment fails;
+    # this once ran the bytes at the wrong place, forever.
+    base = 0x08048000 if bits == 32 else 0x400000
+    code = exit_code(bits, 0)
+    image = bytes(0x203) + code
+    elf = Elf(bits=bits, entry=base + 0x200,
+              segments=[Segment(PT_LOAD, base, 3, image[3:])])
+    prog = elf.write(tmp_path / "prog")
+    start = time.monotonic()
+    proc = run(emulator_path, prog, cpu=None if bits == 32 else "nano")
+    assert time.monotonic() - start < 10
+    one_line_error(proc, "differ modulo the page size")
+
+
+def test_bss_near_4_gib_is_mapped_lazily_and_zero(emulator_path, tmp_path):
+    # p_memsz just under 4 GiB: once zero-filled page by page (29 s, 4.2 GB of host RAM).
+    # The file continues past p_filesz with 0xFF bytes, which must not show in the bss;
+    # the program exits with the word just past its file part, and its last word.
+    base, filesz, memsz = 0x400000, 0x1000 + 0x180, 0xFFF00000
+    last = base + memsz - 4
+    code = exit_with_dword_at(64, base + filesz)
+    check_last = exit_with_dword_at(64, last)
+    image = bytearray(b"\xff" * 0x2000)
+    image[0x200:0x200 + len(code)] = code
+    elf = Elf(bits=64, entry=base + 0x200,
+              segments=[Segment(PT_LOAD, base, 0, bytes(image), memsz=memsz, filesz=filesz,
+                                flags=PF_R | PF_W | PF_X)])
+    prog = elf.write(tmp_path / "prog")
+    image[0x200:0x200 + len(check_last)] = check_last
+    prog_last = Elf(bits=64, entry=base + 0x200,
+                    segments=[Segment(PT_LOAD, base, 0, bytes(image), memsz=memsz,
+                                      filesz=filesz, flags=PF_R | PF_W | PF_X)]
+                    ).write(tmp_path / "prog_last")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    for p in (prog, prog_last):
+        start = time.monotonic()
+        proc = run(emulator_path, p, cpu="nano")
+        assert proc.returncode == 0, (proc.returncode, proc.stderr)
+        assert time.monotonic() - start < 10
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert peak_kib < max(before, 1 << 20), peak_kib  # far below the 4 GiB it once touched
+
+
+def test_segment_past_the_window_is_refused(emulator_path, tmp_path):
+    base = 0xFFFFF000
+    elf = Elf(bits=32, entry=base, segments=[Segment(PT_LOAD, base, 0, bytes(0x100),
+                                                      memsz=0x2000)])
+    one_line_error(run(emulator_path, elf.write(tmp_path / "prog")),
+                   "lies outside the emulated address space")
+
+
+def test_huge_tls_alignment_ends_without_a_host_abort(emulator_path, guest_dir, tmp_path):
+    # glibc sizes the TLS block by PT_TLS p_align; 2^44 once ended in std::bad_alloc thrown
+    # through Unicorn (SIGABRT). Now the allocation is the guest's ENOMEM, as on Linux, and
+    # glibc reports it.
+    data = bytearray((guest_dir / "guest_hello_x86_64").read_bytes())
+    phoff = struct.unpack_from("<Q", data, 0x20)[0]
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    patched = False
+    for i in range(phnum):
+        off = phoff + i * phentsize
+        if struct.unpack_from("<I", data, off)[0] == 7:  # PT_TLS
+            struct.pack_into("<Q", data, off + 48, 1 << 44)
+            patched = True
+    assert patched, "guest_hello_x86_64 has no PT_TLS"
+    prog = tmp_path / "tls"
+    prog.write_bytes(bytes(data))
+    prog.chmod(0o755)
+    proc = run(emulator_path, prog, cpu="nano")
+    assert proc.returncode == 127, (proc.returncode, proc.stderr)
+    assert "Cannot allocate TLS block" in proc.stderr
+
+
+def test_file_without_execute_permission_is_refused(emulator_path, guest_dir, tmp_path):
+    # execve gives EACCES for a file with no execute bit, even to root.
+    prog = tmp_path / "hello"
+    prog.write_bytes((guest_dir / "guest_hello_i386").read_bytes())
+    prog.chmod(0o644)
+    one_line_error(run(emulator_path, prog), "Permission denied")
+    prog.chmod(0o755)
+    assert run(emulator_path, prog).returncode == 0
+
+
+def test_interpreter_without_execute_permission_is_refused(emulator_path, tmp_path):
+    interp = static_exit(32, 0x09000000, 7).write(tmp_path / "interp", mode=0o644)
+    prog = static_exit(32, 0x08048000, 3, interp=str(interp)).write(tmp_path / "prog")
+    one_line_error(run(emulator_path, prog), "Permission denied")
+
+
+# --- the command line ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mhz", ["0.5", "0.1", "0.01"])
+def test_clock_below_the_minimum_is_a_usage_error(emulator_path, guest_dir, mhz):
+    # These clocks once hung: the 2000-clock interrupts took all the time.
+    proc = run(emulator_path, "--mhz", mhz, guest_dir / "guest_hello_i386")
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "below the lowest the timing model supports" in proc.stderr
+
+
+def test_interrupts_that_leave_no_time_are_a_usage_error(emulator_path, guest_dir):
+    proc = run(emulator_path, "--mhz", "2", "--irq-hz", "1000", guest_dir / "guest_hello_i386")
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "would take over half" in proc.stderr
+
+
+@pytest.mark.parametrize("args", [["--mhz", "1.2"], ["--mhz", "1", "--irq-hz", "0"]])
+def test_lowest_clocks_run(emulator_path, guest_dir, args):
+    # 1.2 MHz: the 250 Hz interrupts take 42 % at most; 1 MHz without interrupts.
+    proc = run(emulator_path, *args, guest_dir / "guest_hello_i386")
+    assert proc.returncode == 0, proc.stderr
+
+
+# --- random code -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_code_ends(runner, target, seed):
+    # Seeds 1 and 3 once hung the i386 guest (IRET into virtual-8086 mode, then a handler
+    # that could not run). Each round ends by a signal; the process ends by itself.
+    start = time.monotonic()
+    proc = runner.run("random_code", target, args=[200, seed], timeout=TIMEOUT)
+    assert time.monotonic() - start < TIMEOUT
+    lines = dict(line.split("=", 1) for line in proc.stdout.decode().splitlines())
+    assert lines["rounds"] == "200"
+    ends = {int(k): int(v) for k, v in (e.split(":") for e in lines["ends"].split(","))}
+    assert sum(ends.values()) == 200
+    assert ends.get(11, 0) > 0  # SIGSEGV, the commonest end
+
+
+def test_handler_fault_overflowing_the_altstack_kills(runner, target):
+    # A handler that faults again on the alternate stack (SA_NODEFER): frames descend until
+    # the next would leave the stack; Linux then kills with SIGSEGV. The emulator once
+    # wrapped around to the top of the stack and looped forever.
+    proc = runner.run("random_code", target, args=["altstack-overflow"], timeout=TIMEOUT,
+                      check=False)
+    assert proc.returncode == -11, proc.stderr
+    assert proc.stdout.decode() == "altstack_overflow=start\n"
+
+
+def test_iret_into_vm86_does_not_hang(runner, guest_dir):
+    # QEMU's IRET enters virtual-8086 mode from CPL 3 (the SDM's ignores VM there); the
+    # fault that follows must reach the handler in protected mode (docs/emulator.md,
+    # "Limitations").
+    proc = runner.run("random_code", ("i386", "esther"), args=["iret-vm"], timeout=TIMEOUT)
+    assert proc.stdout.decode() in ("iret_vm=returned\n", "iret_vm=signal 11\n")
