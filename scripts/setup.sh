@@ -13,6 +13,7 @@ DEBIAN_PACKAGES=(
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
   clang-format                       # scripts/check-format.sh (14, as .clang-format expects)
+  valgrind binutils                  # callgrind_annotate, objdump: tests/integration/test_profile.py
 )
 
 need_apt=0

@@ -603,6 +603,9 @@ RunResult Process::run() {
   if (obs_) obs_->finish(now(), result_);
   if (opts_.stats) {
     stats_.print(opts_.log, mhz_);
+    // How generated code reached guest memory (--memory, PADLOCK_EMU_MEMORY; x86-64: tlb).
+    std::fprintf(opts_.log, "padlock-emu: stats: guest memory %s\n",
+                 direct_memory_ ? "direct" : "tlb");
     if (opts_.timing) {
       stats_.print_timing(opts_.log, mhz_, vt_->now(), vt_->idle_cycles(), vt_->irq_cycles_total());
     }

@@ -87,6 +87,19 @@ def test_setitimer_counts_in_virtual_seconds_and_scales_with_mhz(runner):
     assert abs(int(a["timer_count"]) / ca - 1) < 0.01  # timer_create/timer_settime too
 
 
+def test_every_clock_follows_a_non_default_mhz(runner):
+    # 100 ms of virtual time at 800 MHz: every time source counts the same 100 ms (a clock
+    # computed at a fixed 1600 MHz would show 50 ms), and RDTSC counts 800 cycles per us.
+    out = kv(emu(runner, "--mhz", "800", guest(runner, "alarm_count"), 100).stdout)
+    assert 100_000_000 <= int(out["elapsed_ns"]) < 100_100_000  # clock_gettime(MONOTONIC)
+    assert 100_000 <= int(out["tod_us"]) < 100_100  # gettimeofday
+    assert 99_000 <= int(out["cpu_us"]) <= 101_000  # clock(): CLOCK_PROCESS_CPUTIME_ID
+    assert 9 <= int(out["times_ticks"]) <= 11  # times(), 100 ticks per second
+    assert 80_000_000 <= int(out["tsc"]) < 80_100_000  # RDTSC: cycles at 800 MHz
+    assert out["sleep_ok"] == "1" and 5_000_000 <= int(out["sleep_ns"]) < 5_100_000
+    assert abs(int(out["timer_count"]) / int(out["count"]) - 1) < 0.01  # timer_create
+
+
 def test_timing_off_uses_host_clock(runner):
     out = kv(emu(runner, "--timing", "off", guest(runner, "alarm_count"), 20).stdout)
     assert int(out["count"]) > 0

@@ -35,8 +35,8 @@ void run(Thrower& t) {
   const uint8_t code[] = {0x0F, 0xA2, 0xEB, 0x00, 0x90, 0x90};
   ASSERT_EQ(uc_mem_write(uc, kCode, code, sizeof code), UC_ERR_OK);
   uc_hook h1, h2;
-  ASSERT_EQ(uc_hook_add(uc, &h1, UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Thrower>::cpuid),
-                        &t, 1, 0, UC_X86_INS_CPUID),
+  ASSERT_EQ(uc_hook_add(uc, &h1, UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Thrower>::cpuid), &t,
+                        1, 0, UC_X86_INS_CPUID),
             UC_ERR_OK);
   ASSERT_EQ(uc_hook_add(uc, &h2, UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks<Thrower>::block),
                         &t, 1, 0),
