@@ -14,6 +14,7 @@ DEBIAN_PACKAGES=(
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
   clang-format                       # scripts/check-format.sh (14, as .clang-format expects)
   valgrind binutils                  # callgrind_annotate, objdump: tests/integration/test_profile.py
+  clang libclang-rt-14-dev           # libFuzzer with ASan/UBSan: scripts/fuzz.sh
 )
 
 need_apt=0

@@ -567,6 +567,9 @@ RunResult Process::run() {
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
     deliver_pending();
+    // A system call that failed with EINTR is restarted (SA_RESTART) only by the signal
+    // that interrupted it, delivered just now; after that it is a plain failure.
+    last_syscall_eintr_ = false;
     if (exited_ || fatal_) break;
     if (host_kill_.load()) {
       GuestSiginfo si;
@@ -592,7 +595,6 @@ RunResult Process::run() {
     drain_block_log();
     if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
     handle_stop(err);
-    last_syscall_eintr_ = false;
   }
   host_signals_restore();
   stats_.blocks_decoded = blocks_->decoded();

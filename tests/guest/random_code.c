@@ -15,8 +15,14 @@
  *   random_code altstack-overflow   a faulting SA_ONSTACK | SA_NODEFER handler: prints
  *                                   "altstack_overflow=start", then dies of SIGSEGV
  *   random_code iret-vm             (i386) IRET with EFLAGS.VM set, from CPL 3: prints
- *                                   "iret_vm=returned" (the SDM) or "iret_vm=signal N" */
+ *                                   "iret_vm=returned" (the SDM) or "iret_vm=signal N"
+ * and one Linux rule they rely on:
+ *   random_code handler-df          a fault with DF set: prints "handler_df=0" (the
+ *                                   handler starts with DF clear)
+ *   random_code restart-read        a read() of stdin interrupted by an SA_RESTART handler
+ *                                   runs again: "read=N alarms=1 errno=0" */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -25,6 +31,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 enum { PAGE = 4096, SCRATCH = 64 * 1024 };
 
@@ -124,6 +131,49 @@ static int altstack_overflow(void) {
   return 1;
 }
 
+/* A fault with DF set: Linux enters the handler with DF clear (the ABI's string direction),
+ * TF and RF clear too. Prints "handler_df=0" or "handler_df=1". */
+static void report_df(int sig) {
+  (void)sig;
+  unsigned long flags;
+  __asm__ volatile("pushf\n\tpop %0" : "=r"(flags));
+  /* No library call may run with DF set (it would copy backwards): clear it first. */
+  __asm__ volatile("cld");
+  printf("handler_df=%lu\n", (flags >> 10) & 1);
+  fflush(stdout);
+  _exit(0);
+}
+
+static int handler_df(void) {
+  signal(SIGSEGV, report_df);
+  __asm__ volatile("std");
+  *unmapped = 0;
+  __asm__ volatile("cld");
+  return 1;
+}
+
+/* SA_RESTART: a read() interrupted by a handled SIGALRM (from a 100 ms ITIMER_REAL) runs
+ * again instead of failing with EINTR. Prints "read=N alarms=A errno=E". */
+static volatile sig_atomic_t alarms;
+static void count_alarm(int sig) {
+  (void)sig;
+  ++alarms;
+}
+
+static int restart_read(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = count_alarm;
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGALRM, &sa, NULL);
+  struct itimerval t = {{0, 0}, {0, 100000}};
+  setitimer(ITIMER_REAL, &t, NULL);
+  char buf[16];
+  const ssize_t n = read(0, buf, sizeof buf);
+  printf("read=%ld alarms=%d errno=%d\n", (long)n, (int)alarms, n < 0 ? errno : 0);
+  return 0;
+}
+
 #if !defined(__x86_64__)
 /* IRET at CPL 3 with VM set in the popped EFLAGS: the SDM's IRET ignores VM below CPL 0
  * and returns to `back`. Prints how it ended: "returned" or the signal's number. */
@@ -150,6 +200,8 @@ int main(int argc, char **argv) {
     sigaltstack(&ss, NULL);
     return altstack_overflow();
   }
+  if (argc > 1 && strcmp(argv[1], "handler-df") == 0) return handler_df();
+  if (argc > 1 && strcmp(argv[1], "restart-read") == 0) return restart_read();
   const int rounds = argc > 1 ? atoi(argv[1]) : 200;
   rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
   if (rng_state == 0) rng_state = 1;

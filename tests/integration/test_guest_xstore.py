@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
 from guestrun import kv, records
@@ -101,3 +104,20 @@ def test_seed_reproducible(runner, target):
     c = runner.run("xstore", target, ["1"], seed=2).stdout
     assert kv(a)["sample"] == kv(b)["sample"]
     assert kv(a)["sample"] != kv(c)["sample"]
+
+
+def test_seed_from_environment(runner, target):
+    """PADLOCK_EMU_SEED sets the seed as --seed does; --seed wins over it."""
+    cmd = runner.command("xstore", target.arch, ["1"], cpu=target.cpu)
+    seeded = runner.command("xstore", target.arch, ["1"], cpu=target.cpu, seed=1)
+    base = {k: v for k, v in os.environ.items() if k != "PADLOCK_EMU_SEED"}
+
+    def sample(c, seed_env):
+        env = dict(base, PADLOCK_EMU_SEED=seed_env) if seed_env else base
+        p = subprocess.run(c, capture_output=True, timeout=300, env=env)
+        assert p.returncode == 0, p.stderr[-500:]
+        return kv(p.stdout)["sample"]
+
+    assert sample(cmd, "1") == sample(seeded, None)
+    assert sample(cmd, "2") != sample(seeded, None)
+    assert sample(seeded, "2") == sample(seeded, None)

@@ -199,3 +199,22 @@ def test_iret_into_vm86_does_not_hang(runner, guest_dir):
     # "Limitations").
     proc = runner.run("random_code", ("i386", "esther"), args=["iret-vm"], timeout=TIMEOUT)
     assert proc.stdout.decode() in ("iret_vm=returned\n", "iret_vm=signal 11\n")
+
+
+def test_handler_starts_with_df_clear(runner, target):
+    # Linux clears DF (and TF, RF) for a signal handler, whatever the interrupted code set.
+    proc = runner.run("random_code", target, args=["handler-df"], timeout=TIMEOUT)
+    assert proc.stdout.decode() == "handler_df=0\n"
+
+
+def test_sa_restart_reruns_an_interrupted_read(runner, target):
+    # Host time (--timing off): the 100 ms alarm interrupts the blocking read; with
+    # SA_RESTART the call runs again and gets the bytes written at 0.5 s.
+    cmd = [str(runner.emulator), "run", "--cpu", target.cpu, "--timing", "off",
+           str(runner.guest("random_code", target.arch)), "restart-read"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    time.sleep(0.5)
+    out, err = proc.communicate(b"hello", timeout=TIMEOUT)
+    assert proc.returncode == 0, err
+    assert out.decode() == "read=5 alarms=1 errno=0\n"

@@ -149,6 +149,20 @@ def test_stats_show_timing_lines(runner):
     assert m and float(m.group(1)) > 0
 
 
+def test_interrupts_cost_2000_clocks_each_and_the_parts_add_up(runner):
+    # docs/timing.md "Interrupts": each costs 2000 clocks of the virtual clock. The --stats
+    # parts (x86 blocks, PadLock, caches, interrupts, sleeping) add up to the clock, apart
+    # from RDTSC's one cycle per read.
+    p = emu(runner, "--stats", "--irq-hz", "20000", guest(runner, "alarm_count"), 20)
+    parts = {k: int(v) for k, v in re.findall(r"time of ([a-zA-Z/ ()0-9]+?): (\d+) cycles", p.stderr)}
+    total = int(re.search(r"total: (\d+) cycles", p.stderr).group(1))
+    irqs = int(re.search(r"\((\d+) interrupts\)", p.stderr).group(1))
+    assert irqs > 300  # 20000 Hz for the run's 45 ms or so
+    assert parts["interrupts"] == 2000 * irqs
+    kinds = ("PadLock (all)", "x86 blocks", "cache/memory", "interrupts", "sleeping")
+    assert 0 <= total - sum(parts[k] for k in kinds) <= 10
+
+
 def gbps(runner, *args) -> float:
     out = emu(runner, *args).stdout
     return float(re.search(r"gbps=([0-9.]+)", out).group(1))
