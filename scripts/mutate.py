@@ -198,7 +198,7 @@ MUTATIONS: list[Mutation] = [
     M("env-mhz", "PADLOCK_EMU_MHZ", "emulator/cli/cli.cpp",
       '    o.mhz = parse_mhz(v, " (from PADLOCK_EMU_MHZ)");',
       '    (void)parse_mhz(v, " (from PADLOCK_EMU_MHZ)");',
-      (pytest("tests/integration/test_cli.py"), pytest("tests/integration/test_timing.py"))),
+      (pytest("tests/integration/test_timing.py", "environment"),)),
     M("opt-errata", "--errata", "emulator/cli/cli.cpp",
       "      else if (v == \"off\")\n        o.errata = false;",
       "      else if (v == \"off\")\n        o.errata = true;",

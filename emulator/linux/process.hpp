@@ -42,6 +42,9 @@ struct KernelState {
   // d_off of a 32-bit process (Linux gives compat tasks 32-bit hashes), so i386 guests see
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
+  // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
+  // their file offsets, which are guest addresses (syscall/file.cpp).
+  std::unordered_map<int, uint64_t> self_mem;
 };
 
 // The page-granular layout we give a process.

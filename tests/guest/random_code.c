@@ -19,6 +19,8 @@
  * and one Linux rule they rely on:
  *   random_code handler-df          a fault with DF set: prints "handler_df=0" (the
  *                                   handler starts with DF clear)
+ *   random_code top-pages           (i386) mmap, mprotect, mremap and munmap at the top
+ *                                   of the address space, and stores there
  *   random_code restart-read        a read() of stdin interrupted by an SA_RESTART handler
  *                                   runs again: "read=N alarms=1 errno=0" */
 #define _GNU_SOURCE
@@ -175,6 +177,37 @@ static int restart_read(void) {
 }
 
 #if !defined(__x86_64__)
+/* The top of the i386 address space: Linux (an i386 program on x86-64) ends user memory at
+ * TASK_SIZE 0xFFFFE000, so mappings there fail, and the emulator keeps its GDT and boot
+ * stub in those pages (docs/reliability.md). Each call prints its result. */
+static int touch(uintptr_t a) {
+  round_sig = 0;
+  if (sigsetjmp(round_jmp, 1) == 0) *(volatile uint32_t *)a = 1;
+  return round_sig;
+}
+
+static int top_pages(void) {
+  static const uintptr_t top[] = {0xFFFFF000u, 0xFFFFE000u, 0xFFFFD000u, 0xFFFF0000u};
+  for (int i = 0; i < 4; ++i) {
+    void *p = mmap((void *)top[i], 0x1000, PROT_READ | PROT_WRITE,
+                   MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    printf("mmap_fixed %08lx %d\n", (unsigned long)top[i], p == MAP_FAILED ? errno : 0);
+    const int r = mprotect((void *)top[i], 0x1000, PROT_READ | PROT_WRITE | PROT_EXEC);
+    printf("mprotect %08lx %d\n", (unsigned long)top[i], r != 0 ? errno : 0);
+  }
+  void *a = mmap((void *)0xFFFFC000u, 0x1000, PROT_READ | PROT_WRITE,
+                 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *g = mremap(a, 0x1000, 0x8000, 0);
+  printf("mremap_grow %d\n", g == MAP_FAILED ? errno : 0);
+  void *m = mremap(a, 0x1000, 0x1000, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)0xFFFFF000u);
+  printf("mremap_fixed_top %d\n", m == MAP_FAILED ? errno : 0);
+  const int u = munmap((void *)0xFFFFE000u, 0x2000);
+  printf("munmap_top %d\n", u != 0 ? errno : 0);
+  printf("touch_fffffffe %d\n", touch(0xFFFFFFFEu));
+  printf("touch_ffffe000 %d\n", touch(0xFFFFE000u));
+  return 0;
+}
+
 /* IRET at CPL 3 with VM set in the popped EFLAGS: the SDM's IRET ignores VM below CPL 0
  * and returns to `back`. Prints how it ended: "returned" or the signal's number. */
 static int iret_vm(void) {
@@ -222,6 +255,7 @@ int main(int argc, char **argv) {
   save_tls();
 #if !defined(__x86_64__)
   if (argc > 1 && strcmp(argv[1], "iret-vm") == 0) return iret_vm();
+  if (argc > 1 && strcmp(argv[1], "top-pages") == 0) return top_pages();
 #endif
   int done = 0;
   for (; done < rounds; ++done) {

@@ -218,3 +218,44 @@ def test_sa_restart_reruns_an_interrupted_read(runner, target):
     out, err = proc.communicate(b"hello", timeout=TIMEOUT)
     assert proc.returncode == 0, err
     assert out.decode() == "read=5 alarms=1 errno=0\n"
+
+
+def test_top_of_the_i386_address_space_stays_out_of_reach(runner):
+    # What Linux answers an i386 program on x86-64 (TASK_SIZE 0xFFFFE000): the emulator's
+    # GDT and boot stub live in those two pages; unmapping or remapping them once crashed
+    # the host (SIGSEGV in direct and TLB mode alike).
+    want = """mmap_fixed fffff000 12
+mprotect fffff000 12
+mmap_fixed ffffe000 12
+mprotect ffffe000 12
+mmap_fixed ffffd000 0
+mprotect ffffd000 0
+mmap_fixed ffff0000 0
+mprotect ffff0000 0
+mremap_grow 12
+mremap_fixed_top 22
+munmap_top 22
+touch_fffffffe 11
+touch_ffffe000 11
+"""
+    for memory in ("direct", "tlb"):
+        cmd = [str(runner.emulator), "run", "--memory", memory,
+               str(runner.guest("random_code", "i386")), "top-pages"]
+        proc = subprocess.run(cmd, capture_output=True, timeout=TIMEOUT)
+        assert proc.returncode == 0, (memory, proc.returncode, proc.stderr)
+        assert proc.stdout.decode() == want, memory
+
+
+# --- the guest cannot reach the emulator -----------------------------------------------
+
+
+@pytest.mark.parametrize("memory", ["direct", "tlb"])
+def test_proc_self_mem_is_the_guest_memory(runner, target, memory):
+    # It was the emulator's own memory: the guest's addresses gave EIO there, and the
+    # guest could have written into the emulator. Linux's answers (mem_rw, FOLL_FORCE).
+    cmd = [str(runner.emulator), "run", "--cpu", target.cpu, "--memory", memory,
+           str(runner.guest("proc_self", target.arch))]
+    proc = subprocess.run(cmd, capture_output=True, timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode() == ("read=12345678\nwrite=9abcdef0\nforce=0badc0de\n"
+                                    "seek_read=9abcdef0\nunmapped_errno=5\n")

@@ -6,6 +6,7 @@ BAES loop's throughput emerging from the model (§3.3, §6.2)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -98,6 +99,19 @@ def test_every_clock_follows_a_non_default_mhz(runner):
     assert 80_000_000 <= int(out["tsc"]) < 80_100_000  # RDTSC: cycles at 800 MHz
     assert out["sleep_ok"] == "1" and 5_000_000 <= int(out["sleep_ns"]) < 5_100_000
     assert abs(int(out["timer_count"]) / int(out["count"]) - 1) < 0.01  # timer_create
+
+
+def test_mhz_from_environment(runner):
+    # PADLOCK_EMU_MHZ sets the clock as --mhz does (RDTSC counts 800 cycles per us over the
+    # 10 ms loop); --mhz wins over it.
+    g = guest(runner, "alarm_count")
+    base = {k: v for k, v in os.environ.items() if k != "PADLOCK_EMU_MHZ"}
+    for env, args, mhz in (({"PADLOCK_EMU_MHZ": "800"}, [], 800),
+                           ({"PADLOCK_EMU_MHZ": "800"}, ["--mhz", "400"], 400)):
+        cmd = [str(runner.emulator), "run", *args, str(g), "10"]
+        p = subprocess.run(cmd, capture_output=True, timeout=300, env={**base, **env})
+        assert p.returncode == 0, p.stderr[-500:]
+        assert 10_000 * mhz <= int(kv(p.stdout)["tsc"]) < 10_050 * mhz, (env, args)
 
 
 def test_timing_off_uses_host_clock(runner):
