@@ -34,6 +34,9 @@ struct RunOptions {
   // -L/--sysroot: absolute guest paths resolve inside this directory first (qemu-user's
   // -L); empty: the host root. The program interpreter (PT_INTERP) is looked up there.
   std::string sysroot;
+  // --max-time: the guest is stopped after this many seconds of host time (0: no limit);
+  // checked while it runs code, not while it blocks in a host system call.
+  double max_time = 0;
   FILE* log = stderr;  // where strace, diagnostics and stats go
 };
 

@@ -180,6 +180,14 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       if (v.empty() || *end != '\0' || errno != 0 || !(hz >= 0) || hz > 1e7)
         throw UsageError("invalid interrupt rate '" + v + "': expected HZ >= 0, e.g. --irq-hz 250");
       o.irq_hz = hz;
+    } else if (name == "--max-time") {
+      value(name, i, v);
+      char* end = nullptr;
+      errno = 0;
+      const double t = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || errno != 0 || !(t > 0) || t > 1e7)
+        throw UsageError("invalid time '" + v + "': expected seconds > 0, e.g. --max-time 60");
+      o.max_time = t;
     } else if (a == "--cache-x86") {
       o.cache_x86 = true;
     } else if (name == "--memory") {
@@ -361,6 +369,8 @@ void print_run_usage(FILE* out) {
                "                   cycles, instructions and PadLock bytes per function, with\n"
                "                   calls; with --timing off it implies --icount\n"
                "                   (docs/profiling.md)\n"
+               "  --max-time S     stop the guest after S seconds of host time, with status\n"
+               "                   124 (while it runs code, not while it blocks in a call)\n"
                "  -h, --help       this text;  -V, --version  the version\n"
                "\n"
                "The guest's stdin, stdout and stderr are the emulator's; the exit status is the\n"

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -564,6 +565,8 @@ std::string Process::disassemble(uint64_t pc) {
 RunResult Process::run() {
   g_current = this;
   host_signals_init(*this);
+  const auto started = std::chrono::steady_clock::now();
+  bool out_of_time = false;
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
     deliver_pending();
@@ -582,8 +585,20 @@ RunResult Process::run() {
     fault_pending_ = false;
     stop_requested_ = false;
     sigreturn_ = SigreturnKind::None;
+    // --max-time: Unicorn stops itself when the time left is up.
+    uint64_t timeout_us = 0;
+    if (opts_.max_time > 0) {
+      const double left =
+          opts_.max_time -
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (left <= 0) {
+        out_of_time = true;
+        break;
+      }
+      timeout_us = std::max<uint64_t>(1, static_cast<uint64_t>(left * 1e6));
+    }
     host_signals_running(true);
-    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, 0, 0);
+    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, timeout_us, 0);
     host_signals_running(false);
     try {
       hook_exception_.rethrow();
@@ -594,6 +609,12 @@ RunResult Process::run() {
     }
     drain_block_log();
     if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
+    if (opts_.max_time > 0 && err == UC_ERR_OK &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >=
+            opts_.max_time) {
+      out_of_time = true;  // Unicorn's timeout stopped it
+      break;
+    }
     handle_stop(err);
   }
   host_signals_restore();
@@ -601,6 +622,12 @@ RunResult Process::run() {
   if (exited_) {
     result_ = RunResult{};
     result_.exit_code = exit_code_;
+  } else if (out_of_time) {
+    // As timeout(1): status 124, and one line that says why.
+    std::fprintf(opts_.log, "padlock-emu: --max-time %g s reached: the guest was stopped\n",
+                 opts_.max_time);
+    result_ = RunResult{};
+    result_.exit_code = 124;
   }
   if (obs_) obs_->finish(now(), result_);
   if (opts_.stats) {

@@ -21,6 +21,7 @@
  *                                   handler starts with DF clear)
  *   random_code top-pages           (i386) mmap, mprotect, mremap and munmap at the top
  *                                   of the address space, and stores there
+ *   random_code spin                loops for ever (for --max-time)
  *   random_code restart-read        a read() of stdin interrupted by an SA_RESTART handler
  *                                   runs again: "read=N alarms=1 errno=0" */
 #define _GNU_SOURCE
@@ -234,6 +235,10 @@ int main(int argc, char **argv) {
     return altstack_overflow();
   }
   if (argc > 1 && strcmp(argv[1], "handler-df") == 0) return handler_df();
+  if (argc > 1 && strcmp(argv[1], "spin") == 0) {
+    for (volatile unsigned long n = 0;; ++n) {
+    }
+  }
   if (argc > 1 && strcmp(argv[1], "restart-read") == 0) return restart_read();
   const int rounds = argc > 1 ? atoi(argv[1]) : 200;
   rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;

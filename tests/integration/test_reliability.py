@@ -287,3 +287,20 @@ def test_bss_of_12_gib_loads_in_a_moment(emulator_path, tmp_path):
     proc = run(emulator_path, elf.write(tmp_path / "prog"), cpu="nano")
     assert proc.returncode == 0, (proc.returncode, proc.stderr)
     assert time.monotonic() - start < 5
+
+
+
+def test_max_time_stops_a_guest_that_never_ends(runner, target):
+    cmd = [str(runner.emulator), "run", "--cpu", target.cpu, "--max-time", "1",
+           str(runner.guest("random_code", target.arch)), "spin"]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    assert 1 <= time.monotonic() - start < 10
+    assert proc.returncode == 124, proc.stderr
+    assert proc.stderr == "padlock-emu: --max-time 1 s reached: the guest was stopped\n"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "x", "1e9"])
+def test_max_time_needs_positive_seconds(emulator_path, guest_dir, value):
+    proc = run(emulator_path, "--max-time", value, guest_dir / "guest_hello_i386")
+    assert proc.returncode == 2 and "--max-time 60" in proc.stderr
