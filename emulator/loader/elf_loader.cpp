@@ -178,8 +178,7 @@ LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool 
         p += kPage;
         continue;
       }
-      uint64_t q = p + kPage;
-      while (q < end && !(mem.flags(q) & kPageMapped)) q += kPage;
+      const uint64_t q = mem.next_mapped(p + kPage, end);
       if (!mem.map_anonymous(p, q - p, kPageRead | kPageWrite)) {
         throw LoadError(elf.path + ": cannot map segment memory");
       }

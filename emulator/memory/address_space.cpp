@@ -159,11 +159,31 @@ bool AddressSpace::leaves_for(uint64_t va, uint64_t len) {
 }
 
 void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
+  // A leaf's run at a time (a range of gigabytes is millions of pages).
   const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
-  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end; ++page) {
+  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
+    const uint64_t run = std::min(end, (page | mask) + 1) - page;
     uint8_t* l = f != 0 ? leaf_alloc(page) : leaf(page);
-    if (l != nullptr) l[page & mask] = f;
+    if (l != nullptr) std::memset(l + (page & mask), f, run);
+    page += run;
   }
+}
+
+uint64_t AddressSpace::next_mapped(uint64_t va, uint64_t end) const {
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  uint64_t page = va / kPageSize;
+  const uint64_t last = std::min(end, size_) / kPageSize;
+  while (page < last) {
+    const uint8_t* l = leaf(page);
+    const uint64_t leaf_end = std::min(last, (page | mask) + 1);
+    if (l != nullptr) {
+      for (; page < leaf_end; ++page) {
+        if (l[page & mask] & kPageMapped) return page * kPageSize;
+      }
+    }
+    page = leaf_end;
+  }
+  return end;
 }
 
 uint8_t AddressSpace::flags(uint64_t va) const {

@@ -92,6 +92,9 @@ class AddressSpace final : public GuestMemory {
   bool range_mapped(uint64_t va, uint64_t len) const;
   bool range_has(uint64_t va, uint64_t len, uint8_t flag) const;  // every page
   bool range_any(uint64_t va, uint64_t len, uint8_t flag) const;  // some page
+  // The first page-aligned address in [va, end) whose page is mapped, or `end` (a leaf with
+  // no mapped page is skipped whole).
+  uint64_t next_mapped(uint64_t va, uint64_t end) const;
   // Highest free page-aligned range of len bytes that ends at or below `limit` and
   // starts at or above `floor`; 0 if none.
   uint64_t find_free_below(uint64_t len, uint64_t limit, uint64_t floor) const;

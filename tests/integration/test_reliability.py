@@ -276,19 +276,6 @@ def test_bss_on_a_page_shared_with_file_bytes_is_zero(emulator_path, tmp_path):
     assert proc.returncode == 0, (proc.returncode, proc.stderr)
 
 
-def test_bss_of_12_gib_loads_in_a_moment(emulator_path, tmp_path):
-    # Found by the elf_loader fuzz target: p_memsz 0x300010000 took over 10 s, protected
-    # page by page. The program exits at once; the bss is never touched.
-    base = 0x400000
-    elf = Elf(bits=64, entry=base + 0x200,
-              segments=[Segment(PT_LOAD, base, 0, bytes(0x200) + exit_code(64, 0),
-                                memsz=0x300010000, flags=PF_R | PF_W | PF_X)])
-    start = time.monotonic()
-    proc = run(emulator_path, elf.write(tmp_path / "prog"), cpu="nano")
-    assert proc.returncode == 0, (proc.returncode, proc.stderr)
-    assert time.monotonic() - start < 5
-
-
 
 def test_max_time_stops_a_guest_that_never_ends(runner, target):
     cmd = [str(runner.emulator), "run", "--cpu", target.cpu, "--max-time", "1",
@@ -304,3 +291,18 @@ def test_max_time_stops_a_guest_that_never_ends(runner, target):
 def test_max_time_needs_positive_seconds(emulator_path, guest_dir, value):
     proc = run(emulator_path, "--max-time", value, guest_dir / "guest_hello_i386")
     assert proc.returncode == 2 and "--max-time 60" in proc.stderr
+
+
+@pytest.mark.parametrize("memsz", [0x300010000, 0x2a00000000])
+def test_huge_bss_loads_in_a_moment(emulator_path, tmp_path, memsz):
+    # Found by the elf_loader fuzz target: 12 GiB took 47 s (permissions set a page at a
+    # time), then 168 GiB (the page table written a page at a time). The program exits at
+    # once; the bss is never touched.
+    base = 0x400000
+    elf = Elf(bits=64, entry=base + 0x200,
+              segments=[Segment(PT_LOAD, base, 0, bytes(0x200) + exit_code(64, 0),
+                                memsz=memsz, flags=PF_R | PF_W | PF_X)])
+    start = time.monotonic()
+    proc = run(emulator_path, elf.write(tmp_path / "prog"), cpu="nano")
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert time.monotonic() - start < 5
