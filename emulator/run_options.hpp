@@ -78,6 +78,9 @@ struct RunOptions {
   // -g/--gdb PORT: wait for gdb on 127.0.0.1:PORT before the first instruction (0: any free
   // port, named on `log`); < 0: no gdb stub. docs/debugging.md.
   int gdb_port = -1;
+  // --max-time: the guest is stopped after this many seconds of host time (0: no limit);
+  // checked while it runs code, not while it blocks in a host system call.
+  double max_time = 0;
   FILE* log = stderr;  // where strace, diagnostics and stats go
   // Run inside another program (the Python module): host signals at SIG_DFL keep their
   // host action, and SIGINT is the embedder's (emulator/linux/signal/host_signals.hpp).

@@ -15,7 +15,8 @@ DEBIAN_PACKAGES=(
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
   clang-format                       # scripts/check-format.sh (14, as .clang-format expects)
-  valgrind                           # callgrind_annotate reads --profile files (tests)
+  valgrind binutils                  # callgrind_annotate, objdump: tests/integration/test_profile.py
+  clang libclang-rt-14-dev           # libFuzzer with ASan/UBSan: scripts/fuzz.sh
 )
 
 need_apt=0

@@ -19,6 +19,9 @@ bash scripts/make-sysroot.sh -o "$PADLOCK_SYSROOT_I386"
 export PADLOCK_REQUIRE_REAL_CLIENTS=1
 # The Linux PadLock drivers and their test vectors (tests/drivers/linux), cached.
 bash tests/drivers/linux/fetch.sh
+# Likewise the tools setup.sh installs (valgrind's callgrind_annotate, binutils' objdump):
+# here a missing one fails the tests that need it instead of skipping them.
+export PADLOCK_REQUIRE_TOOLS=1
 
 status=0
 # The sources must be formatted by .clang-format (drift fails the run, after the tests).
@@ -34,4 +37,10 @@ if ls tests/integration/test_*.py tests/python/test_*.py tests/repo/test_*.py >/
   # pytest exit 5 means no tests were collected: that is a failure of the suite.
   [ "$rc" = 0 ] || status=1
 fi
+# A short run of every fuzz target (scripts/fuzz.sh, docs/reliability.md): 6 targets x
+# PADLOCK_FUZZ_SECONDS (default 60) plus the fuzz build, well inside CI's 45 minutes. A
+# finding fails the run and leaves its minimised input in tests/regressions/.
+for t in $(bash scripts/fuzz.sh --list); do
+  bash scripts/fuzz.sh "$t" "${PADLOCK_FUZZ_SECONDS:-60}" || status=1
+done
 exit $status

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "emulator/observe/debug_log.hpp"
 #include "emulator/observe/output_file.hpp"
 #include "emulator/observe/trace/trace_filter.hpp"
+#include "emulator/time/virtual_time.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::cli {
@@ -71,6 +73,35 @@ double parse_mhz(const std::string& s, const char* where) {
                      ": expected a frequency in MHz, e.g. --mhz 1600");
   }
   return v;
+}
+
+// The lowest clock the timing model runs at (docs/timing.md, "Interrupts"): at least
+// kMinMhz, and periodic interrupts may take at most half of the clock even in their
+// shortest period (each costs VirtualTimeConfig::irq_cycles; the period varies by
+// +-irq_jitter). Below that the guest would make no progress between interrupts.
+constexpr double kMinMhz = 1.0;
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void check_clock(const emu::RunOptions& o) {
+  const double mhz = o.mhz > 0 ? o.mhz : o.cpu->default_mhz.value;
+  if (mhz < kMinMhz) {
+    throw UsageError("clock " + number(mhz) +
+                     " MHz is below the lowest the timing model supports (" + number(kMinMhz) +
+                     " MHz)");
+  }
+  const emu::VirtualTimeConfig vt;
+  const double irq_hz = o.irq_hz < 0 ? vt.irq_hz : o.irq_hz;
+  if (o.timing && irq_hz > 0 &&
+      mhz * 1e6 / irq_hz * (1.0 - vt.irq_jitter) < 2.0 * static_cast<double>(vt.irq_cycles)) {
+    throw UsageError("interrupts at " + number(irq_hz) + " Hz would take over half of a " +
+                     number(mhz) + " MHz clock (each costs " + std::to_string(vt.irq_cycles) +
+                     " clocks): raise --mhz or lower --irq-hz");
+  }
 }
 
 // --memory: true for direct, false for tlb.
@@ -292,6 +323,14 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       if (v.empty() || *end != '\0' || errno != 0 || !(hz >= 0) || hz > 1e7)
         throw UsageError("invalid interrupt rate '" + v + "': expected HZ >= 0, e.g. --irq-hz 250");
       o.irq_hz = hz;
+    } else if (name == "--max-time") {
+      value(name, i, v);
+      char* end = nullptr;
+      errno = 0;
+      const double t = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || errno != 0 || !(t > 0) || t > 1e7)
+        throw UsageError("invalid time '" + v + "': expected seconds > 0, e.g. --max-time 60");
+      o.max_time = t;
     } else if (a == "--cache-x86") {
       o.cache_x86 = true;
     } else if (name == "--chip-check") {
@@ -503,6 +542,7 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   if (!o.sysroot.empty() && !is_directory(o.sysroot)) {
     throw UsageError("sysroot '" + o.sysroot + "' is not a directory");
   }
+  check_clock(o);
   o.program = args[prog];
   o.argv.assign(args.begin() + static_cast<long>(prog), args.end());
   if (inv.has_argv0) o.argv[0] = inv.argv0;
@@ -538,7 +578,9 @@ void print_run_usage(FILE* out) {
                "  --cpu NAME       CPU model [PADLOCK_EMU_CPU]; default esther. Models:\n"
                "                   %s;\n"
                "                   aliases %s\n"
-               "  --mhz N          core clock in MHz [PADLOCK_EMU_MHZ]; default: the model's\n"
+               "  --mhz N          core clock in MHz [PADLOCK_EMU_MHZ]; default: the model's;\n"
+               "                   at least 1, and enough that interrupts take at most half\n"
+               "                   of it (1.2 at the default --irq-hz)\n"
                "  --seed N         seed of the RNG, AT_RANDOM and getrandom [PADLOCK_EMU_SEED];\n"
                "                   default 0\n"
                "  --errata on|off  apply the model's errata (Esther stepping 8 CTR); default on\n"
@@ -615,6 +657,8 @@ void print_run_usage(FILE* out) {
                "                   wait for gdb on 127.0.0.1:PORT before the first instruction\n"
                "                   (gdb: target remote :PORT); 0 picks a free port and names it\n"
                "                   (docs/debugging.md)\n"
+               "  --max-time S     stop the guest after S seconds of host time, with status\n"
+               "                   124 (while it runs code, not while it blocks in a call)\n"
                "  -h, --help       this text;  -V, --version  the version\n"
                "\n"
                "qemu-user spellings: -cpu, -seed, -strace, -0, -E, -U, -L, -g, -d, -D.\n"

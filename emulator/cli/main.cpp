@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ int main(int argc, char** argv) {
     result = process.run();
   } catch (const emu::LoadError& e) {
     std::fprintf(stderr, "padlock-emu: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "padlock-emu: out of host memory\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "padlock-emu: internal error: %s\n", e.what());

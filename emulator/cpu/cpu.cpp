@@ -65,6 +65,7 @@ Cpu::Cpu(bool guest64, int model, AddressSpace& mem) : guest64_(guest64), mem_(m
   // No "until" address: the guest may jump anywhere, including 0.
   check(uc_ctl_exits_enable(uc_), "exits");
   check(uc_context_alloc(uc_, &scratch_), "context");
+  check(uc_context_alloc(uc_, &user_mode_), "context");
   // CR4: OSFXSR (bit 9, which §1.2 also requires for PadLock) and OSXMMEXCPT (bit 10), as
   // Linux sets them; without OSFXSR QEMU raises #UD on every SSE instruction.
   uint64_t cr4 = reg(UC_X86_REG_CR4) | (1u << 9) | (1u << 10);
@@ -73,6 +74,7 @@ Cpu::Cpu(bool guest64, int model, AddressSpace& mem) : guest64_(guest64), mem_(m
 
 Cpu::~Cpu() {
   if (scratch_ != nullptr) uc_context_free(scratch_);
+  if (user_mode_ != nullptr) uc_context_free(user_mode_);
   if (uc_ != nullptr) uc_close(uc_);
 }
 
@@ -192,6 +194,7 @@ void Cpu::boot(uint64_t system_page) {
       check(uc_reg_write(uc_, id, &sel), "data segment");
     }
   }
+  check(uc_context_save(uc_, user_mode_), "context save");
 }
 
 void Cpu::probe_exception_state(uint64_t stub) {
@@ -308,7 +311,18 @@ void Cpu::save(CpuContext& c) const {
   }
 }
 
+// QEMU's IRET enters virtual-8086 mode from CPL 3 when the popped EFLAGS has VM set (the
+// Intel SDM's IRET does so only from CPL 0), and then loads CS and SS as real-mode
+// selectors. A user context never runs there: the 32-bit protected mode of boot() comes
+// back before the context is loaded, as Linux always enters a signal handler with
+// __USER_CS and __USER_DS.
+bool Cpu::left_user_mode() const {
+  return !guest64_ && ((reg(UC_X86_REG_EFLAGS) & kEflagsVm) != 0 ||
+                       reg(UC_X86_REG_CS) != kUserCs32 || reg(UC_X86_REG_SS) != kUserDs);
+}
+
 void Cpu::load(const CpuContext& c) {
+  if (left_user_mode()) uc_context_restore(uc_, user_mode_);
   const int n = guest64_ ? 16 : 8;
   void* ptrs[16];
   uint64_t vals[16];
@@ -317,7 +331,7 @@ void Cpu::load(const CpuContext& c) {
     ptrs[i] = &vals[i];
   }
   uc_reg_write_batch(uc_, guest64_ ? kGpr64 : kGpr32, ptrs, n);
-  set_reg(guest64_ ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS, c.flags);
+  set_reg(guest64_ ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS, c.flags & ~kEflagsVm);
   if (guest64_) {
     set_reg(UC_X86_REG_FS_BASE, c.fs_base);
     set_reg(UC_X86_REG_GS_BASE, c.gs_base);

@@ -72,6 +72,8 @@ class Cpu {
 
  private:
   void probe_exception_state(uint64_t probe_ip);
+  bool left_user_mode() const;
+  static constexpr uint64_t kEflagsVm = uint64_t{1} << 17;
 
   uc_engine* uc_ = nullptr;
   bool guest64_;
@@ -79,6 +81,7 @@ class Cpu {
   uint64_t gdt_base_ = 0;
   long old_exception_offset_ = -1;  // byte offset of old_exception in a uc_context
   uc_context* scratch_ = nullptr;
+  uc_context* user_mode_ = nullptr;  // 32-bit user mode as boot() left it
 };
 
 // Bits of a segment descriptor (Intel SDM vol. 3 §3.4.5) for TLS entries.

@@ -1,43 +1,111 @@
 // Trampolines from Unicorn's C callbacks to an owner object (Process, or Machine for the
 // function-level harness). Both own the same hook set; this is its one definition.
+//
+// No C++ exception crosses Unicorn's C frames (that would abort the host): each trampoline
+// catches whatever its hook throws, gives it to the owner's hook_exception() (which keeps
+// it and stops the emulation) and returns a value that lets Unicorn unwind; the owner
+// rethrows it once uc_emu_start has returned (rethrow_hook_exception).
 #pragma once
 
 #include <unicorn/unicorn.h>
 
 #include <cstdint>
+#include <exception>
 
 namespace padlock::emu {
 
+// What an owner keeps of an exception thrown inside a hook.
+class HookException {
+ public:
+  void keep(uc_engine* uc) {
+    if (!error_) error_ = std::current_exception();
+    uc_emu_stop(uc);
+  }
+  // Whether an exception is kept (hooks that run after it do nothing).
+  bool pending() const { return error_ != nullptr; }
+  // After uc_emu_start: throws the kept exception, if any.
+  void rethrow() {
+    if (!error_) return;
+    std::exception_ptr e = error_;
+    error_ = nullptr;
+    std::rethrow_exception(e);
+  }
+
+ private:
+  std::exception_ptr error_;
+};
+
 template <typename Owner>
 struct UcHooks {
-  static void syscall(uc_engine*, void* o) { static_cast<Owner*>(o)->on_syscall_insn(); }
-  static void sysenter(uc_engine*, void* o) { static_cast<Owner*>(o)->on_sysenter(); }
-  static void intr(uc_engine*, uint32_t intno, void* o) {
-    static_cast<Owner*>(o)->on_interrupt(intno);
+  // Runs `f` for the owner; an exception becomes the owner's kept one and `fallback`.
+  template <typename F, typename R>
+  static R guarded(uc_engine* uc, void* o, R fallback, F&& f) {
+    try {
+      return f(static_cast<Owner*>(o));
+    } catch (...) {
+      static_cast<Owner*>(o)->hook_exception().keep(uc);
+      return fallback;
+    }
   }
-  static bool invalid(uc_engine*, void* o) { return static_cast<Owner*>(o)->on_invalid_insn(); }
-  static uint64_t padlock(uc_engine*, void* o) { return static_cast<Owner*>(o)->on_padlock_insn(); }
-  static int cpuid(uc_engine*, void* o) { return static_cast<Owner*>(o)->on_cpuid(); }
-  static int rdtsc(uc_engine*, void* o) { return static_cast<Owner*>(o)->on_rdtsc(); }
-  static void block(uc_engine*, uint64_t address, uint32_t size, void* o) {
-    static_cast<Owner*>(o)->on_block(address, size);
+
+  static void syscall(uc_engine* uc, void* o) {
+    guarded(uc, o, 0, [](Owner* w) { return w->on_syscall_insn(), 0; });
   }
-  static void costed_block(uc_engine*, uint64_t address, uint32_t size, void* o) {
-    static_cast<Owner*>(o)->on_costed_block(address, size);
+  // The PC to go on at. When the hook threw, the instruction's own (EIP holds its address
+  // here, cmake/unicorn patch): the emulation stops there with the exception kept.
+  static uint64_t padlock(uc_engine* uc, void* o) {
+    try {
+      return static_cast<Owner*>(o)->on_padlock_insn();
+    } catch (...) {
+      static_cast<Owner*>(o)->hook_exception().keep(uc);
+      uint64_t pc = 0;
+      if (uc_reg_read(uc, UC_X86_REG_RIP, &pc) != UC_ERR_OK || pc == 0) {
+        uint32_t eip = 0;
+        uc_reg_read(uc, UC_X86_REG_EIP, &eip);
+        pc = eip;
+      }
+      return pc;
+    }
   }
-  static void code(uc_engine*, uint64_t address, uint32_t, void* o) {
-    static_cast<Owner*>(o)->on_code(address);
+  static void sysenter(uc_engine* uc, void* o) {
+    guarded(uc, o, 0, [](Owner* w) { return w->on_sysenter(), 0; });
   }
-  static uint32_t block_cost(uc_engine*, uint64_t address, uint32_t size, uint64_t* tag, void* o) {
-    return static_cast<Owner*>(o)->block_cost(address, size, tag);
+  static void intr(uc_engine* uc, uint32_t intno, void* o) {
+    guarded(uc, o, 0, [intno](Owner* w) { return w->on_interrupt(intno), 0; });
   }
-  static bool tlb(uc_engine*, uint64_t va, uc_mem_type type, uc_tlb_entry* e, void* o) {
-    uint64_t paddr = 0;
-    int perms = 0;
-    if (!static_cast<Owner*>(o)->on_tlb_fill(va, type, &paddr, &perms)) return false;
-    e->paddr = paddr;
-    e->perms = static_cast<uc_prot>(perms);
-    return true;
+  static void code(uc_engine* uc, uint64_t address, uint32_t, void* o) {
+    guarded(uc, o, 0, [=](Owner* w) { return w->on_code(address), 0; });
+  }
+  // true: handled (the emulation stops anyway when an exception was kept).
+  static bool invalid(uc_engine* uc, void* o) {
+    return guarded(uc, o, true, [](Owner* w) { return w->on_invalid_insn(); });
+  }
+  static int cpuid(uc_engine* uc, void* o) {
+    return guarded(uc, o, 1, [](Owner* w) { return w->on_cpuid(); });
+  }
+  static int rdtsc(uc_engine* uc, void* o) {
+    return guarded(uc, o, 1, [](Owner* w) { return w->on_rdtsc(); });
+  }
+  static void block(uc_engine* uc, uint64_t address, uint32_t size, void* o) {
+    guarded(uc, o, 0, [=](Owner* w) { return w->on_block(address, size), 0; });
+  }
+  static void costed_block(uc_engine* uc, uint64_t address, uint32_t size, void* o) {
+    guarded(uc, o, 0, [=](Owner* w) { return w->on_costed_block(address, size), 0; });
+  }
+  static uint32_t block_cost(uc_engine* uc, uint64_t address, uint32_t size, uint64_t* tag,
+                             void* o) {
+    return guarded(uc, o, uint32_t{0}, [=](Owner* w) { return w->block_cost(address, size, tag); });
+  }
+  // A refused fill (false) when the hook threw: the access faults, and the emulation stops.
+  static bool tlb(uc_engine* uc, uint64_t va, uc_mem_type type, uc_tlb_entry* e, void* o) {
+    return guarded(uc, o, false, [=](Owner* w) {
+      uint64_t paddr = 0;
+      int perms = 0;
+      if (!w->on_tlb_fill(va, type, &paddr, &perms)) return false;
+      e->paddr = paddr;
+      e->perms = static_cast<uc_prot>(perms);
+      return true;
+    });
   }
 };
 

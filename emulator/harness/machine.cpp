@@ -323,7 +323,6 @@ void Machine::run_call(CallResult& r, uint64_t timeout_us) {
   for (;;) {
     stop_fault_ = false;
     tlb_.faulted = false;
-    hook_error_ = nullptr;
     uint64_t slice_us = 0;
     if (timeout_us != 0) {
       const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -332,7 +331,7 @@ void Machine::run_call(CallResult& r, uint64_t timeout_us) {
       slice_us = left > 0 ? static_cast<uint64_t>(left) : 1;
     }
     const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, slice_us, 0);
-    if (hook_error_) std::rethrow_exception(hook_error_);
+    hook_exception_.rethrow();
     if (std::optional<MachineFault> f = slice_stop(err, slice_us != 0)) {
       r.fault = *f;
       return;
@@ -501,8 +500,7 @@ uint64_t Machine::padlock_insn() {
     if (after_) after_(*this, ev);
     if (stop_fault_) uc_emu_stop(cpu_->uc());
   } catch (...) {
-    hook_error_ = std::current_exception();
-    uc_emu_stop(cpu_->uc());
+    hook_exception_.keep(cpu_->uc());  // e.g. from a Python callback
   }
   return next;
 }
@@ -512,12 +510,11 @@ uint64_t Machine::padlock_insn() {
 void Machine::code_trampoline(uc_engine*, uint64_t address, uint32_t size, void* user) {
   auto* h = static_cast<UserHook*>(user);
   Machine& m = *h->machine;
-  if (m.hook_error_) return;
+  if (m.hook_exception_.pending()) return;
   try {
     h->code(m, address, size);
   } catch (...) {
-    m.hook_error_ = std::current_exception();
-    uc_emu_stop(m.cpu_->uc());
+    m.hook_exception_.keep(m.cpu_->uc());
   }
 }
 
@@ -525,12 +522,11 @@ bool Machine::memory_trampoline(uc_engine*, uc_mem_type type, uint64_t address, 
                                 int64_t value, void* user) {
   auto* h = static_cast<UserHook*>(user);
   Machine& m = *h->machine;
-  if (m.hook_error_) return true;
+  if (m.hook_exception_.pending()) return true;
   try {
     h->memory(m, type == UC_MEM_WRITE, address, size, static_cast<uint64_t>(value));
   } catch (...) {
-    m.hook_error_ = std::current_exception();
-    uc_emu_stop(m.cpu_->uc());
+    m.hook_exception_.keep(m.cpu_->uc());
   }
   return true;
 }
@@ -573,12 +569,11 @@ void Machine::remove_hook(uint64_t id) {
 }
 
 bool Machine::handled_syscall(uint64_t number) {
-  if (!syscall_hook_ || hook_error_) return false;
+  if (!syscall_hook_ || hook_exception_.pending()) return false;
   try {
     return syscall_hook_(*this, number);
   } catch (...) {
-    hook_error_ = std::current_exception();
-    uc_emu_stop(cpu_->uc());
+    hook_exception_.keep(cpu_->uc());
     return true;
   }
 }

@@ -21,6 +21,7 @@
 
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/cpu/cpu.hpp"
+#include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/check/checker.hpp"
 #include "emulator/observe/stats.hpp"
@@ -232,6 +233,7 @@ class Machine {
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
   int on_rdtsc();
+  HookException& hook_exception() { return hook_exception_; }
 
  private:
   class DiagSink;
@@ -278,7 +280,6 @@ class Machine {
   bool stop_fault_ = false;
   MachineFault fault_;
   TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
-  std::exception_ptr hook_error_;
   struct UserHook {
     uc_hook handle = 0;
     CodeHook code;
@@ -292,6 +293,7 @@ class Machine {
   static void code_trampoline(uc_engine*, uint64_t address, uint32_t size, void* user);
   static bool memory_trampoline(uc_engine*, uc_mem_type type, uint64_t address, int size,
                                 int64_t value, void* user);
+  HookException hook_exception_;
   int depth_ = 0;
   uint64_t padlock_count_ = 0;
   uint64_t stub_calls_ = 0;

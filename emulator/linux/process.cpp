@@ -3,6 +3,7 @@
 #include <capstone/capstone.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -36,6 +39,15 @@ constexpr uint64_t kMmapFloor = 0x10000;      // Linux's default mmap_min_addr
 
 Process* g_current = nullptr;
 
+// execve's permission check (Linux may_open with MAY_EXEC, for the program and its
+// interpreter): the effective IDs need execute permission, which a file without any x bit
+// never grants, not even to root; a noexec mount refuses it too.
+void require_exec_permission(const std::string& path) {
+  if (faccessat(AT_FDCWD, path.c_str(), X_OK, AT_EACCESS) != 0 && errno == EACCES) {
+    throw LoadError(path + ": " + std::strerror(EACCES));
+  }
+}
+
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -43,8 +55,10 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-void hook_mem(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
-  static_cast<Process*>(p)->on_mem_access(address, size, type == UC_MEM_WRITE);
+void hook_mem(uc_engine* uc, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
+  UcHooks<Process>::guarded(uc, p, 0, [=](Process* w) {
+    return w->on_mem_access(address, size, type == UC_MEM_WRITE), 0;
+  });
 }
 
 }  // namespace
@@ -79,6 +93,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   paths_ = GuestPaths(opts_.sysroot);
   // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
   const std::string program = paths_.resolve(opts_.program);
+  require_exec_permission(program);
   elf_ = ElfFile::read(program);
   guest64_ = elf_.is64;
   if (guest64_ && !opts_.cpu->long_mode) {
@@ -149,6 +164,7 @@ void Process::read_interpreter() {
                          : " (an i386 program needs an i386 sysroot: -L DIR, e.g. the one "
                            "scripts/make-sysroot.sh builds)";
   try {
+    require_exec_permission(host);
     interp_ = ElfFile::read(host);
   } catch (const LoadError& e) {
     // e.what() is "<host path>: <reason>"; keep the reason only.
@@ -252,11 +268,14 @@ void Process::load_program() {
     if (interp_.type == ET_DYN) {
       const uint64_t align = std::max<uint64_t>(kPage, interp_.max_align);
       const uint64_t span = interp_.max_vaddr - interp_.min_vaddr;
+      if (align > window || span > window) {
+        throw LoadError(elf_.interp + ": no room for the interpreter");
+      }
       const uint64_t va = mem_->find_free_below(span + align - kPage, l.mmap_top, l.mmap_floor);
       if (va == 0) throw LoadError(elf_.interp + ": no room for the interpreter");
       ibias = ((va + align - 1) & ~(align - 1)) - interp_.min_vaddr;
     }
-    const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec);
+    const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec, true);
     char real[PATH_MAX];
     name_elf_segments(
         map_names_, interp_, ibias,
@@ -652,9 +671,14 @@ RunResult Process::run() {
   // Not under gdb: the guest's pauses there are the user's.
   std::optional<ProgressLine> progress;
   progress.emplace(*this, opts_.progress && !gdb_);
+  const auto started = std::chrono::steady_clock::now();
+  bool out_of_time = false;
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
     deliver_pending();
+    // A system call that failed with EINTR is restarted (SA_RESTART) only by the signal
+    // that interrupted it, delivered just now; after that it is a plain failure.
+    last_syscall_eintr_ = false;
     if (exited_ || fatal_) break;
     if (host_kill_.load()) {
       GuestSiginfo si;
@@ -669,14 +693,38 @@ RunResult Process::run() {
     fault_pending_ = false;
     stop_requested_ = false;
     sigreturn_ = SigreturnKind::None;
+    // --max-time: Unicorn stops itself when the time left is up.
+    uint64_t timeout_us = 0;
+    if (opts_.max_time > 0) {
+      const double left =
+          opts_.max_time -
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (left <= 0) {
+        out_of_time = true;
+        break;
+      }
+      timeout_us = std::max<uint64_t>(1, static_cast<uint64_t>(left * 1e6));
+    }
     host_signals_running(true);
-    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, 0, 0);
+    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, timeout_us, 0);
     host_signals_running(false);
+    try {
+      hook_exception_.rethrow();
+    } catch (...) {
+      host_signals_restore();
+      g_current = nullptr;
+      throw;
+    }
     drain_block_log();
     if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
+    if (opts_.max_time > 0 && err == UC_ERR_OK &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >=
+            opts_.max_time) {
+      out_of_time = true;  // Unicorn's timeout stopped it
+      break;
+    }
     handle_stop(err);
     if (gdb_) gdb_->after_stop();
-    last_syscall_eintr_ = false;
   }
   progress.reset();  // erased before the last messages
   host_signals_restore();
@@ -684,6 +732,12 @@ RunResult Process::run() {
   if (exited_) {
     result_ = RunResult{};
     result_.exit_code = exit_code_;
+  } else if (out_of_time) {
+    // As timeout(1): status 124, and one line that says why.
+    std::fprintf(opts_.log, "padlock-emu: --max-time %g s reached: the guest was stopped\n",
+                 opts_.max_time);
+    result_ = RunResult{};
+    result_.exit_code = 124;
   }
   if (gdb_) gdb_->finished(result_);
   if (obs_) {
@@ -692,6 +746,9 @@ RunResult Process::run() {
   }
   if (opts_.stats) {
     stats_.print(opts_.log, mhz_);
+    // How generated code reached guest memory (--memory, PADLOCK_EMU_MEMORY; x86-64: tlb).
+    std::fprintf(opts_.log, "padlock-emu: stats: guest memory %s\n",
+                 direct_memory_ ? "direct" : "tlb");
     if (opts_.timing) {
       stats_.print_timing(opts_.log, mhz_, vt_->now(), vt_->idle_cycles(), vt_->irq_cycles_total());
     }

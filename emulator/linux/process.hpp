@@ -16,6 +16,7 @@
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/cpu/chip_check.hpp"
 #include "emulator/cpu/cpu.hpp"
+#include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/guest_paths.hpp"
 #include "emulator/linux/guest_proc.hpp"
 #include "emulator/linux/signal/signals.hpp"
@@ -46,6 +47,9 @@ struct KernelState {
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
   std::unordered_map<int, int> timerfd_clock;  // timerfd_create's clock, by descriptor
+  // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
+  // their file offsets, which are guest addresses (syscall/file.cpp).
+  std::unordered_map<int, uint64_t> self_mem;
 };
 
 // The page-granular layout we give a process.
@@ -191,6 +195,7 @@ class Process {
   // #UD before it runs.
   void on_code(uint64_t address);
   int on_rdtsc();
+  HookException& hook_exception() { return hook_exception_; }
 
   // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
   std::string disassemble(uint64_t pc);
@@ -280,6 +285,7 @@ class Process {
   SigreturnKind sigreturn_ = SigreturnKind::None;
   TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
   bool fatal_ = false;
+  HookException hook_exception_;  // thrown inside a hook, rethrown by run()
   RunResult result_;
   // The last system call, for SA_RESTART after -EINTR.
   bool last_syscall_eintr_ = false;

@@ -101,13 +101,26 @@ ElfFile ElfFile::parse(std::string path, std::vector<uint8_t> data) {
       if (!v.contains(h.offset, h.filesz)) {
         fail(f.path, "truncated ELF file (segment data past the end)");
       }
-      if (h.vaddr + h.memsz < h.vaddr) fail(f.path, "bad PT_LOAD segment (wraps)");
+      if (h.vaddr + h.memsz < h.vaddr || page_up(h.vaddr + h.memsz) < h.vaddr) {
+        fail(f.path, "bad PT_LOAD segment (wraps)");
+      }
+      // Linux maps file offset p_offset - (p_vaddr mod page) at the page of p_vaddr; the
+      // mmap fails (EINVAL) unless that offset is page aligned.
+      if (h.filesz != 0 && ((h.vaddr - h.offset) & (kPage - 1)) != 0) {
+        fail(f.path, "bad PT_LOAD segment (p_offset " + hex(h.offset) + " and p_vaddr " +
+                         hex(h.vaddr) + " differ modulo the page size)");
+      }
       any_load = true;
       f.min_vaddr = std::min(f.min_vaddr, page_down(h.vaddr));
       f.max_vaddr = std::max(f.max_vaddr, page_up(h.vaddr + h.memsz));
-      f.max_align = std::max(f.max_align, h.align);
+      // Linux's maximum_alignment: only powers of two count.
+      if ((h.align & (h.align - 1)) == 0) f.max_align = std::max(f.max_align, h.align);
     } else if (h.type == PT_INTERP) {
+      // Linux's load_elf_binary: ENOEXEC unless 2 <= p_filesz <= PATH_MAX and the path
+      // ends in its NUL.
+      if (h.filesz < 2 || h.filesz > 4096) fail(f.path, "bad PT_INTERP (size)");
       const char* s = reinterpret_cast<const char*>(v.bytes(h.offset, h.filesz, "PT_INTERP"));
+      if (s[h.filesz - 1] != '\0') fail(f.path, "bad PT_INTERP (not NUL-terminated)");
       f.interp.assign(s, strnlen(s, h.filesz));
     } else if (h.type == PT_GNU_STACK) {
       f.has_gnu_stack = true;
@@ -118,7 +131,8 @@ ElfFile ElfFile::parse(std::string path, std::vector<uint8_t> data) {
   return f;
 }
 
-LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool read_implies_exec) {
+LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool read_implies_exec,
+                     bool must_be_free) {
   LoadedImage img;
   img.bias = bias;
   img.entry = elf.entry + bias;
@@ -130,24 +144,47 @@ LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool 
   };
   std::vector<Seg> segs;
   const ElfView v(elf.path, elf.data);
+  // Every check before the first page is mapped, as Linux's load_elf_binary decides
+  // before its point of no return: the whole span fits, and (for a second image, the
+  // interpreter) takes no page that is already mapped (MAP_FIXED_NOREPLACE).
+  for (size_t i = 0; i < elf.phnum; ++i) {
+    const ElfSegment h = v.program_header(i);
+    if (h.type != PT_LOAD || h.memsz == 0) continue;
+    const uint64_t va = h.vaddr + bias;
+    if (!mem.in_window(va, h.memsz)) {
+      throw LoadError(elf.path + ": segment at " + hex(va) +
+                      " lies outside the emulated address space");
+    }
+    const uint64_t start = page_down(va), end = page_up(va + h.memsz);
+    if (must_be_free && !mem.range_free(start, end - start)) {
+      throw LoadError(elf.path + ": segment at " + hex(va) +
+                      " overlaps memory already mapped (by the program)");
+    }
+  }
   for (size_t i = 0; i < elf.phnum; ++i) {
     const ElfSegment h = v.program_header(i);
     if (h.type == PT_PHDR) img.phdr = h.vaddr + bias;
     if (h.type != PT_LOAD || h.memsz == 0) continue;
     const uint64_t va = h.vaddr + bias;
     const uint64_t start = page_down(va), end = page_up(va + h.memsz);
-    if (!mem.in_window(start, end - start)) {
-      throw LoadError(elf.path + ": segment at " + hex(va) +
-                      " lies outside the emulated address space");
-    }
-    // Pages shared with an earlier segment keep their contents.
-    for (uint64_t p = start; p < end; p += kPage) {
-      if (!(mem.flags(p) & kPageMapped) && !mem.map_anonymous(p, kPage, kPageRead | kPageWrite)) {
+    // Fresh pages come zero-filled from the host, mapped lazily by runs (a bss of
+    // gigabytes costs nothing until touched). A page shared with an earlier segment keeps
+    // its contents, except that the bss part of it is zeroed.
+    const uint64_t bss = va + h.filesz, bss_end = va + h.memsz;
+    for (uint64_t p = start; p < end;) {
+      if (mem.flags(p) & kPageMapped) {
+        const uint64_t from = std::max(p, bss), to = std::min(p + kPage, bss_end);
+        if (from < to) std::memset(mem.host(from), 0, to - from);
+        p += kPage;
+        continue;
+      }
+      const uint64_t q = mem.next_mapped(p + kPage, end);
+      if (!mem.map_anonymous(p, q - p, kPageRead | kPageWrite)) {
         throw LoadError(elf.path + ": cannot map segment memory");
       }
+      p = q;
     }
-    std::memcpy(mem.host(va), elf.data.data() + h.offset, h.filesz);
-    std::memset(mem.host(va + h.filesz), 0, h.memsz - h.filesz);
+    mem.poke(va, elf.data.data() + h.offset, h.filesz);
     uint8_t prot = 0;
     if (h.flags & PF_R) prot |= kPageRead | (read_implies_exec ? kPageExec : 0);
     if (h.flags & PF_W) prot |= kPageRead | kPageWrite;
@@ -159,15 +196,23 @@ LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool 
     }
     img.end = std::max(img.end, end);
   }
-  // Overlapping pages get the union of their segments' permissions.
-  for (const Seg& s : segs) {
-    for (uint64_t p = s.start; p < s.end; p += kPage) {
-      uint8_t prot = s.prot;
-      for (const Seg& o : segs) {
-        if (p >= o.start && p < o.end) prot |= o.prot;
+  // Each page gets the union of the permissions of the segments that cover it, applied by
+  // runs between segment edges (page by page, a bss of gigabytes took seconds).
+  std::vector<uint64_t> edges;
+  for (const Seg& s : segs) edges.insert(edges.end(), {s.start, s.end});
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  for (size_t k = 0; k + 1 < edges.size(); ++k) {
+    const uint64_t lo = edges[k], hi = edges[k + 1];
+    uint8_t prot = 0;
+    bool covered = false;
+    for (const Seg& s : segs) {
+      if (s.start <= lo && hi <= s.end) {
+        prot |= s.prot;
+        covered = true;
       }
-      mem.protect(p, kPage, prot);
     }
+    if (covered) mem.protect(lo, hi - lo, prot);
   }
   return img;
 }

@@ -42,8 +42,11 @@ struct LoadedImage {
 };
 
 // Maps every PT_LOAD segment of `elf` at `bias` (0 for ET_EXEC). Pages are made
-// executable when the segment has PF_X, or PF_R with `read_implies_exec`.
-LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool read_implies_exec);
+// executable when the segment has PF_X, or PF_R with `read_implies_exec`. Throws
+// LoadError, before anything is mapped, when a segment lies outside the window or (with
+// `must_be_free`, for the interpreter) overlaps a page that is already mapped.
+LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool read_implies_exec,
+                     bool must_be_free = false);
 
 const char* elf_machine_name(uint16_t machine);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 namespace padlock::emu {
@@ -141,18 +142,48 @@ void AddressSpace::copy(uint64_t dst, uint64_t src, uint64_t len) {
 uint8_t* AddressSpace::leaf_alloc(uint64_t page) {
   const uint64_t i = page >> kLeafBits;
   if (!leaves_[i]) {
-    leaves_[i] = std::make_unique<uint8_t[]>(size_t{1} << kLeafBits);
+    leaves_[i].reset(new (std::nothrow) uint8_t[size_t{1} << kLeafBits]);
+    if (!leaves_[i]) return nullptr;
     std::memset(leaves_[i].get(), 0, size_t{1} << kLeafBits);
   }
   return leaves_[i].get();
 }
 
-void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
-  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
-  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end; ++page) {
-    uint8_t* l = f != 0 ? leaf_alloc(page) : leaf(page);
-    if (l != nullptr) l[page & mask] = f;
+bool AddressSpace::leaves_for(uint64_t va, uint64_t len) {
+  if (len == 0) return true;
+  for (uint64_t page = va / kPageSize, last = (va + len - 1) / kPageSize; page <= last;
+       page = ((page >> kLeafBits) + 1) << kLeafBits) {
+    if (leaf_alloc(page) == nullptr) return false;
   }
+  return true;
+}
+
+void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
+  // A leaf's run at a time (a range of gigabytes is millions of pages).
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
+    const uint64_t run = std::min(end, (page | mask) + 1) - page;
+    uint8_t* l = f != 0 ? leaf_alloc(page) : leaf(page);
+    if (l != nullptr) std::memset(l + (page & mask), f, run);
+    page += run;
+  }
+}
+
+uint64_t AddressSpace::next_mapped(uint64_t va, uint64_t end) const {
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  uint64_t page = va / kPageSize;
+  const uint64_t last = std::min(end, size_) / kPageSize;
+  while (page < last) {
+    const uint8_t* l = leaf(page);
+    const uint64_t leaf_end = std::min(last, (page | mask) + 1);
+    if (l != nullptr) {
+      for (; page < leaf_end; ++page) {
+        if (l[page & mask] & kPageMapped) return page * kPageSize;
+      }
+    }
+    page = leaf_end;
+  }
+  return end;
 }
 
 uint8_t AddressSpace::flags(uint64_t va) const {
@@ -193,6 +224,8 @@ uint64_t AddressSpace::next_run(uint64_t va, uint64_t* end, uint8_t* flags) cons
 bool AddressSpace::map_anonymous(uint64_t va, uint64_t len, uint8_t prot) {
   if (!in_window(va, len)) return false;
   if (len == 0) return true;
+  // The page table first: a host allocation failure leaves the mapping as it was.
+  if (!leaves_for(va, len)) return false;
   void* p = mmap(base_ + va, len, PROT_READ | PROT_WRITE, MAP_FIXED | kReserveFlags, -1, 0);
   if (p == MAP_FAILED) return false;
   const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped);
@@ -205,6 +238,7 @@ int AddressSpace::map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int f
                                   uint64_t offset) {
   if (!in_window(va, len)) return -ENOMEM;
   const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped | kPageShared);
+  if (!leaves_for(va, len)) return -ENOMEM;
   void* p =
       mmap(base_ + va, len, host_prot(f), MAP_FIXED | MAP_SHARED, fd, static_cast<off_t>(offset));
   if (p == MAP_FAILED) {

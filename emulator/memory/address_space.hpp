@@ -95,6 +95,9 @@ class AddressSpace final : public GuestMemory {
   bool range_mapped(uint64_t va, uint64_t len) const;
   bool range_has(uint64_t va, uint64_t len, uint8_t flag) const;  // every page
   bool range_any(uint64_t va, uint64_t len, uint8_t flag) const;  // some page
+  // The first page-aligned address in [va, end) whose page is mapped, or `end` (a leaf with
+  // no mapped page is skipped whole).
+  uint64_t next_mapped(uint64_t va, uint64_t end) const;
   // Highest free page-aligned range of len bytes that ends at or below `limit` and
   // starts at or above `floor`; 0 if none.
   uint64_t find_free_below(uint64_t len, uint64_t limit, uint64_t floor) const;
@@ -114,7 +117,9 @@ class AddressSpace final : public GuestMemory {
     const uint64_t i = page >> kLeafBits;
     return i < nleaves_ ? leaves_[i].get() : nullptr;
   }
-  uint8_t* leaf_alloc(uint64_t page);
+  uint8_t* leaf_alloc(uint64_t page);  // nullptr when the host has no memory for it
+  // Allocates the leaves of [va, va+len); false if the host has no memory for them.
+  bool leaves_for(uint64_t va, uint64_t len);
   // The flags byte of a mapped page (its leaf exists).
   uint8_t& flags_of(uint64_t page) { return leaf(page)[page & ((uint64_t{1} << kLeafBits) - 1)]; }
   void set_flags(uint64_t va, uint64_t len, uint8_t f);

@@ -10,13 +10,17 @@
 
 namespace padlock::emu::trace {
 
+struct JsonMember;
+
 struct JsonValue {
   enum class Type : uint8_t { Null, Bool, Number, String, Array, Object };
   Type type = Type::Null;
   bool boolean = false;
   std::string text;              // String: the decoded string; Number: the number as written
   std::vector<JsonValue> items;  // Array
-  std::vector<std::pair<std::string, JsonValue>> members;  // Object, in file order
+  // Object, in file order. Not std::pair<std::string, JsonValue>: clang refuses a pair of
+  // the class being defined (the fuzz build, fuzz/CMakeLists.txt).
+  std::vector<JsonMember> members;
 
   const JsonValue* get(std::string_view key) const;                 // Object member or nullptr
   uint64_t u64(std::string_view key, uint64_t fallback = 0) const;  // integer member
@@ -26,6 +30,14 @@ struct JsonValue {
   std::string dump() const;
 
   bool operator==(const JsonValue& o) const;
+};
+
+// One member of an object: the key and its value (named as std::pair's).
+struct JsonMember {
+  std::string first;
+  JsonValue second;
+  JsonMember(std::string key, JsonValue value) : first(std::move(key)), second(std::move(value)) {}
+  bool operator==(const JsonMember& o) const { return first == o.first && second == o.second; }
 };
 
 // Parses one JSON text; on error returns false with a reason in `error`.

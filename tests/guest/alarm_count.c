@@ -5,18 +5,39 @@
  * nanosleep advances CLOCK_MONOTONIC by at least its duration.
  *
  * usage: alarm_count [MILLISECONDS]   (default 10)
- * Output: count=N elapsed_ns=E cpu_us=C sleep_ok=1 timer_count=M */
+ * Output: count=N elapsed_ns=E cpu_us=C sleep_ok=1 timer_count=M, and over the first loop
+ * the other clocks: tod_us (gettimeofday), times_ticks (times(), user + system), tsc
+ * (RDTSC cycles). */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/time.h>
+#include <sys/times.h>
 #include <time.h>
 
 static volatile sig_atomic_t done;
 static void on_alarm(int sig) {
   (void)sig;
   done = 1;
+}
+
+static uint64_t rdtsc(void) {
+  uint32_t lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return (uint64_t)hi << 32 | lo;
+}
+
+static int64_t tod_us(void) {
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+static long cpu_ticks(void) {
+  struct tms t;
+  times(&t);
+  return (long)(t.tms_utime + t.tms_stime);
 }
 
 static int64_t mono_ns(void) {
@@ -35,6 +56,9 @@ int main(int argc, char **argv) {
   struct itimerval it = {{0, 0}, {ms / 1000, (ms % 1000) * 1000}};
   const int64_t t0 = mono_ns();
   const clock_t c0 = clock();
+  const int64_t u0 = tod_us();
+  const long k0 = cpu_ticks();
+  const uint64_t r0 = rdtsc();
   volatile uint32_t x = 1;
   unsigned long count = 0;
   setitimer(ITIMER_REAL, &it, NULL);
@@ -44,6 +68,9 @@ int main(int argc, char **argv) {
   }
   const int64_t t1 = mono_ns();
   const clock_t c1 = clock();
+  const int64_t u1 = tod_us();
+  const long k1 = cpu_ticks();
+  const uint64_t r1 = rdtsc();
 
   /* 2. nanosleep advances the clock by (at least) the request. */
   struct timespec req = {0, 5000000}; /* 5 ms */
@@ -74,5 +101,8 @@ int main(int argc, char **argv) {
   printf("sleep_ns=%lld\n", (long long)(s1 - s0));
   printf("sleep_ok=%d\n", s1 - s0 >= 5000000);
   printf("timer_count=%lu\n", tcount);
+  printf("tod_us=%lld\n", (long long)(u1 - u0));
+  printf("times_ticks=%ld\n", k1 - k0);
+  printf("tsc=%llu\n", (unsigned long long)(r1 - r0));
   return 0;
 }

@@ -7,7 +7,10 @@
  *   xstore edx=0x... eax=0x... count=N edi_adv=N tries=T bytes=<16 bytes at EDI>
  *       one XSTORE that stored data (after T-1 that found no full buffer, §2.1 "fewer
  *       than 8 bytes are available"); the 16-byte area was filled with 0xA5 first.
- *   empty edx=0x... eax=0x... edi_adv=N     an XSTORE that stored nothing (first only)
+ *   burst i=N eax=0x... edi_adv=N bytes=<16 bytes>
+ *       BURST XSTOREs with EDX = 0 one right after another (no other work between them,
+ *       so they outrun the RNG and some find fewer than 8 bytes available, §2.1), each
+ *       into its own 16-byte area filled with 0xA5 first.
  *   rep edx=0x... count=N eax=0x... ecx=N edi_adv=N beyond=<bytes changed at or after
  *       count+7> bytes=<first min(N,32) bytes>
  *       REP XSTORE of N bytes into a buffer of N+8 (CRAP.C, §6.1) plus a 32-byte guard.
@@ -21,7 +24,7 @@
 #include "guest_util.h"
 #include "padlock.h"
 
-enum { FILL = 0xA5, GUARD = 32, MAX_TRIES = 1000000, BIG_SAMPLE = 64 * 1024 };
+enum { FILL = 0xA5, GUARD = 32, MAX_TRIES = 1000000, BIG_SAMPLE = 64 * 1024, BURST = 64 };
 
 /* Quality factors tried: 0..3 (§2.1 table) and one with the upper 30 bits set, which
  * the instruction ignores ("Only the lower two bits of EDX are meaningful"). */
@@ -29,7 +32,6 @@ static const uint32_t kQuality[] = {0, 1, 2, 3, 0xFFFFFFF1u};
 
 static void single(uint32_t edx, int samples) {
   uint8_t *buf = pool_alloc(16, 16, 0);
-  int printed_empty = 0;
   for (int s = 0; s < samples; ++s) {
     struct xstore_regs r;
     int tries = 0;
@@ -37,11 +39,6 @@ static void single(uint32_t edx, int samples) {
       memset(buf, FILL, 16);
       r = padlock_xstore(buf, edx);
       ++tries;
-      if ((r.eax & 0x1F) == 0 && !printed_empty) {
-        printf("empty edx=0x%x eax=0x%08x edi_adv=%lu\n", edx, r.eax,
-               (unsigned long)(r.edi - (uintptr_t)buf));
-        printed_empty = 1;
-      }
     } while ((r.eax & 0x1F) == 0 && tries < MAX_TRIES);
     printf("xstore edx=0x%x eax=0x%08x count=%u edi_adv=%lu tries=%d ", edx, r.eax,
            r.eax & 0x1F, (unsigned long)(r.edi - (uintptr_t)buf), tries);
@@ -61,9 +58,23 @@ static void rep(uint32_t edx, size_t count) {
   print_hex("bytes", buf, count < 32 ? count : 32);
 }
 
+static void burst(void) {
+  uint8_t *bufs = pool_alloc(16 * BURST, 16, 0);
+  struct xstore_regs r[BURST];
+  memset(bufs, FILL, 16 * BURST);
+  for (int i = 0; i < BURST; ++i) r[i] = padlock_xstore(bufs + 16 * i, 0);
+  for (int i = 0; i < BURST; ++i) {
+    printf("burst i=%d eax=0x%08x edi_adv=%lu ", i, r[i].eax,
+           (unsigned long)(r[i].edi - (uintptr_t)(bufs + 16 * i)));
+    print_hex("bytes", bufs + 16 * i, 16);
+  }
+}
+
 int main(int argc, char **argv) {
   const int samples = argc > 1 ? atoi(argv[1]) : 8;
   for (size_t q = 0; q < sizeof kQuality / sizeof kQuality[0]; ++q) single(kQuality[q], samples);
+
+  burst();
 
   static const size_t kCounts[] = {1, 3, 4, 8, 13, 64, 1000};
   for (size_t q = 0; q < 4; ++q)

@@ -218,6 +218,7 @@ def test_bad_environment_variable(emulator_path, hello32):
 def test_not_an_elf(emulator_path, tmp_path):
     p = tmp_path / "script.sh"
     p.write_text("#!/bin/sh\necho hi\n")
+    p.chmod(0o755)  # executable: the ELF check, not the permission check, refuses it
     r = run(emulator_path, "run", str(p))
     assert r.returncode == 1
     assert "not an ELF file" in one_line_error(r)
@@ -234,6 +235,7 @@ def test_truncated(emulator_path, hello32, tmp_path):
     for n in (30, 100, len(data) // 2):
         p = tmp_path / f"trunc{n}"
         p.write_bytes(data[:n])
+        p.chmod(0o755)
         r = run(emulator_path, "run", str(p))
         assert r.returncode == 1
         assert "truncated" in one_line_error(r)
@@ -244,6 +246,7 @@ def test_wrong_machine(emulator_path, hello32, tmp_path):
     struct.pack_into("<H", data, 18, 40)  # e_machine = EM_ARM
     p = tmp_path / "arm"
     p.write_bytes(bytes(data))
+    p.chmod(0o755)
     r = run(emulator_path, "run", str(p))
     assert r.returncode == 1
     line = one_line_error(r)

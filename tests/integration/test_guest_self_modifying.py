@@ -81,14 +81,31 @@ def test_padlock_guests_same_under_both_memory_modes(runner, name, args):
 
 
 def test_memory_mode_from_environment(runner):
-    # PADLOCK_EMU_MEMORY sets the default; the guest must not notice either way.
-    cmd = [str(runner.emulator), "run", "--cpu", "esther",
+    # PADLOCK_EMU_MEMORY sets the default; the guest must not notice either way, and
+    # --stats names the mode that ran (so a setting that is parsed but not applied shows).
+    cmd = [str(runner.emulator), "run", "--cpu", "esther", "--stats",
            str(runner.guest("self_modifying", "i386")), "10"]
     outs = []
     for mode in ("tlb", "direct"):
         env = dict(os.environ, PADLOCK_EMU_MEMORY=mode)
         p = subprocess.run(cmd, capture_output=True, timeout=120, env=env)
         assert p.returncode == 0, p.stderr[-500:]
+        assert f"padlock-emu: stats: guest memory {mode}\n" in p.stderr.decode()
         outs.append(p.stdout)
     assert outs[0] == outs[1]
     assert kv(outs[0])["other_block"] == "55"
+
+
+@pytest.mark.parametrize("arch, cpu, options, env, mode", [
+    ("i386", "esther", [], {}, "direct"),  # the default
+    ("i386", "esther", ["--memory", "tlb"], {"PADLOCK_EMU_MEMORY": "direct"}, "tlb"),
+    ("i386", "esther", ["--memory", "direct"], {"PADLOCK_EMU_MEMORY": "tlb"}, "direct"),
+    ("x86_64", "nano", ["--memory", "direct"], {}, "tlb"),  # x86-64: always the TLB
+])
+def test_memory_mode_that_ran(runner, arch, cpu, options, env, mode):
+    cmd = [str(runner.emulator), "run", "--cpu", cpu, "--stats", *options,
+           str(runner.guest("hello", arch))]
+    base = {k: v for k, v in os.environ.items() if k != "PADLOCK_EMU_MEMORY"}
+    p = subprocess.run(cmd, capture_output=True, timeout=120, env={**base, **env})
+    assert p.returncode == 0, p.stderr[-500:]
+    assert f"padlock-emu: stats: guest memory {mode}\n" in p.stderr.decode()

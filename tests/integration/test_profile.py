@@ -7,6 +7,7 @@ cycles and bytes from the --trace of the same run."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,10 +23,20 @@ ROW = re.compile(r"^\s*((?:[\d,]+(?:\s+\([\d.]+%\))?|\.)\s+){3}"
 NUM = re.compile(r"([\d,]+)(?:\s+\([\d.]+%\))?|\.")
 
 
-def annotate(profile: Path, *opts: str) -> tuple[str, str]:
-    exe = shutil.which("callgrind_annotate")
+def require_tool(name: str, package: str) -> str:
+    """The tool's path; without it the test skips, or fails where the tools must be there
+    (PADLOCK_REQUIRE_TOOLS=1: scripts/test.sh, after setup.sh installed them)."""
+    exe = shutil.which(name)
     if exe is None:
-        pytest.skip("callgrind_annotate (valgrind) is not installed")
+        why = f"{name} ({package}) is not installed"
+        if os.environ.get("PADLOCK_REQUIRE_TOOLS") == "1":
+            pytest.fail(why + " (scripts/setup.sh installs it)")
+        pytest.skip(why)
+    return exe
+
+
+def annotate(profile: Path, *opts: str) -> tuple[str, str]:
+    exe = require_tool("callgrind_annotate", "valgrind")
     proc = subprocess.run([exe, *opts, str(profile)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout, proc.stderr
@@ -46,9 +57,7 @@ def function_rows(text: str) -> dict[str, tuple[int, int, int]]:
 
 def issuing_function(binary: Path, opcode: str) -> str:
     """The symbol whose code holds `opcode` (objdump -d's bytes column, e.g. 'f3 0f a6 d0')."""
-    exe = shutil.which("objdump")
-    if exe is None:
-        pytest.skip("objdump (binutils) is not installed")
+    exe = require_tool("objdump", "binutils")
     text = subprocess.run([exe, "-d", str(binary)], capture_output=True, text=True,
                           check=True).stdout
     current, found = None, set()

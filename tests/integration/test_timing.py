@@ -6,6 +6,7 @@ BAES loop's throughput emerging from the model (§3.3, §6.2)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -87,6 +88,32 @@ def test_setitimer_counts_in_virtual_seconds_and_scales_with_mhz(runner):
     assert abs(int(a["timer_count"]) / ca - 1) < 0.01  # timer_create/timer_settime too
 
 
+def test_every_clock_follows_a_non_default_mhz(runner):
+    # 100 ms of virtual time at 800 MHz: every time source counts the same 100 ms (a clock
+    # computed at a fixed 1600 MHz would show 50 ms), and RDTSC counts 800 cycles per us.
+    out = kv(emu(runner, "--mhz", "800", guest(runner, "alarm_count"), 100).stdout)
+    assert 100_000_000 <= int(out["elapsed_ns"]) < 100_100_000  # clock_gettime(MONOTONIC)
+    assert 100_000 <= int(out["tod_us"]) < 100_100  # gettimeofday
+    assert 99_000 <= int(out["cpu_us"]) <= 101_000  # clock(): CLOCK_PROCESS_CPUTIME_ID
+    assert 9 <= int(out["times_ticks"]) <= 11  # times(), 100 ticks per second
+    assert 80_000_000 <= int(out["tsc"]) < 80_100_000  # RDTSC: cycles at 800 MHz
+    assert out["sleep_ok"] == "1" and 5_000_000 <= int(out["sleep_ns"]) < 5_100_000
+    assert abs(int(out["timer_count"]) / int(out["count"]) - 1) < 0.01  # timer_create
+
+
+def test_mhz_from_environment(runner):
+    # PADLOCK_EMU_MHZ sets the clock as --mhz does (RDTSC counts 800 cycles per us over the
+    # 10 ms loop); --mhz wins over it.
+    g = guest(runner, "alarm_count")
+    base = {k: v for k, v in os.environ.items() if k != "PADLOCK_EMU_MHZ"}
+    for env, args, mhz in (({"PADLOCK_EMU_MHZ": "800"}, [], 800),
+                           ({"PADLOCK_EMU_MHZ": "800"}, ["--mhz", "400"], 400)):
+        cmd = [str(runner.emulator), "run", *args, str(g), "10"]
+        p = subprocess.run(cmd, capture_output=True, timeout=300, env={**base, **env})
+        assert p.returncode == 0, p.stderr[-500:]
+        assert 10_000 * mhz <= int(kv(p.stdout)["tsc"]) < 10_050 * mhz, (env, args)
+
+
 def test_timing_off_uses_host_clock(runner):
     out = kv(emu(runner, "--timing", "off", guest(runner, "alarm_count"), 20).stdout)
     assert int(out["count"]) > 0
@@ -134,6 +161,20 @@ def test_stats_show_timing_lines(runner):
     assert re.search(r"time of x86 blocks: \d+ cycles \([0-9.]+%\)", err)
     m = re.search(r"modelled time ([0-9.]+) s at 1600 MHz", err)
     assert m and float(m.group(1)) > 0
+
+
+def test_interrupts_cost_2000_clocks_each_and_the_parts_add_up(runner):
+    # docs/timing.md "Interrupts": each costs 2000 clocks of the virtual clock. The --stats
+    # parts (x86 blocks, PadLock, caches, interrupts, sleeping) add up to the clock, apart
+    # from RDTSC's one cycle per read.
+    p = emu(runner, "--stats", "--irq-hz", "20000", guest(runner, "alarm_count"), 20)
+    parts = {k: int(v) for k, v in re.findall(r"time of ([a-zA-Z/ ()0-9]+?): (\d+) cycles", p.stderr)}
+    total = int(re.search(r"total: (\d+) cycles", p.stderr).group(1))
+    irqs = int(re.search(r"\((\d+) interrupts\)", p.stderr).group(1))
+    assert irqs > 300  # 20000 Hz for the run's 45 ms or so
+    assert parts["interrupts"] == 2000 * irqs
+    kinds = ("PadLock (all)", "x86 blocks", "cache/memory", "interrupts", "sleeping")
+    assert 0 <= total - sum(parts[k] for k in kinds) <= 10
 
 
 def gbps(runner, *args) -> float:

@@ -129,6 +129,10 @@ def test_trace_records_each_padlock_instruction():
 def test_load_errors_are_exceptions(tmp_path):
     script = tmp_path / "script.sh"
     script.write_text("#!/bin/sh\necho hi\n")
+    # As execve: a file without execute permission is refused before it is read.
+    with pytest.raises(pe.LoadError, match="Permission denied"):
+        pe.run([str(script)])
+    script.chmod(0o755)
     with pytest.raises(pe.LoadError, match="not an ELF file"):
         pe.run([str(script)])
     with pytest.raises(ValueError, match="unknown CPU model"):

@@ -33,6 +33,7 @@ ALLOWED: dict[str, set[str]] = {
                          "isa", "models"},
     "emulator/tools": {"emulator/observe", "isa", "models"},
     "emulator/cli": {"emulator/linux", "emulator/loader", "emulator/tools", "emulator/observe",
+                     "emulator/time",
                      "emulator/run_options.hpp", "isa", "models"},
     "emulator/run_options.hpp": {"models"},
 }

@@ -141,6 +141,7 @@ bool setup_frame_i386(Process& p, int sig, const GuestSiginfo& si, const GuestSi
   const size_t size = rt ? kRtSize : kSfSize;
   uint64_t frame = fp - size;
   frame = ((frame + 4) & ~uint64_t{15}) - 4;  // as after a call: (esp + 4) is 16-aligned
+  if (!frame_stays_on_altstack(s, orig_sp, frame)) return false;
 
   std::vector<uint8_t> buf(fp + kFpstateSize - frame, 0);
   uint8_t* f = buf.data();

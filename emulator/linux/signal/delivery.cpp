@@ -126,7 +126,7 @@ bool Process::deliver(int sig, const GuestSiginfo& info, bool forced) {
   fault_ip_valid_ = false;
   // A system call interrupted by this signal: with SA_RESTART it runs again after the
   // handler (back up over the 2-byte int 0x80 / syscall / sysenter), else it fails EINTR.
-  if (last_syscall_eintr_ && (act.flags & kSaRestart)) {
+  if (!forced && last_syscall_eintr_ && (act.flags & kSaRestart)) {
     ctx.gpr[0] = last_syscall_nr_;
     ctx.ip -= static_cast<uint64_t>(last_syscall_len_);
   }

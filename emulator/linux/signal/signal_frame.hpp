@@ -35,6 +35,12 @@ inline constexpr uint64_t kHandlerClearFlags = 0x10500;  // TF, DF, RF
 // The altstack description saved in uc_stack.
 void altstack_for_frame(const SignalState& s, uint64_t sp, uint64_t& ss_sp, int& flags,
                         uint64_t& size);
+// Linux's get_sigframe: a signal that arrives on the alternate stack gets its frame there
+// or not at all (the frame at `frame` would run off the stack: the delivery fails, which
+// kills the process with SIGSEGV rather than let the frame overwrite what lies below).
+inline bool frame_stays_on_altstack(const SignalState& s, uint64_t orig_sp, uint64_t frame) {
+  return !s.on_altstack(orig_sp) || s.on_altstack(frame);
+}
 // rt_sigreturn restores the alternate stack from uc_stack (errors ignored, as Linux does).
 void restore_altstack(SignalState& s, uint64_t sp_now, uint64_t ss_sp, int flags, uint64_t size);
 

@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "emulator/linux/process.hpp"
@@ -71,10 +73,18 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const SyscallEntry* e = c.nr < kMaxSyscall ? &abi.table[c.nr] : nullptr;
   const uint64_t t0 = now();
   int64_t r = -ENOSYS;
-  if (e != nullptr && e->fn != nullptr) {
-    r = e->fn(c);
-  } else {
-    report_unsupported(abi, c.nr);
+  // A host allocation that fails inside the call is the guest's ENOMEM, as a kernel
+  // allocation failure is (Linux never lets it reach the process any other way).
+  try {
+    if (e != nullptr && e->fn != nullptr) {
+      r = e->fn(c);
+    } else {
+      report_unsupported(abi, c.nr);
+    }
+  } catch (const std::bad_alloc&) {
+    r = -ENOMEM;
+  } catch (const std::length_error&) {
+    r = -ENOMEM;
   }
   ++stats_.syscalls;
   if (obs_) obs_->syscall(e != nullptr ? e->name : nullptr, c.nr, r, t0, now());

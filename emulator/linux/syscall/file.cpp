@@ -1,6 +1,7 @@
 // File and descriptor system calls. Guest descriptors are host descriptors. Guest paths
-// that are looked up (open, access, readlink) go through -L/--sysroot (GuestPaths), and
-// /proc/self/exe names the guest program; paths that create or remove are the host's.
+// that are looked up (open, access, readlink) go through -L/--sysroot (GuestPaths),
+// /proc/self/exe names the guest program and /proc/self/mem serves the guest's memory;
+// paths that create or remove are the host's.
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -42,6 +43,11 @@ bool is_self_exe(const Process& p, const std::string& path) {
          path == "/proc/thread-self/exe";
 }
 
+bool is_self_mem(const Process& p, const std::string& path) {
+  return path == "/proc/self/mem" || path == "/proc/" + std::to_string(p.pid()) + "/mem" ||
+         path == "/proc/thread-self/mem";
+}
+
 // The host file a looked-up guest path names.
 std::string lookup_path(const Process& p, const std::string& path) {
   return p.paths().resolve(is_self_exe(p, path) ? p.exe_path() : path);
@@ -74,6 +80,25 @@ int64_t after_write(SyscallContext& c, int64_t r) {
 int64_t after_read(SyscallContext& c, int64_t r) {
   if (r == -EINTR) c.interrupted = true;
   return r;
+}
+
+// /proc/self/mem serves the guest's memory, never the emulator's: the offset is the guest
+// address, a transfer stops at the first unmapped page (EIO if that is the first byte),
+// and writes ignore page protections, as Linux's mem_rw does with FOLL_FORCE.
+uint64_t* self_mem_pos(SyscallContext& c, uint64_t fd) {
+  auto it = c.p.kernel().self_mem.find(fd_arg(fd));
+  return it == c.p.kernel().self_mem.end() ? nullptr : &it->second;
+}
+
+int64_t self_mem_io(SyscallContext& c, uint64_t pos, uint64_t buf, uint64_t len, bool write) {
+  AddressSpace& m = c.p.mem();
+  const int64_t n = buffer_len(c.p, buf, len, !write);
+  if (n <= 0) return n;
+  const uint64_t avail = m.accessible_with(pos, static_cast<uint64_t>(n), kPageMapped);
+  if (avail == 0) return -EIO;
+  if (write) m.will_write(pos, avail);
+  m.copy(write ? pos : buf, write ? buf : pos, avail);
+  return static_cast<int64_t>(avail);
 }
 
 // i386 guests: replace each dirent64 record's 64-bit d_off by a small cookie (see
@@ -112,12 +137,22 @@ int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
 }
 
 int64_t sys_read(SyscallContext& c) {
+  if (uint64_t* pos = self_mem_pos(c, c.a[0])) {
+    const int64_t r = self_mem_io(c, *pos, c.a[1], c.a[2], false);
+    if (r > 0) *pos += static_cast<uint64_t>(r);
+    return r;
+  }
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);
   if (n < 0) return n;
   return after_read(c, host_result(read(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n)));
 }
 
 int64_t sys_write(SyscallContext& c) {
+  if (uint64_t* pos = self_mem_pos(c, c.a[0])) {
+    const int64_t r = self_mem_io(c, *pos, c.a[1], c.a[2], true);
+    if (r > 0) *pos += static_cast<uint64_t>(r);
+    return r;
+  }
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], false);
   if (n < 0) return n;
   return after_write(c, host_result(write(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n)));
@@ -138,6 +173,7 @@ int64_t sys_writev(SyscallContext& c) {
 }
 
 int64_t sys_pread64(SyscallContext& c) {
+  if (self_mem_pos(c, c.a[0]) != nullptr) return self_mem_io(c, c.a[3], c.a[1], c.a[2], false);
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);
   if (n < 0) return n;
   return after_read(
@@ -145,6 +181,7 @@ int64_t sys_pread64(SyscallContext& c) {
 }
 
 int64_t sys_pwrite64(SyscallContext& c) {
+  if (self_mem_pos(c, c.a[0]) != nullptr) return self_mem_io(c, c.a[3], c.a[1], c.a[2], true);
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], false);
   if (n < 0) return n;
   return after_write(c, host_result(pwrite(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n,
@@ -164,6 +201,13 @@ int64_t sys_pwrite64_i386(SyscallContext& c) {
 int64_t sys_openat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  if (is_self_mem(c.p, path)) {
+    const int flags = static_cast<int>(c.a[2]);
+    const int fd = open("/dev/null", (flags & O_ACCMODE) | (flags & O_CLOEXEC));
+    if (fd < 0) return -errno;
+    c.p.kernel().self_mem[fd] = 0;
+    return fd;
+  }
   if (path[0] == '/') {
     const int g = open_guest_proc(c.p, path, static_cast<int>(c.a[2]));
     if (g != kNotGenerated) return g;
@@ -190,6 +234,7 @@ int64_t sys_creat(SyscallContext& c) {
 int64_t sys_close(SyscallContext& c) {
   c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
   c.p.kernel().timerfd_clock.erase(fd_arg(c.a[0]));
+  c.p.kernel().self_mem.erase(fd_arg(c.a[0]));
   return host_result(close(fd_arg(c.a[0])));
 }
 
@@ -205,7 +250,23 @@ off_t dir_offset(SyscallContext& c, int fd, off_t off, int whence) {
 }
 }  // namespace
 
+// lseek on /proc/self/mem: SEEK_SET and SEEK_CUR move the address (Linux mem_lseek).
+static int64_t self_mem_seek(uint64_t& pos, int64_t off, int whence) {
+  if (whence == SEEK_SET) {
+    pos = static_cast<uint64_t>(off);
+  } else if (whence == SEEK_CUR) {
+    pos += static_cast<uint64_t>(off);
+  } else {
+    return -EINVAL;
+  }
+  return static_cast<int64_t>(pos);
+}
+
 int64_t sys_lseek(SyscallContext& c) {
+  if (uint64_t* pos = self_mem_pos(c, c.a[0])) {
+    const int64_t off = c.abi.wide ? static_cast<int64_t>(c.a[1]) : static_cast<uint32_t>(c.a[1]);
+    return self_mem_seek(*pos, off, static_cast<int>(c.a[2]));
+  }
   off_t off = c.abi.wide ? static_cast<off_t>(c.a[1]) : static_cast<int32_t>(c.a[1]);
   off = dir_offset(c, fd_arg(c.a[0]), off, static_cast<int>(c.a[2]));
   const int64_t r = host_result(lseek(fd_arg(c.a[0]), off, static_cast<int>(c.a[2])));
@@ -215,6 +276,11 @@ int64_t sys_lseek(SyscallContext& c) {
 
 int64_t sys_llseek(SyscallContext& c) {
   off_t off = static_cast<off_t>(((c.a[1] & 0xFFFFFFFFu) << 32) | (c.a[2] & 0xFFFFFFFFu));
+  if (uint64_t* pos = self_mem_pos(c, c.a[0])) {
+    const int64_t r = self_mem_seek(*pos, off, static_cast<int>(c.a[4]));
+    if (r < 0) return r;
+    return c.p.put(c.a[3], r) ? 0 : -EFAULT;
+  }
   off = dir_offset(c, fd_arg(c.a[0]), off, static_cast<int>(c.a[4]));
   const off_t r = lseek(fd_arg(c.a[0]), off, static_cast<int>(c.a[4]));
   if (r < 0) return -errno;

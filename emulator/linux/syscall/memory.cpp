@@ -56,6 +56,14 @@ void Process::memory_changed(uint64_t, uint64_t) {
   uc_ctl_flush_tlb(cpu_->uc());
 }
 
+// The addresses a guest may map, unmap, protect or move: the window below the system pages
+// (the GDT and the boot stub, Cpu::boot), as Linux's TASK_SIZE ends below the kernel's
+// pages (0xFFFFE000 for an i386 program on x86-64). A guest that could unmap or remap them
+// would pull the descriptor table out from under the emulated CPU.
+static bool user_range(const AddressSpace& mem, const MemoryLayout& l, uint64_t va, uint64_t len) {
+  return mem.in_window(va, len) && va + len <= l.system_page;
+}
+
 int64_t Process::do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags, int fd,
                          uint64_t offset) {
   const uint64_t type = flags & 3;
@@ -75,7 +83,7 @@ int64_t Process::do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t fl
   uint64_t va = 0;
   if (flags & (kMapFixed | kMapFixedNoreplace)) {
     if (!aligned(addr)) return -EINVAL;
-    if (!mem_->in_window(addr, len)) return -ENOMEM;
+    if (!user_range(*mem_, layout_, addr, len)) return -ENOMEM;
     if ((flags & kMapFixedNoreplace) && !mem_->range_free(addr, len)) return -EEXIST;
     va = addr;
   } else {
@@ -137,7 +145,7 @@ int64_t Process::do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t fl
 int64_t Process::do_munmap(uint64_t addr, uint64_t len) {
   if (!aligned(addr) || len == 0) return -EINVAL;
   len = page_up(len);
-  if (!mem_->in_window(addr, len)) return -EINVAL;
+  if (!user_range(*mem_, layout_, addr, len)) return -EINVAL;
   invalidate_code(addr, len);
   mem_->unmap(addr, len);
   memory_changed(addr, len);
@@ -153,7 +161,7 @@ int64_t Process::do_mprotect(uint64_t addr, uint64_t len, uint64_t prot) {
   }
   len = page_up(len);
   if (len == 0) return 0;
-  if (!mem_->in_window(addr, len) || !mem_->range_mapped(addr, len)) return -ENOMEM;
+  if (!user_range(*mem_, layout_, addr, len) || !mem_->range_mapped(addr, len)) return -ENOMEM;
   invalidate_code(addr, len);
   const int r = mem_->protect(addr, len, prot_to_flags(prot));
   if (r < 0) return r;
@@ -189,7 +197,10 @@ int64_t Process::do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len
   if ((flags & kMremapFixed) && !(flags & kMremapMaymove)) return -EINVAL;
   old_len = page_up(old_len);
   new_len = page_up(new_len);
-  if (old_len == 0 || !mem_->range_mapped(old_addr, old_len)) return -EFAULT;
+  if (old_len == 0 || !user_range(*mem_, layout_, old_addr, old_len) ||
+      !mem_->range_mapped(old_addr, old_len)) {
+    return -EFAULT;
+  }
   const uint8_t prot = mem_->flags(old_addr) & 7;
   auto move_to = [&](uint64_t dst) -> int64_t {
     if (!mem_->map_anonymous(dst, new_len, kPageRead | kPageWrite)) return -ENOMEM;
@@ -203,7 +214,7 @@ int64_t Process::do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len
     return static_cast<int64_t>(dst);
   };
   if (flags & kMremapFixed) {
-    if (!aligned(new_addr) || !mem_->in_window(new_addr, new_len)) return -EINVAL;
+    if (!aligned(new_addr) || !user_range(*mem_, layout_, new_addr, new_len)) return -EINVAL;
     if (new_addr < old_addr + old_len && old_addr < new_addr + new_len) return -EINVAL;
     invalidate_code(new_addr, new_len);
     mem_->unmap(new_addr, new_len);
@@ -219,7 +230,7 @@ int64_t Process::do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len
     return static_cast<int64_t>(old_addr);
   }
   const uint64_t tail = old_addr + old_len, grow = new_len - old_len;
-  if (mem_->range_free(tail, grow)) {
+  if (user_range(*mem_, layout_, tail, grow) && mem_->range_free(tail, grow)) {
     if (!mem_->map_anonymous(tail, grow, kPageRead | kPageWrite)) return -ENOMEM;
     mem_->protect(tail, grow, prot);
     memory_changed(tail, grow);

@@ -85,6 +85,7 @@ bool setup_frame_x86_64(Process& p, int sig, const GuestSiginfo& si, const Guest
   }
   const uint64_t fp = (sp - kFxsaveSize) & ~uint64_t{63};
   uint64_t frame = ((fp - kFrameSize) & ~uint64_t{15}) - 8;  // as after a call
+  if (!frame_stays_on_altstack(s, orig_sp, frame)) return false;
 
   std::vector<uint8_t> buf(fp + kFxsaveSize - frame, 0);
   uint8_t* f = buf.data();

@@ -205,6 +205,31 @@ TEST_F(MontmulRules, PartialProductIsHardwareState_Sec5_1) {
   EXPECT_EQ(
       mpz_cmp(rig.get(MontmulRig::kT, n + 4), recurrence_reference(op.a, b_low, op.m, mzp, passes)),
       0);
+  // EDX, a temporary for §5.1, holds our choice: the last pass's quotient digit
+  // u = ((T mod 2^32) + A0 * b) * m' mod 2^32 (models/pmm/pmm_unit.cpp).
+  Z b_before;
+  mpz_fdiv_r_2exp(b_before, op.b, 32 * (passes - 1));
+  const Z t_before = recurrence_reference(op.a, b_before, op.m, mzp, passes - 1);
+  Z bw;
+  mpz_tdiv_q_2exp(bw, op.b, 32 * (passes - 1));
+  mpz_fdiv_r_2exp(bw, bw, 32);
+  const uint32_t u =
+      (static_cast<uint32_t>(mpz_getlimbn(t_before, 0)) +
+       static_cast<uint32_t>(mpz_getlimbn(op.a, 0)) * static_cast<uint32_t>(mpz_get_ui(bw))) *
+      mzp;
+  EXPECT_EQ(rig.s[Gpr::DX], u);
+}
+
+// §1.7: an interrupt already pending when REP MONTMUL starts is taken after the first
+// interruptible point (one outer pass), not ignored.
+TEST_F(MontmulRules, PendingInterruptStopsAfterOnePass_Sec5_1_Sec1_7) {
+  const Operands op = random_operands(rs_, 1024);
+  MontmulRig rig;
+  rig.setup(op.a, op.b, op.m, 1024);
+  rig.env.now = 100000;
+  rig.env.interrupt_at = 50000;  // pending since before the instruction
+  ASSERT_EQ(rig.exec().status, Status::Interrupted);
+  EXPECT_EQ(static_cast<uint32_t>(rig.s[Gpr::AX]) & 0xFFFF, 1u);
 }
 
 // Choice (Diag MontmulBadState): an EAX the model could not have written raises #GP.

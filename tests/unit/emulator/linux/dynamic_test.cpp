@@ -29,6 +29,7 @@ struct ScratchDir {
     const std::string full = path + rel;
     std::system(("mkdir -p \"$(dirname '" + full + "')\"").c_str());
     std::ofstream(full, std::ios::binary) << bytes;
+    chmod(full.c_str(), 0755);  // programs and ld.so need execute permission (execve)
     return full;
   }
 };

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of each fuzz target (docs/reliability.md, "Fuzzing") into
+OUT/<target>/: PadLock encodings for the decoder, command lines for the CLI, the golden
+traces (cut short) for the trace reader, hand-made ELF files (tests/integration/elfcraft.py)
+for the loader, and messages for the differential unit targets. The seeds are made here
+rather than committed as binaries; they stay small, so that each execution is fast.
+
+usage: fuzz/seeds.py OUT"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "integration"))
+import elfcraft  # noqa: E402
+
+
+def put(out: Path, target: str, data: bytes) -> None:
+    d = out / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+def main() -> int:
+    out = Path(sys.argv[1])
+    # Decoder: byte 0 picks the mode; then prefixes and the PadLock encodings (§2.1-§5.1).
+    for mode in (b"\x00", b"\x01"):
+        for enc in (b"\x0f\xa7\xc0", b"\xf3\x0f\xa7\xc0", b"\xf3\x0f\xa7\xc8", b"\xf3\x0f\xa7\xd0",
+                    b"\xf3\x0f\xa7\xd8", b"\xf3\x0f\xa7\xe0", b"\xf3\x0f\xa7\xe8",
+                    b"\xf3\x0f\xa6\xc0", b"\xf3\x0f\xa6\xc8", b"\xf3\x0f\xa6\xd0",
+                    b"\x67\xf3\x0f\xa7\xc8", b"\xf2\x0f\xa6\xc8", b"\x66\xf3\x0f\xa7\xd0",
+                    b"\x0f\x32", b"\x0f\x30"):
+            put(out, "decoder", mode + enc)
+    # CLI: NUL-separated arguments.
+    for args in (["run", "prog"], ["run", "--cpu", "nano", "--mhz", "800", "prog", "a"],
+                 ["run", "--mhz=1.2", "--irq-hz", "0", "--seed", "0x10", "prog"],
+                 ["run", "-E", "A=1", "-UB", "-L", "/", "--timing", "off", "prog"],
+                 ["run", "--errata", "off", "--memory", "tlb", "--trace", "t", "prog"],
+                 ["cpus", "--verbose"], ["trace", "summary", "x"], ["--version"], ["help", "run"]):
+        put(out, "cli", b"\0".join(a.encode() for a in args))
+    # Trace reader: the golden traces, whole and cut short.
+    for f in sorted((ROOT / "traces" / "golden").glob("*.jsonl")):
+        data = f.read_bytes()
+        put(out, "trace_reader", data[:4000])
+        put(out, "trace_reader", data[:1500])
+    # Loader: hand-made programs and, when built, the guests.
+    for bits, base in ((32, 0x08048000), (64, 0x400000)):
+        put(out, "elf_loader", elfcraft.static_exit(bits, base, 0).build())
+        put(out, "elf_loader", elfcraft.static_exit(bits, base, 0, interp="/lib/ld.so").build())
+        e = elfcraft.static_exit(bits, base, 0)
+        e.segments[0].memsz = 0x10000
+        put(out, "elf_loader", e.build())
+    # Differential units: a control byte, then key/IV/data (xcrypt) or the message (xsha).
+    for ctl in range(0, 256, 5):
+        put(out, "xcrypt_vs_openssl", bytes([ctl]) + bytes(range(48)) + bytes(16 * (ctl % 9)))
+        put(out, "xsha_vs_openssl", bytes([ctl]) + b"abc" * (ctl % 50))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# One fuzz campaign (docs/reliability.md, "Fuzzing"): runs fuzz target TARGET for SECONDS
+# under libFuzzer with ASan and UBSan, one process at the lowest CPU priority, keeping its
+# corpus between runs (build-fuzz/corpus/TARGET, grown from the seeds of fuzz/seeds.py).
+# Prints the executions, coverage (edges and features) and corpus size of the run.
+# Every crash, timeout or out-of-memory input is minimised into tests/regressions/TARGET/,
+# which CTest replays (fuzz/CMakeLists.txt), and the run fails.
+#
+# usage: scripts/fuzz.sh TARGET SECONDS      TARGET: decoder, elf_loader, cli, trace_reader,
+#                                            xsha_vs_openssl, xcrypt_vs_openssl
+#        scripts/fuzz.sh --list
+# Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev; scripts/setup.sh installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TARGETS="decoder elf_loader cli trace_reader xsha_vs_openssl xcrypt_vs_openssl"
+if [ "${1:-}" = "--list" ]; then echo "$TARGETS"; exit 0; fi
+[ $# = 2 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
+target=$1 seconds=$2
+case " $TARGETS " in *" $target "*) ;; *) echo "fuzz.sh: unknown target '$target' ($TARGETS)" >&2; exit 2 ;; esac
+
+BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
+if [ ! -f "$BUILD/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPython3_EXECUTABLE="$(command -v python3)" -DPADLOCK_FUZZ=ON -DPADLOCK_BUILD_PYTHON=OFF \
+    -DPADLOCK_BUILD_TESTS=OFF -DPADLOCK_BUILD_BENCH=OFF ${PADLOCK_UNICORN_FROM:+-DPADLOCK_UNICORN_FROM="$PADLOCK_UNICORN_FROM"} >/dev/null
+fi
+nice -n 19 cmake --build "$BUILD" -j2 --target "fuzz_$target" >/dev/null
+bin="$PWD/$BUILD/fuzz/fuzz_$target"
+
+corpus="$PWD/$BUILD/corpus/$target"
+if [ ! -d "$corpus" ]; then
+  python3 fuzz/seeds.py "$PWD/$BUILD/seeds"
+  mkdir -p "$corpus"
+  cp "$PWD/$BUILD/seeds/$target"/* "$corpus"/
+fi
+crashes="$PWD/$BUILD/crashes/$target"
+mkdir -p "$crashes"
+dict=()
+[ -f "fuzz/$target.dict" ] && dict=(-dict="$PWD/fuzz/$target.dict")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+set +e
+(cd "$work" && nice -n 19 "$bin" "$corpus" "${dict[@]}" -max_total_time="$seconds" \
+  -jobs=1 -workers=1 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  -artifact_prefix="$crashes/" >/dev/null 2>&1)
+set -e
+log="$work/fuzz-0.log"
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+echo "fuzz $target: ${runs:-0} executions in ${seconds} s, coverage ${cov:-?} edges, ${ft:-?} features, corpus $(ls "$corpus" | wc -l) inputs"
+
+status=0
+shopt -s nullglob
+for crash in "$crashes"/crash-* "$crashes"/timeout-* "$crashes"/oom-* "$crashes"/leak-*; do
+  out="tests/regressions/$target/$(basename "$crash")"
+  mkdir -p "tests/regressions/$target"
+  # Bounded: a timeout input takes the full -timeout on every try.
+  (cd "$work" && nice -n 19 "$bin" -minimize_crash=1 -max_total_time=120 -timeout=10 \
+    -exact_artifact_path="$PWD/min" "$crash" >/dev/null 2>&1) || true
+  if [ -f "$work/min" ]; then cp "$work/min" "$out"; else cp "$crash" "$out"; fi
+  rm -f "$crash" "$work/min"
+  echo "fuzz $target: FINDING $(basename "$crash") minimised into $out (a regression input: fix it, keep it)"
+  status=1
+done
+[ "$status" = 0 ] || grep -m5 -E 'ERROR|SUMMARY|runtime error' "$log" >&2 || true
+exit $status
