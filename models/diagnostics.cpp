@@ -36,8 +36,8 @@ constexpr DiagInfo kDiags[] = {
      "the 16-bit counter wraps from 0xFFFF to 0x0000 with no carry into byte 13 (OpenSSL "
      "e_padlock-x86_64.pl adds the carry in software)"},
     {Diag::XshaEaxBeyondEcx, "xsha-eax-beyond-ecx", "§4.1",
-     "EAX >= ECX with EAX != 0 at start: treated as already complete; nothing is read or "
-     "hashed and the registers and the hash at EDI are unchanged (the EDI checks still apply)"},
+     "EAX > ECX at start: treated as already complete; nothing is read or hashed and the "
+     "registers and the hash at EDI are unchanged (the EDI checks still apply)"},
     {Diag::MontmulBadEcx, "montmul-bad-ecx", "§5.1",
      "ECX outside 256..32768 or not a multiple of 128 raises #GP before any access"},
     {Diag::MontmulBadState, "montmul-bad-state", "§5.1",

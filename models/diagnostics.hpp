@@ -20,7 +20,7 @@ enum class Diag : uint16_t {
   ControlWordReserved,  // §3.2 CW[127:12] should be 0
   InterMode,            // §3.2 note: the intermediate-result layout is not defined
   CtrCounterWrap,       // App. A 12: carry out of the 16-bit counter not defined
-  XshaEaxBeyondEcx,     // §4.1 EAX >= ECX, EAX != 0 at start (progress at or past the end)
+  XshaEaxBeyondEcx,     // §4.1 EAX > ECX at start (progress past the end)
   MontmulBadEcx,        // §5.1 ECX outside 256..32768 or not a multiple of 128
   MontmulBadState,      // §5.1 EAX (restart state) not one we could have written
   RngMsrReserved,       // §2.2 reserved bits written non-zero

@@ -185,9 +185,11 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     return run.finish(Status::Completed);
   }
 
-  // §4.1: EAX = bytes already hashed, ECX = total bytes. EAX >= ECX (EAX != 0) can only come
-  // from software: the final step below is atomic, so no resume point has EAX == ECX.
-  if (eax != 0 && eax >= ecx) {
+  // §4.1: EAX = bytes already hashed, ECX = total bytes. EAX == ECX is "no bytes left": the
+  // final step below still pads with the length ECX, as Linux's padlock-sha.c
+  // padlock_sha1_finup/padlock_sha256_finup rely on when the message is a whole number of
+  // blocks (docs/fidelity/phe.md). EAX > ECX can only come from software.
+  if (eax > ecx) {
     env.report(Diag::XshaEaxBeyondEcx);
     return run.finish(Status::Completed);
   }

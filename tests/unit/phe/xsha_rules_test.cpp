@@ -177,25 +177,38 @@ TEST_P(XshaRules, OperandSizePrefixUdAndRepneDiag_Sec4_1) {
   EXPECT_EQ(rig.diag.count(Diag::RepnePrefix), 1);
 }
 
-// Choice (Diag XshaEaxBeyondEcx): EAX >= ECX with EAX != 0 is "already complete": nothing is
-// read or hashed. The final step is atomic, so re-executing a finished REP XSHA is harmless.
-TEST_P(XshaRules, EaxAtOrBeyondEcxIsComplete_Sec4_1_Choice) {
+// Choice (Diag XshaEaxBeyondEcx): EAX > ECX is "already complete": nothing is read or hashed.
+TEST_P(XshaRules, EaxBeyondEcxIsComplete_Sec4_1_Choice) {
   const auto data = random_bytes(100, 8);
   XshaRig rig;
   rig.start(sha256(), data.data(), data.size());
   ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
   const auto digest = rig.digest(sha256());
-  // Re-execute with EAX == ECX (as left by the completed instruction).
-  ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
-  EXPECT_EQ(rig.digest(sha256()), digest);
-  EXPECT_EQ(reg(rig.s, Gpr::SI), XshaRig::kInputVa + data.size());
-  EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 1);
-  // EAX > ECX
+  const uint64_t esi = reg(rig.s, Gpr::SI);
   rig.s.gpr[static_cast<int>(Gpr::AX)] = 1000;
   ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
   EXPECT_EQ(rig.digest(sha256()), digest);
   EXPECT_EQ(reg(rig.s, Gpr::AX), 1000u);
-  EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 2);
+  EXPECT_EQ(reg(rig.s, Gpr::SI), esi);
+  EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 1);
+}
+
+// EAX == ECX: no bytes left, and the final step pads with the total length ECX. Linux's
+// padlock-sha.c finup (the Esther path) issues exactly this when a message of whole
+// blocks has been hashed in software and final brings no more bytes.
+TEST_P(XshaRules, EaxEqualsEcxPadsWithTheTotalLength_Sec4_1_Linux) {
+  const size_t len = 64 * 2;
+  const auto data = random_bytes(len, 11);
+  XshaRig rig;
+  const auto mid = openssl_state_after_blocks(sha256(), data.data(), 2);
+  std::memcpy(rig.mem.host(XshaRig::kHashVa, mid.size() * 4), mid.data(), mid.size() * 4);
+  rig.setup_regs(len, XshaRig::kInputVa);
+  rig.s.gpr[static_cast<int>(Gpr::AX)] = len;
+  ASSERT_EQ(rig.exec(sha256()).status, Status::Completed);
+  EXPECT_EQ(rig.digest(sha256()), openssl_digest(sha256(), data.data(), len));
+  EXPECT_EQ(reg(rig.s, Gpr::AX), len);
+  EXPECT_EQ(reg(rig.s, Gpr::SI), XshaRig::kInputVa);
+  EXPECT_EQ(rig.diag.count(Diag::XshaEaxBeyondEcx), 0);
 }
 
 // §4.1: EAX = bytes already hashed, the state at EDI after them, ESI at the rest: the
