@@ -3,9 +3,11 @@
 // registers and a page-at-a-time view of guest memory (docs/system.md).
 #include "emulator/system/padlock_system.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <vector>
 
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
@@ -62,6 +64,14 @@ int status_of(const Outcome& o) {
   return kFault[static_cast<int>(o.fault.kind)];
 }
 
+// --stats (PADLOCK_SYSTEM_STATS set): every virtual CPU's statistics when QEMU exits, which
+// it does through exit() without destroying its CPUs.
+std::vector<padlock_sys*>& stats_at_exit() {
+  static std::vector<padlock_sys*> live;
+  return live;
+}
+void print_stats_at_exit();
+
 }  // namespace
 
 struct padlock_sys {
@@ -103,6 +113,15 @@ struct padlock_sys {
   emu::PadlockCore core;
 };
 
+namespace {
+void print_stats_at_exit() {
+  for (padlock_sys* p : stats_at_exit()) {
+    std::fprintf(stderr, "padlock-emu: %s\n", p->units.model().name);
+    p->stats.print(stderr, p->clock.mhz());
+  }
+}
+}  // namespace
+
 extern "C" {
 
 int padlock_sys_abi_version(void) {
@@ -121,10 +140,19 @@ const char* padlock_sys_model_name(int index) {
 
 padlock_sys* padlock_sys_create(const char* cpu, uint64_t seed) {
   const CpuModel* m = cpu != nullptr ? find_cpu_model(cpu) : nullptr;
-  return m != nullptr ? new padlock_sys(*m, seed) : nullptr;
+  if (m == nullptr) return nullptr;
+  auto* p = new padlock_sys(*m, seed);
+  const char* stats = std::getenv("PADLOCK_SYSTEM_STATS");
+  if (stats != nullptr && *stats != '\0') {
+    if (stats_at_exit().empty()) std::atexit(print_stats_at_exit);
+    stats_at_exit().push_back(p);
+  }
+  return p;
 }
 
 void padlock_sys_destroy(padlock_sys* p) {
+  auto& live = stats_at_exit();
+  live.erase(std::remove(live.begin(), live.end(), p), live.end());
   delete p;
 }
 
