@@ -144,8 +144,11 @@ padlock_sys* padlock_sys_create(const char* cpu, uint64_t seed) {
   auto* p = new padlock_sys(*m, seed);
   const char* stats = std::getenv("PADLOCK_SYSTEM_STATS");
   if (stats != nullptr && *stats != '\0') {
-    if (stats_at_exit().empty()) std::atexit(print_stats_at_exit);
-    stats_at_exit().push_back(p);
+    // The list first: its destructor must run after the handler, which uses it.
+    auto& live = stats_at_exit();
+    static const bool registered = std::atexit(print_stats_at_exit) == 0;
+    (void)registered;
+    live.push_back(p);
   }
   return p;
 }
