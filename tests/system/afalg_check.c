@@ -79,6 +79,7 @@ int main(int argc, char **argv) {
     unsigned char k[kMax], v[kMax], i[kMax], e[kMax], out[kMax];
     size_t kl, vl, il, el;
     ssize_t got;
+    char *name;
     if (line[0] == '#' ||
         sscanf(line, "%13s %63s %159s %79s %599s %599s", type, driver, key, iv, in, exp) != 6)
       continue;
@@ -86,15 +87,25 @@ int main(int argc, char **argv) {
     vl = unhex(iv, v);
     il = unhex(in, i);
     el = unhex(exp, e);
-    got = run(type, driver, k, kl, v, vl, i, il, out);
+    /* Alternatives separated by commas: the first driver that binds (the Nano's are named
+     * "-nano"); a vector no driver serves is reported under the first name. */
+    name = strtok(driver, ",");
+    got = -1;
+    for (char *d = name; d; d = strtok(NULL, ",")) {
+      got = run(type, d, k, kl, v, vl, i, il, out);
+      if (got >= 0 || errno != ENOENT) {
+        name = d;
+        break;
+      }
+    }
     if (got < 0) {
-      printf("AFALG %s %s ERROR %s\n", type, driver, strerror(errno));
+      printf("AFALG %s %s ERROR %s\n", type, name, strerror(errno));
       bad = 1;
     } else if ((size_t)got != el || memcmp(out, e, el) != 0) {
-      printf("AFALG %s %s FAIL\n", type, driver);
+      printf("AFALG %s %s FAIL\n", type, name);
       bad = 1;
     } else {
-      printf("AFALG %s %s ok\n", type, driver);
+      printf("AFALG %s %s ok\n", type, name);
     }
   }
   fclose(f);
