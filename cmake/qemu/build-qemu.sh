@@ -49,16 +49,19 @@ rm -rf "$new"
 cp -a "$work/orig" "$new"
 patch -s -d "$new" -p1 <"$here/qemu-7.2-padlock.patch"
 cp "$header" "$new/target/i386/padlock_system.h"
-mkdir -p "$work/src"
-(cd "$new" && find . -type f ! -path './.git/*' -print0) |
-  while IFS= read -r -d '' f; do
-    if ! cmp -s "$new/$f" "$work/src/$f"; then
-      mkdir -p "$(dirname "$work/src/$f")"
-      cp -p "$new/$f" "$work/src/$f"
-      touch "$work/src/$f"
-    fi
-  done
-rm -rf "$new"
+if [ ! -d "$work/src" ]; then
+  mv "$new" "$work/src"  # the first build: the whole tree, symbolic links included
+else
+  # Regular files that differ, touched so that ninja rebuilds what depends on them.
+  (cd "$new" && find . -type f -print0) |
+    while IFS= read -r -d '' f; do
+      if ! cmp -s "$new/$f" "$work/src/$f"; then
+        mkdir -p "$(dirname "$work/src/$f")"
+        cp "$new/$f" "$work/src/$f"
+      fi
+    done
+  rm -rf "$new"
+fi
 
 mkdir -p "$out/bin"
 for t in "${targets[@]}"; do
