@@ -57,8 +57,9 @@ def parse(cpu: str, seconds: float, output: str) -> Boot:
 REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("PADLOCK_DEPS_CACHE", Path.home() / ".cache" / "padlock-emu"))
 # The boots: Debian's i386 kernel on Esther (every unit) and on Nehemiah C5P (RNG and ACE
-# only; under -icount, where the clock the RNG and the MSRs read is the instruction count).
-CPUS = {"esther-c5j": "i386", "nehemiah-c5p": "i386"}
+# only; under -icount, where the clock the RNG and the MSRs read is the instruction count),
+# and its amd64 kernel on the Nano (qemu-system-x86_64; the "-nano" SHA drivers).
+CPUS = {"esther-c5j": "i386", "nehemiah-c5p": "i386", "nano": "amd64"}
 QEMU_ARGS = {"nehemiah-c5p": ["-icount", "shift=7"]}
 _boots: dict[str, Boot] = {}
 
