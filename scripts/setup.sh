@@ -17,6 +17,10 @@ DEBIAN_PACKAGES=(
   clang-format                       # scripts/check-format.sh (14, as .clang-format expects)
   valgrind binutils                  # callgrind_annotate, objdump: tests/integration/test_profile.py
   clang libclang-rt-14-dev           # libFuzzer with ASan/UBSan: scripts/fuzz.sh
+  # system mode (docs/system.md): QEMU's build from Debian's source, its firmware, and
+  # the initramfs of Debian's kernel
+  meson libglib2.0-dev libpixman-1-dev libfdt-dev dpkg-dev curl xz-utils
+  seabios qemu-system-data cpio
 )
 
 need_apt=0
@@ -40,11 +44,17 @@ fi
 # configure and build output (Unicorn's configure among it) goes to a log, shown only when
 # something fails (scripts/demo.sh).
 BUILD_DIR=${BUILD_DIR:-build}
+# PADLOCK_BUILD_QEMU: system mode's QEMU, built once into ~/.cache/padlock-emu (about 2.5
+# minutes per target at -j2) and reused while its source, patch and ABI header stay the
+# same. A targeted build (SETUP_TARGETS, the demo) leaves it out.
+QEMU=ON
+[ -n "${SETUP_TARGETS:-}" ] && QEMU=OFF
 TARGETS=(${SETUP_TARGETS:-})
 LOG="$BUILD_DIR/setup.log"
 mkdir -p "$BUILD_DIR"
 build() {
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v "$PY")" >/dev/null
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v "$PY")" \
+    -DPADLOCK_BUILD_QEMU="$QEMU" >/dev/null
   cmake --build "$BUILD_DIR" -j "$(nproc)" ${TARGETS[@]+--target "${TARGETS[@]}"}
 }
 if [ "${SETUP_QUIET:-0}" = 1 ]; then

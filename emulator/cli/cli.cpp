@@ -489,8 +489,14 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
     inv.trace_args.assign(args.begin() + 1, args.end());
     return inv;
   }
+  if (cmd == "system") {
+    inv.command = Command::System;
+    inv.system_args.assign(args.begin() + 1, args.end());
+    return inv;
+  }
   if (cmd != "run") {
-    throw UsageError("unknown command '" + cmd + "' (commands: run, cpus, trace; see --help)");
+    throw UsageError("unknown command '" + cmd +
+                     "' (commands: run, cpus, trace, system; see --help)");
   }
   inv.command = Command::Run;
   emu::RunOptions& o = inv.run;
@@ -554,6 +560,7 @@ void print_usage(FILE* out) {
                "usage: padlock-emu run [OPTIONS] PROGRAM [ARGS...]\n"
                "       padlock-emu cpus [--verbose] [--x86]\n"
                "       padlock-emu trace summary FILE | trace diff [--ignore F,...] A B\n"
+               "       padlock-emu system [--cpu NAME] --kernel VMLINUZ | --debian-kernel ARCH\n"
                "       padlock-emu --help | --version\n"
                "\n"
                "Runs a Linux i386 or x86-64 program on an emulated VIA processor:\n"
@@ -565,7 +572,8 @@ void print_usage(FILE* out) {
                "  cpus    list the CPU models, their PadLock units and steppings\n"
                "          (--verbose: every constant with its source; --x86: every\n"
                "          measured x86 instruction cost with its source)\n"
-               "  trace   summarize a --trace file, or find where two of them diverge\n");
+               "  trace   summarize a --trace file, or find where two of them diverge\n"
+               "  system  boot a kernel on QEMU with a modelled VIA CPU (docs/system.md)\n");
 }
 
 void print_run_usage(FILE* out) {

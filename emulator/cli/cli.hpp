@@ -18,7 +18,7 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Command { Help, Version, Run, Cpus, Trace };
+enum class Command { Help, Version, Run, Cpus, Trace, System };
 
 struct Invocation {
   Command command = Command::Help;
@@ -30,7 +30,8 @@ struct Invocation {
   bool trace_selected = false;  // a --trace-* selection option was given
   std::string argv0;            // -0/--argv0: the guest's argv[0]
   bool has_argv0 = false;
-  std::vector<std::string> trace_args;  // `trace SUBCOMMAND ...` (trace_cmd.cpp)
+  std::vector<std::string> trace_args;   // `trace SUBCOMMAND ...` (trace_cmd.cpp)
+  std::vector<std::string> system_args;  // `system ...` (system_cmd.cpp)
 };
 
 // argv without the program name; `environ` supplies PADLOCK_EMU_* defaults and the
@@ -43,6 +44,9 @@ void print_cpus(FILE* out, bool verbose, bool x86 = false);
 
 // `padlock-emu trace summary FILE` / `trace diff [--ignore F,...] A B`; returns the exit
 // status (diff: 0 same, 1 different; 2 usage or unreadable file).
+// `padlock-emu system ...` (docs/system.md): execs QEMU; returns only on errors (2 usage).
+int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* err);
+
 int run_trace_command(const std::vector<std::string>& args, FILE* out, FILE* err);
 
 }  // namespace padlock::cli

@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
       return 0;
     case cli::Command::Trace:
       return cli::run_trace_command(inv.trace_args, stdout, stderr);
+    case cli::Command::System:
+      return cli::run_system_command(inv.system_args, stdout, stderr);
     case cli::Command::Run:
       break;
   }

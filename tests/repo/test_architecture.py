@@ -36,6 +36,9 @@ ALLOWED: dict[str, set[str]] = {
                      "emulator/time",
                      "emulator/run_options.hpp", "isa", "models"},
     "emulator/run_options.hpp": {"models"},
+    # system mode's C ABI for QEMU: the execution core and what it writes to, no Unicorn
+    "emulator/system": {"emulator/padlock", "emulator/observe", "emulator/time", "isa",
+                        "models"},
 }
 
 
@@ -95,6 +98,16 @@ def test_the_execution_core_builds_without_unicorn():
             assert not inc.startswith(("emulator/cpu", "emulator/memory", "emulator/linux")), inc
         if f in ("emulator/padlock/core.hpp", "emulator/padlock/core.cpp"):
             assert "unicorn" not in (REPO / f).read_text()
+
+
+def test_system_mode_abi_builds_without_unicorn():
+    """emulator/system/ is the library QEMU loads (docs/system.md): it reaches the models only
+    through padlock_exec, never through Unicorn's CPU, memory or the Linux process."""
+    files = [f for f, _, _ in includes() if f.startswith("emulator/system/")]
+    assert files, "emulator/system/ holds the C ABI"
+    for f, _, inc in includes():
+        if f.startswith("emulator/system/"):
+            assert not inc.startswith(("emulator/cpu", "emulator/memory", "emulator/linux")), inc
 
 
 def test_no_tracker_numbers_in_code_or_docs():

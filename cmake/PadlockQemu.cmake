@@ -1,0 +1,32 @@
+# System mode's QEMU (docs/system.md): Debian's QEMU 7.2 source, pinned and checked by
+# SHA-256 (cmake/qemu/qemu-source.env), with cmake/qemu/qemu-7.2-padlock.patch, built
+# TCG-only for i386-softmmu and x86_64-softmmu by cmake/qemu/build-qemu.sh into a cache
+# directory keyed by the source, the patch and the C ABI header it includes. QEMU loads
+# the models from libpadlock-system.so at run time, so changing them rebuilds no QEMU.
+option(PADLOCK_BUILD_QEMU "Build system mode's patched QEMU (cached; docs/system.md)" OFF)
+set(PADLOCK_DEPS_CACHE "$ENV{HOME}/.cache/padlock-emu" CACHE PATH
+    "where downloaded and built dependencies are kept between builds")
+set(PADLOCK_QEMU_TARGETS "i386-softmmu;x86_64-softmmu" CACHE STRING
+    "QEMU system targets to build")
+
+set(_q_dir "${CMAKE_CURRENT_LIST_DIR}/qemu")
+set(_q_inputs "${_q_dir}/qemu-source.env" "${_q_dir}/qemu-7.2-padlock.patch"
+              "${_q_dir}/build-qemu.sh" "${PROJECT_SOURCE_DIR}/emulator/system/padlock_system.h")
+set(_q_key "")
+foreach(f ${_q_inputs})
+  file(SHA256 "${f}" h)
+  string(APPEND _q_key "${h}")
+endforeach()
+string(SHA256 _q_key "${_q_key}")
+string(SUBSTRING "${_q_key}" 0 16 _q_key)
+set(PADLOCK_QEMU_DIR "${PADLOCK_DEPS_CACHE}/qemu-7.2-padlock-${_q_key}")
+
+set(_q_all "")
+if(PADLOCK_BUILD_QEMU)
+  set(_q_all ALL)
+endif()
+add_custom_target(padlock-qemu ${_q_all}
+  COMMAND bash "${_q_dir}/build-qemu.sh" "${PADLOCK_QEMU_DIR}"
+          "${PROJECT_SOURCE_DIR}/emulator/system/padlock_system.h" ${PADLOCK_QEMU_TARGETS}
+  COMMENT "System mode's QEMU in ${PADLOCK_QEMU_DIR} (cached)"
+  USES_TERMINAL)

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Builds system mode's QEMU (docs/system.md) into OUT/bin: Debian's QEMU source at the
+# version pinned in qemu-source.env, checked by SHA-256, with Debian's own patches, then
+# qemu-7.2-padlock.patch and the C ABI header QEMU includes (padlock_system.h).
+#
+#   build-qemu.sh OUT HEADER TARGET...      e.g. i386-softmmu x86_64-softmmu
+#
+# Minimal TCG-only softmmu builds. WORK (PADLOCK_QEMU_WORK, default next to OUT) keeps the
+# downloaded pieces, a pristine tree and one build tree per target: a new patch copies in
+# only the files it changes, so ninja rebuilds only what depends on them.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$1
+header=$2
+shift 2
+targets=("$@")
+# shellcheck source=cmake/qemu/qemu-source.env
+. "$here/qemu-source.env"
+
+done_all=1
+for t in "${targets[@]}"; do [ -x "$out/bin/qemu-system-${t%-softmmu}" ] || done_all=0; done
+[ "$done_all" = 1 ] && exit 0
+
+work=${PADLOCK_QEMU_WORK:-$(dirname "$out")/qemu-${QEMU_DEBIAN_VERSION}-work}
+mirror=${PADLOCK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+mkdir -p "$work/dl"
+dsc="qemu_${QEMU_DEBIAN_VERSION}.dsc"
+fetch() {  # name sha256
+  local f="$work/dl/$1"
+  if [ ! -f "$f" ] || [ "$(sha256sum "$f" | cut -d' ' -f1)" != "$2" ]; then
+    curl -sSfL -o "$f.part" "$mirror/pool/main/q/qemu/$1"
+    mv "$f.part" "$f"
+  fi
+  echo "$2  $f" | sha256sum -c --quiet -
+}
+fetch "$dsc" "$QEMU_DSC_SHA256"
+fetch "$QEMU_ORIG" "$QEMU_ORIG_SHA256"
+fetch "$QEMU_DEBIAN" "$QEMU_DEBIAN_SHA256"
+
+# The pristine tree: Debian's source with Debian's patches (the hashes are checked above).
+if [ ! -f "$work/orig/VERSION" ]; then
+  rm -rf "$work/orig"
+  (cd "$work/dl" && dpkg-source --no-check -x "$dsc" "$work/orig" >/dev/null)
+fi
+
+# The patched tree, then only the files that differ go into the build's source tree.
+new="$work/new"
+rm -rf "$new"
+cp -a "$work/orig" "$new"
+patch -s -d "$new" -p1 <"$here/qemu-7.2-padlock.patch"
+cp "$header" "$new/target/i386/padlock_system.h"
+if [ ! -d "$work/src" ]; then
+  mv "$new" "$work/src"  # the first build: the whole tree, symbolic links included
+else
+  # Regular files that differ, touched so that ninja rebuilds what depends on them.
+  (cd "$new" && find . -type f -print0) |
+    while IFS= read -r -d '' f; do
+      if ! cmp -s "$new/$f" "$work/src/$f"; then
+        mkdir -p "$(dirname "$work/src/$f")"
+        cp "$new/$f" "$work/src/$f"
+      fi
+    done
+  rm -rf "$new"
+fi
+
+mkdir -p "$out/bin"
+for t in "${targets[@]}"; do
+  b="$work/build-$t"
+  if [ ! -f "$b/build.ninja" ]; then
+    mkdir -p "$b"
+    (cd "$b" && "$work/src/configure" --target-list="$t" --without-default-features \
+      --enable-tcg --disable-user --disable-docs --disable-werror --enable-fdt=system \
+      >configure.log 2>&1) || { tail -20 "$b/configure.log" >&2; exit 1; }
+  fi
+  nice -n 10 ninja -C "$b" -j"${PADLOCK_QEMU_JOBS:-2}" "qemu-system-${t%-softmmu}" >"$b/build.log" 2>&1 ||
+    { tail -30 "$b/build.log" >&2; exit 1; }
+  strip -o "$out/bin/qemu-system-${t%-softmmu}" "$b/qemu-system-${t%-softmmu}"
+done

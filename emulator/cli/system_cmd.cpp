@@ -1,0 +1,173 @@
+// `padlock-emu system`: boots a kernel on system mode's patched QEMU with one of our CPU
+// models (docs/system.md). QEMU runs the PadLock instructions through libpadlock-system.so,
+// the same execution core as `run`; this command only finds the pieces and starts QEMU.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "emulator/cli/cli.hpp"
+#include "models/cpu_model.hpp"
+
+namespace padlock::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: padlock-emu system [--cpu NAME] (--kernel VMLINUZ [--initrd INITRD]\n"
+    "                          | --debian-kernel i386|amd64 [--module FILE.ko]...)\n"
+    "                          [--append ARGS] [--memory MB] [--x86-64] [--stats]\n"
+    "                          [-- QEMU ARGS...]\n"
+    "\n"
+    "Boots a kernel under system mode's QEMU on a modelled VIA CPU; PadLock instructions\n"
+    "run in padlock-emu's models (docs/system.md).\n"
+    "  --cpu NAME         CPU model (padlock-emu cpus); default esther\n"
+    "  --kernel, --initrd the kernel and initramfs to boot\n"
+    "  --debian-kernel A  Debian's own kernel for A (apt-get download) and an initramfs\n"
+    "                     whose init loads padlock-aes, padlock-sha and via-rng and prints\n"
+    "                     their /proc/crypto self-tests, AF_ALG known answers and hwrng\n"
+    "  --module FILE.ko   with --debian-kernel: put FILE.ko in the initramfs instead of\n"
+    "                     Debian's module of the same name\n"
+    "  --append ARGS      more kernel command line\n"
+    "  --memory MB        guest RAM; default 256\n"
+    "  --x86-64           qemu-system-x86_64 for a 64-bit --kernel (implied by amd64)\n"
+    "  --stats            PadLock statistics on stderr when QEMU exits\n"
+    "Environment: PADLOCK_QEMU_DIR (the built QEMU), PADLOCK_SYSTEM_LIB (the models).\n";
+
+struct SystemOptions {
+  std::string cpu = "esther";
+  std::string kernel, initrd, append, debian;
+  std::string memory = "256";
+  std::vector<std::string> modules, qemu_args;
+  bool stats = false;
+  bool x86_64 = false;  // qemu-system-x86_64 (a 64-bit --kernel)
+};
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v ? v : fallback;
+}
+
+SystemOptions parse_system(const std::vector<std::string>& args) {
+  SystemOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw UsageError("system: " + a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--") {
+      o.qemu_args.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+      break;
+    }
+    if (a == "--cpu") {
+      o.cpu = value();
+    } else if (a == "--kernel") {
+      o.kernel = value();
+    } else if (a == "--initrd") {
+      o.initrd = value();
+    } else if (a == "--append") {
+      o.append = value();
+    } else if (a == "--debian-kernel") {
+      o.debian = value();
+      if (o.debian != "i386" && o.debian != "amd64")
+        throw UsageError("system: --debian-kernel is i386 or amd64");
+    } else if (a == "--module") {
+      o.modules.push_back(value());
+    } else if (a == "--memory") {
+      o.memory = value();
+    } else if (a == "--x86-64") {
+      o.x86_64 = true;
+    } else if (a == "--stats") {
+      o.stats = true;
+    } else {
+      throw UsageError("system: unknown argument '" + a + "' (see 'padlock-emu system --help')");
+    }
+  }
+  if (o.kernel.empty() == o.debian.empty())
+    throw UsageError("system: give --kernel or --debian-kernel (one of them)");
+  if (!o.modules.empty() && o.debian.empty())
+    throw UsageError("system: --module needs --debian-kernel");
+  return o;
+}
+
+}  // namespace
+
+int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* err) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::fputs(kUsage, out);
+    return 0;
+  }
+  SystemOptions o;
+  try {
+    o = parse_system(args);
+  } catch (const UsageError& e) {
+    std::fprintf(err, "padlock-emu: %s\n", e.what());
+    return 2;
+  }
+  const CpuModel* cpu = find_cpu_model(o.cpu);
+  if (cpu == nullptr) {
+    std::fprintf(err, "padlock-emu: system: unknown CPU model '%s'\n", o.cpu.c_str());
+    return 2;
+  }
+  const bool amd64 = o.debian == "amd64";
+  if (!o.debian.empty()) {
+    // Debian's kernel and the test initramfs (emulator/system/make-initramfs.sh).
+    const std::string dir =
+        env_or("PADLOCK_DEPS_CACHE", PADLOCK_DEPS_CACHE) + "/system-" + o.debian;
+    std::string cmd = "bash '" PADLOCK_SOURCE_DIR "/emulator/system/make-initramfs.sh' " +
+                      o.debian + " '" + dir + "'";
+    for (const std::string& m : o.modules) cmd += " '" + m + "'";
+    cmd += " >&2";
+    if (std::system(cmd.c_str()) != 0) {
+      std::fprintf(err, "padlock-emu: system: building the initramfs failed\n");
+      return 1;
+    }
+    o.kernel = dir + "/vmlinuz";
+    o.initrd = dir + "/initrd.gz";
+  }
+  const std::string qemu =
+      env_or("PADLOCK_QEMU_DIR", PADLOCK_QEMU_DIR) +
+      (amd64 || o.x86_64 ? "/bin/qemu-system-x86_64" : "/bin/qemu-system-i386");
+  if (access(qemu.c_str(), X_OK) != 0) {
+    std::fprintf(err,
+                 "padlock-emu: system: no QEMU at %s (build it: cmake --build BUILD --target "
+                 "padlock-qemu)\n",
+                 qemu.c_str());
+    return 1;
+  }
+  setenv("PADLOCK_SYSTEM_LIB", env_or("PADLOCK_SYSTEM_LIB", PADLOCK_SYSTEM_LIB).c_str(), 1);
+  if (o.stats) setenv("PADLOCK_SYSTEM_STATS", "1", 1);
+  std::vector<std::string> argv = {qemu,
+                                   "-L",
+                                   "/usr/share/seabios",
+                                   "-L",
+                                   "/usr/share/qemu",
+                                   "-M",
+                                   "pc",
+                                   "-cpu",
+                                   cpu->name,
+                                   "-m",
+                                   o.memory,
+                                   "-nographic",
+                                   "-no-reboot",
+                                   "-net",
+                                   "none",
+                                   "-kernel",
+                                   o.kernel};
+  if (!o.initrd.empty()) argv.insert(argv.end(), {"-initrd", o.initrd});
+  std::string append = "console=ttyS0 panic=-1";
+  if (!o.append.empty()) append += " " + o.append;
+  argv.insert(argv.end(), {"-append", append});
+  argv.insert(argv.end(), o.qemu_args.begin(), o.qemu_args.end());
+  std::vector<char*> cargv;
+  for (std::string& s : argv) cargv.push_back(s.data());
+  cargv.push_back(nullptr);
+  std::fflush(out);
+  execv(qemu.c_str(), cargv.data());
+  std::fprintf(err, "padlock-emu: system: cannot run %s\n", qemu.c_str());
+  return 1;
+}
+
+}  // namespace padlock::cli

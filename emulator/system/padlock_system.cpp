@@ -1,0 +1,226 @@
+// The C ABI of system mode (padlock_system.h) over the one execution core
+// (emulator/padlock/core.hpp): QEMU's TCG helper hands it the instruction bytes, the
+// registers and a page-at-a-time view of guest memory (docs/system.md).
+#include "emulator/system/padlock_system.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <vector>
+
+#include "emulator/observe/stats.hpp"
+#include "emulator/padlock/core.hpp"
+#include "emulator/time/virtual_time.hpp"
+#include "isa/decoder.hpp"
+#include "isa/msr.hpp"
+#include "models/cpu_model.hpp"
+#include "models/padlock.hpp"
+
+using namespace padlock;
+
+namespace {
+
+emu::VirtualTimeConfig clock_at(double mhz, uint64_t seed) {
+  emu::VirtualTimeConfig c;
+  c.mhz = mhz;
+  c.irq_hz = 0;  // QEMU delivers the interrupts; the core only learns that one is pending
+  c.seed = seed;
+  return c;
+}
+
+// QEMU's softmmu as GuestMemory: every probe goes through QEMU's TLB and never faults, so a
+// fault is the unit's Outcome and QEMU raises it afterwards, precisely (§1.7).
+class SoftmmuMemory final : public GuestMemory {
+ public:
+  explicit SoftmmuMemory(const padlock_sys_mem& m) : m_(m) {}
+
+  uint8_t* translate(uint64_t va, uint64_t len, Access access) override {
+    if (len == 0 || page_of(va) != page_of(va + len - 1)) return nullptr;
+    return m_.page(m_.opaque, va, access == Access::Write);
+  }
+
+  uint64_t accessible(uint64_t va, uint64_t len, Access access) override {
+    uint64_t done = 0;
+    while (done < len) {
+      const uint64_t at = va + done;
+      if (m_.page(m_.opaque, at, access == Access::Write) == nullptr) return done;
+      done += m_.page_size - (at & (m_.page_size - 1));
+    }
+    return len;
+  }
+
+ private:
+  uint64_t page_of(uint64_t va) const { return va & ~(m_.page_size - 1); }
+  const padlock_sys_mem& m_;
+};
+
+// What the status of an Outcome means to QEMU.
+int status_of(const Outcome& o) {
+  static constexpr int kFault[] = {PADLOCK_SYS_DONE, PADLOCK_SYS_UD, PADLOCK_SYS_GP,
+                                   PADLOCK_SYS_PF};
+  if (o.status == Status::Interrupted) return PADLOCK_SYS_INTERRUPTED;
+  if (o.status == Status::Completed) return PADLOCK_SYS_DONE;
+  return kFault[static_cast<int>(o.fault.kind)];
+}
+
+// --stats (PADLOCK_SYSTEM_STATS set): every virtual CPU's statistics when QEMU exits, which
+// it does through exit() without destroying its CPUs.
+std::vector<padlock_sys*>& stats_at_exit() {
+  static std::vector<padlock_sys*> live;
+  return live;
+}
+void print_stats_at_exit();
+
+}  // namespace
+
+struct padlock_sys {
+  padlock_sys(const CpuModel& cpu, uint64_t seed)
+      : units(cpu, config_with(seed)),
+        clock(clock_at(cpu.default_mhz.value, seed)),
+        printer(stats, stderr),
+        core(units, clock, stats, &printer, timing()) {}
+
+  static PadlockConfig config_with(uint64_t seed) {
+    PadlockConfig c;
+    c.seed = seed;
+    return c;
+  }
+  // System mode charges the units' own clocks: QEMU times everything else (docs/system.md).
+  static emu::PadlockTiming timing() {
+    emu::PadlockTiming t;
+    t.memory = false;
+    t.overlap = false;
+    return t;
+  }
+  // The clock follows QEMU's virtual clock; PadLock cycles run ahead of it.
+  void catch_up(uint64_t now_ns) {
+    const auto at = static_cast<uint64_t>(static_cast<double>(now_ns) * clock.mhz() / 1000.0);
+    if (at > clock.now()) clock.advance(at - clock.now());
+  }
+  ExecEnv env(uint64_t now_ns) {
+    catch_up(now_ns);
+    ExecEnv e;
+    e.now = clock.now();
+    e.mhz = clock.mhz();
+    return e;
+  }
+
+  Padlock units;
+  emu::VirtualTime clock;
+  emu::Stats stats;
+  emu::DiagnosticPrinter printer;
+  emu::PadlockCore core;
+};
+
+namespace {
+void print_stats_at_exit() {
+  for (padlock_sys* p : stats_at_exit()) {
+    std::fprintf(stderr, "padlock-emu: %s\n", p->units.model().name);
+    p->stats.print(stderr, p->clock.mhz());
+  }
+}
+}  // namespace
+
+extern "C" {
+
+int padlock_sys_abi_version(void) {
+  return PADLOCK_SYS_ABI_VERSION;
+}
+
+int padlock_sys_model_count(void) {
+  return static_cast<int>(all_cpu_models().size());
+}
+
+const char* padlock_sys_model_name(int index) {
+  const auto models = all_cpu_models();
+  if (index < 0 || static_cast<size_t>(index) >= models.size()) return nullptr;
+  return models[index]->name;
+}
+
+padlock_sys* padlock_sys_create(const char* cpu, uint64_t seed) {
+  const CpuModel* m = cpu != nullptr ? find_cpu_model(cpu) : nullptr;
+  if (m == nullptr) return nullptr;
+  auto* p = new padlock_sys(*m, seed);
+  const char* stats = std::getenv("PADLOCK_SYSTEM_STATS");
+  if (stats != nullptr && *stats != '\0') {
+    // The list first: its destructor must run after the handler, which uses it.
+    auto& live = stats_at_exit();
+    static const bool registered = std::atexit(print_stats_at_exit) == 0;
+    (void)registered;
+    live.push_back(p);
+  }
+  return p;
+}
+
+void padlock_sys_destroy(padlock_sys* p) {
+  auto& live = stats_at_exit();
+  live.erase(std::remove(live.begin(), live.end(), p), live.end());
+  delete p;
+}
+
+int padlock_sys_cpuid(padlock_sys* p, uint32_t leaf, uint32_t subleaf, uint32_t out[4]) {
+  const bool brand = leaf >= 0x80000002 && leaf <= 0x80000004;
+  bool known = brand;
+  for (const CpuidLeaf& l : p->units.model().cpuid) known = known || l.leaf == leaf;
+  if (!known) return 0;
+  const CpuidResult r = p->units.cpuid(leaf, subleaf);
+  out[0] = r.eax;
+  out[1] = r.ebx;
+  out[2] = r.ecx;
+  out[3] = r.edx;
+  return 1;
+}
+
+const char* padlock_sys_brand(padlock_sys* p) {
+  return p->units.model().brand;
+}
+
+int padlock_sys_long_mode(padlock_sys* p) {
+  return p->units.model().long_mode ? 1 : 0;
+}
+
+int padlock_sys_rdmsr(padlock_sys* p, uint32_t msr, uint64_t* value, uint64_t now_ns) {
+  if (msr != isa::kMsrFcr && msr != isa::kMsrRng) return -1;
+  return p->units.rdmsr(msr, *value, p->env(now_ns)) ? 1 : 0;
+}
+
+int padlock_sys_wrmsr(padlock_sys* p, uint32_t msr, uint64_t value, uint64_t now_ns) {
+  if (msr != isa::kMsrFcr && msr != isa::kMsrRng) return -1;
+  return p->units.wrmsr(msr, value, p->env(now_ns)) ? 1 : 0;
+}
+
+void padlock_sys_execute(padlock_sys* p, const uint8_t* insn, unsigned avail,
+                         padlock_sys_regs* regs, const padlock_sys_mem* mem, int interrupt_pending,
+                         padlock_sys_result* result) {
+  const isa::Decoded d =
+      isa::decode(insn, avail, regs->long_mode ? isa::CpuMode::Long64 : isa::CpuMode::Protected32);
+  *result = {};
+  result->length = d.length;
+  if (d.status == isa::DecodeStatus::NotPadlock) {
+    result->status = PADLOCK_SYS_UD;
+    return;
+  }
+  ArchState s;
+  for (int i = 0; i < 8; ++i) s.gpr[i] = regs->gpr[i];
+  s.eflags = regs->eflags;
+  s.cr4_osfxsr = regs->cr4_osfxsr != 0;
+  SoftmmuMemory m(*mem);
+  p->catch_up(regs->now_ns);
+  // A pending interrupt is due now: the instruction stops at its next interrupt point.
+  const uint64_t interrupt_at =
+      interrupt_pending ? p->clock.now() : std::numeric_limits<uint64_t>::max();
+  const emu::PadlockRecord& r = p->core.execute(d, s, m, regs->pc, interrupt_at);
+  for (int i = 0; i < 8; ++i) regs->gpr[i] = s.gpr[i];
+  regs->eflags = s.eflags;
+  result->status = status_of(r.outcome);
+  result->fault_address = r.outcome.fault.address;
+  result->fault_write = r.outcome.fault.write ? 1 : 0;
+  result->cycles = r.outcome.cycles;
+}
+
+uint64_t padlock_sys_cycles(padlock_sys* p) {
+  return p->clock.now();
+}
+
+}  // extern "C"

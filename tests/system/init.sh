@@ -1,0 +1,27 @@
+#!/bin/busybox sh
+# The test init of system mode's initramfs (docs/system.md): loads the PadLock modules and
+# AF_ALG, prints what the kernel says about them as PADLOCK-* lines, then powers off.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+echo "PADLOCK-CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+echo "PADLOCK-FLAGS$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+  grep -E '^(rng|rng_en|ace|ace_en|ace2|ace2_en|phe|phe_en|pmm|pmm_en)$' | tr '\n' ' ' |
+  sed 's/^/ /')"
+for m in $(cat /modules.order); do
+  if err=$(insmod "/lib/modules/$m.ko" 2>&1); then
+    echo "PADLOCK-MODULE $m loaded"
+  else
+    echo "PADLOCK-MODULE $m refused: ${err##*: }"
+  fi
+done
+awk '/^name/ {n = $3} /^driver/ {d = $3} /^selftest/ {s = $3}
+     /^$/ {if (d ~ /padlock/) print "PADLOCK-SELFTEST " d " " n " " s; d = ""}' /proc/crypto
+[ -x /afalg_check ] && /afalg_check /afalg_vectors.txt
+if [ -c /dev/hwrng ] && [ "$(cat /sys/class/misc/hw_random/rng_current)" = via ]; then
+  echo "PADLOCK-HWRNG $(dd if=/dev/hwrng bs=16 count=2 2>/dev/null | od -An -tx1 | tr -d ' \n')"
+fi
+[ -x /extra-test ] && /extra-test
+echo PADLOCK-DONE
+poweroff -f
