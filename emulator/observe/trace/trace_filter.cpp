@@ -24,6 +24,10 @@ std::string normalized(const std::string& s) {
 uint64_t to_cycles(double v, bool seconds, double mhz) {
   const double c = seconds ? v * mhz * 1e6 : v;
   if (!(c < 1.8e19)) return UINT64_MAX;
+  // A time given in decimal (1000.625us) rarely converts to its cycle exactly: a result
+  // within rounding error of a whole cycle is that cycle, not the next one.
+  const double whole = std::round(c);
+  if (std::fabs(c - whole) <= std::max(1e-6, whole * 1e-14)) return static_cast<uint64_t>(whole);
   return static_cast<uint64_t>(std::ceil(c));
 }
 
