@@ -16,8 +16,12 @@ int64_t host_ns(clockid_t id) {
 VirtualTime::VirtualTime(const VirtualTimeConfig& c) : cfg_(c) {
   if (cfg_.mhz <= 0) cfg_.mhz = 1600;
   rng_ = cfg_.seed ^ 0x697271206D6F6465ull;  // "irq mode"
-  realtime0_ns_ = host_ns(CLOCK_REALTIME);
-  monotonic0_ns_ = host_ns(CLOCK_MONOTONIC);
+  // The guest's clocks start at the host's, truncated to a whole second: a difference of
+  // two readings rounded to microseconds (gettimeofday) then depends on the modelled
+  // cycles only, not on where in a second the run started (docs/timing.md).
+  constexpr int64_t kSecond = 1000000000;
+  realtime0_ns_ = host_ns(CLOCK_REALTIME) / kSecond * kSecond;
+  monotonic0_ns_ = host_ns(CLOCK_MONOTONIC) / kSecond * kSecond;
   schedule_irq();
   recompute();
 }
