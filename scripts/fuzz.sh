@@ -24,7 +24,11 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DPython3_EXECUTABLE="$(command -v python3)" -DPADLOCK_FUZZ=ON -DPADLOCK_BUILD_PYTHON=OFF \
     -DPADLOCK_BUILD_TESTS=OFF -DPADLOCK_BUILD_BENCH=OFF ${PADLOCK_UNICORN_FROM:+-DPADLOCK_UNICORN_FROM="$PADLOCK_UNICORN_FROM"} >/dev/null
 fi
-nice -n 19 cmake --build "$BUILD" -j2 --target "fuzz_$target" >/dev/null
+if ! nice -n 19 cmake --build "$BUILD" -j2 --target "fuzz_$target" >"$BUILD/fuzz_$target.build.log" 2>&1; then
+  grep -m5 -E 'error|undefined reference' "$BUILD/fuzz_$target.build.log" >&2 || true
+  echo "fuzz.sh: fuzz_$target does not build (log: $BUILD/fuzz_$target.build.log)" >&2
+  exit 1
+fi
 bin="$PWD/$BUILD/fuzz/fuzz_$target"
 
 corpus="$PWD/$BUILD/corpus/$target"
