@@ -101,6 +101,12 @@ struct RngParams {
         "as chain_per_block with ALIGN = 1 (§3.2)")                                            \
   PARAM(PerChainMode<Clocks>, chain_reload,                                                    \
         "extra SSE clocks [CBC, CFB, OFB, CTR] to restart the chain after a key load")         \
+  PARAM(Clocks, ecb_release_many,                                                              \
+        "clocks integer code is released earlier than the single-encryption overlap, ECB of "  \
+        "more than 2 blocks (§3.3)")                                                           \
+  PARAM(Clocks, iv_writeback,                                                                  \
+        "extra SSE clocks to store the chaining value to memory (§3.1: CBC/CFB decryption, "  \
+        "OFB, CBC/CFB with ALIGN = 1)")                                                        \
   PARAM(Clocks, key_load_hw, "extra clocks to generate a 128-bit key schedule")                \
   PARAM(Clocks, key_load_mem, "extra clocks to load 256 bytes of key schedule")                \
   SETTING(unsigned, ctr_interrupt_granularity, 2, "§6.6: interruptible after every 2 blocks")  \

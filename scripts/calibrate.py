@@ -132,6 +132,12 @@ def cxx_string(text: str, indent: int, tail: str) -> list[str]:
 
 
 MACHINES = ["Nehemiah", "Esther"]  # whose §3.3 tables have a fitted clock
+def ecb_release_key(machine: str) -> str:
+    """Key of a machine's ECB release (AceParams::ecb_release_many) among the reloads."""
+    return "ECB_RELEASE:" + machine
+
+
+IV_WRITEBACK = "IV"  # key of the IV write-back clocks among the reloads (one value, all modes)
 RELOAD_MODES = ["CBC", "CFB", "OFB"]  # chain reloads Gladman's tables fit (Nehemiah: no CTR)
 GLADMAN_SOURCE = ("calibrated: our modetest-method guest (bench/guest/modetest.c) under the "
                   "emulator matched to Gladman's ACE tables (tests/vectors/timing/"
@@ -140,6 +146,9 @@ GLADMAN_SOURCE = ("calibrated: our modetest-method guest (bench/guest/modetest.c
 MISALIGNED_SOURCE = ("calibrated: our modetest-method guest (bench/guest/modetest.c) matched to "
                      "Gladman's unaligned ECB at 1000 blocks, 8 misaligned dwords copied a "
                      "block (scripts/calibrate.py, docs/timing.md)")
+RELEASE_SOURCE = ("calibrated: the §3.3 ECB rates of 4 blocks and more, which the BAES loop "
+                  "(bench/guest/baes.c) under the emulator matches (scripts/calibrate.py, "
+                  "docs/timing.md)")
 CLOCK_SOURCE = ("calibrated: the clock the §3.3 table's rates imply, fitted with the chaining "
                 "parts to both sources (scripts/calibrate.py, docs/timing.md)")
 
@@ -161,21 +170,29 @@ def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
             out.append(f"inline constexpr ChainFit k{name}{mode.title()} = "
                        f"{{k{name}Table, {float(startup)!r}, {float(per_block)!r}}};")
         out.append("")
-    out.append("// Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB.")
-    out.append("inline constexpr const char* kGladmanTables =")
-    out += cxx_string(GLADMAN_SOURCE, 4, ";")
-    for mode in RELOAD_MODES:
-        out.append(f"inline constexpr Clocks kNehemiahReload{mode.title()} = "
-                   f"{{{float(reloads[mode])!r}, kGladmanTables}};")
-    out.append("")
-    out.append("// The extra clocks of a misaligned REP string element (timing::RepStringCost):")
-    out.append("// Gladman's unaligned REP XCRYPTECB of 1000 blocks, which copies every block in")
-    out.append("// and out with glibc's memcpy from a misaligned source (8 dwords a block).")
-    out.append("inline constexpr const char* kGladmanUnalignedEcb =")
-    out += cxx_string(MISALIGNED_SOURCE, 4, ";")
-    out.append(f"inline constexpr Clocks kNehemiahMisalignedStringElement = "
-               f"{{{float(misaligned)!r}, kGladmanUnalignedEcb}};")
-    out.append("")
+    sections = [  # (comment, provenance name, its text, [(value name, clocks)])
+        (["Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB; the",
+          "chaining value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1),",
+          "from his encryption/decryption pairs."], "kGladmanTables", GLADMAN_SOURCE,
+         [(f"kNehemiahReload{m.title()}", reloads[m]) for m in RELOAD_MODES] +
+         [("kNehemiahIvWriteback", reloads[IV_WRITEBACK])]),
+        (["The extra clocks of a misaligned REP string element (timing::RepStringCost):",
+          "Gladman's unaligned REP XCRYPTECB of 1000 blocks, which copies every block in",
+          "and out with glibc's memcpy from a misaligned source (8 dwords a block)."],
+         "kGladmanUnalignedEcb", MISALIGNED_SOURCE,
+         [("kNehemiahMisalignedStringElement", misaligned)]),
+        (["ECB of more than 2 blocks: integer code released this much earlier than the",
+          "single-encryption overlap, from the §3.3 ECB rows of 64 B and more."],
+         "kEcbRelease", RELEASE_SOURCE,
+         [(f"k{m}EcbRelease", reloads[ecb_release_key(m)]) for m in MACHINES]),
+    ]
+    for comment, source_name, source, values in sections:
+        out += [f"// {line}" for line in comment]
+        out.append(f"inline constexpr const char* {source_name} =")
+        out += cxx_string(source, 4, ";")
+        out += [f"inline constexpr Clocks {name} = {{{float(v)!r}, {source_name}}};"
+                for name, v in values]
+        out.append("")
     out.append("// The clocks the §3.3 tables were measured at.")
     out.append("inline constexpr const char* kTableClock =")
     out += cxx_string(CLOCK_SOURCE, 4, ";")
@@ -190,6 +207,10 @@ FIT_LINE = re.compile(r"^inline constexpr ChainFit k(\w+?)(Cbc|Cfb|Ofb|Ctr) = "
 
 RELOAD_LINE = re.compile(r"^inline constexpr Clocks kNehemiahReload(Cbc|Cfb|Ofb) = "
                          r"\{([-+0-9.e]+), kGladmanTables\};$", re.M)
+RELEASE_LINE = re.compile(r"^inline constexpr Clocks k(\w+)EcbRelease = "
+                          r"\{([-+0-9.e]+), kEcbRelease\};$", re.M)
+IV_WRITEBACK_LINE = re.compile(r"^inline constexpr Clocks kNehemiahIvWriteback = "
+                               r"\{([-+0-9.e]+), kGladmanTables\};$", re.M)
 MISALIGNED_LINE = re.compile(r"^inline constexpr Clocks kNehemiahMisalignedStringElement = "
                              r"\{([-+0-9.e]+), kGladmanUnalignedEcb\};$", re.M)
 CLOCK_LINE = re.compile(r"^inline constexpr MHz k(\w+)TableClock = \{([-+0-9.e]+), kTableClock\};$",
@@ -214,6 +235,12 @@ def read_extras(path: Path = CALIBRATED) -> tuple[dict[str, float], dict[str, fl
     clocks = {m.group(1): float(m.group(2)) for m in CLOCK_LINE.finditer(text)}
     if set(reloads) != set(RELOAD_MODES) or set(clocks) != set(MACHINES):
         raise ValueError(f"{path}: chain reloads or table clocks missing")
+    iv = IV_WRITEBACK_LINE.search(text)
+    reloads[IV_WRITEBACK] = float(iv.group(1)) if iv else 0.0
+    for m in MACHINES:
+        reloads[ecb_release_key(m)] = 0.0
+    for m in RELEASE_LINE.finditer(text):
+        reloads[ecb_release_key(m.group(1))] = float(m.group(2))
     mis = MISALIGNED_LINE.search(text)
     return reloads, clocks, float(mis.group(1)) if mis else 0.0
 
@@ -299,6 +326,7 @@ IN_CACHE = 16384  # larger §3.3 rows are bounded by the caches and memory: repo
 
 
 def guide_cells(results, clocks: dict[str, float]) -> list:
+    fits = read_calibrated(CALIBRATED)
     cells = []
     for t in TABLES:
         f = clocks[t["machine"]]
@@ -310,7 +338,8 @@ def guide_cells(results, clocks: dict[str, float]) -> list:
                     source="guide", table=t["data"], machine=t["machine"], mode=mode,
                     aligned=not t["unaligned"], blocks=n, insns=1, reloads=0, published=pub[i],
                     clocks=0.128 * n * f / gbps, size_name=SIZE_NAMES[i],
-                    in_fit=size <= IN_CACHE, fitted=mode != "ECB"))
+                    in_fit=size <= IN_CACHE, fitted=mode != "ECB",
+                    floored=mode != "ECB" and timing_fit.chain_floored(*fits[(t["data"], mode)], n)))
     return cells
 
 
@@ -350,6 +379,21 @@ def apply_fit(fit, fits: dict, reloads: dict) -> tuple[dict, dict, dict]:
     for name, d in fit.delta.items():
         if name[0] == "reload":
             reloads[name[2]] = round(reloads[name[2]] + d, 1)
+            continue
+        if name[0] == "ecb_release":
+            key = ecb_release_key(name[1])
+            reloads[key] = round(max(0.0, reloads[key] + d), 1)
+            continue
+        if name[0] == "iv_writeback":
+            # The fit moves it on Gladman's CBC/CFB decryptions only; every other
+            # instruction that stores its IV (OFB, ALIGN = 1) keeps its clocks, so its
+            # start-up gives the change back (timing_fit.derivative).
+            reloads[IV_WRITEBACK] = round(reloads[IV_WRITEBACK] + d, 1)
+            for t in TABLES:
+                for mode in fit_columns(t):
+                    if timing_fit.stores_iv_always(mode, not t["unaligned"]):
+                        s, p = fits[(t["data"], mode)]
+                        fits[(t["data"], mode)] = (round(s - d, 1), p)
             continue
         _, machine, mode, aligned = name
         key = (data[machine + ("Aligned" if aligned else "Unaligned")], mode)
@@ -598,7 +642,10 @@ def main() -> int:
              f"{clocks['Esther']:.1f} MHz (nominal 1600). Chain reload after a key load "
              f"(Nehemiah, from Gladman's tables): " +
              ", ".join(f"{m} {reloads[m]:.1f}" for m in RELOAD_MODES) +
-             " clocks. Start-up and per-block clocks: `models/cpus/calibrated.hpp`.", "",
+             f" clocks; IV write-back (§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; ECB of more "
+             f"than 2 blocks releases integer code " +
+             ", ".join(f"{m} {reloads[ecb_release_key(m)]:.1f}" for m in MACHINES) +
+             " clocks earlier than the single-encryption overlap. Start-up and per-block clocks: `models/cpus/calibrated.hpp`.", "",
              *md,
              "### Gladman's ACE tables (cycles/byte): published / emulated / error", "",
              "`padlock-emu run --cpu nehemiah-c5p --mhz 1200 guest_modetest_i386` "

@@ -50,6 +50,7 @@ class Cell:
     align_name: str = ""
     in_fit: bool = True  # guide cells beyond the caches (memory-bound) are reported only
     fitted: bool = False  # ECB and software CTR: no chaining part moves them
+    floored: bool = False  # a chaining instruction held at ECB's clocks (chain_floored)
 
     def published_clocks(self, mhz: float) -> float:
         if self.source == "guide":
@@ -74,9 +75,51 @@ class Parts:
     mhz: dict = field(default_factory=dict)        # machine -> MHz
 
 
+ROUNDS = 10  # AES-128, what both sources time
+
+
+def ecb_clocks(n: int) -> float:
+    """§3.3 REP XCRYPTECB SSE clocks with the key loaded (the model's ace::BlockClock::ecb):
+    9 + 2R for one block, 11 + 2R for two, 11 + NR for more (+ R - 2 when N is odd)."""
+    if n <= 2:
+        return (9 if n <= 1 else 11) + 2 * ROUNDS
+    return 11 + n * ROUNDS + (ROUNDS - 2 if n % 2 else 0)
+
+
+def chain_floored(startup: float, per_block: float, n: int) -> bool:
+    """Whether a chaining instruction of n blocks (key loaded) takes ECB's clocks instead
+    of start-up + n x per block: it never takes fewer (models/ace/ace_timing.cpp), so then
+    its start-up and per-block clocks do not move it."""
+    return startup + n * per_block < ecb_clocks(n)
+
+
+def ecb_release_cell(c: Cell) -> bool:
+    """A §3.3 ECB cell of more than 2 blocks: its BAES iteration is bound by the integer
+    code after the early release (AceParams::ecb_release_many), one clock per clock."""
+    return c.source == "guide" and c.mode == "ECB" and c.blocks > 2
+
+
+def stores_iv_always(mode: str, aligned: bool) -> bool:
+    """An instruction that stores its chaining value whatever its direction (§3.1): OFB, and
+    CBC/CFB with ALIGN = 1 (the §3.3 non-aligned tables)."""
+    return mode == "OFB" or (mode in ("CBC", "CFB") and not aligned)
+
+
+def iv_writeback_cell(c: Cell) -> bool:
+    """A cell that tells the IV write-back apart: a CBC/CFB decryption with ALIGN = 0. In
+    every other instruction that stores its IV the part cannot be told from the start-up,
+    so the fit leaves those cells' clocks alone (calibrate.apply_fit gives the change back
+    to their start-up)."""
+    return c.fitted and c.direction == "decrypt" and c.mode in ("CBC", "CFB") and c.aligned
+
+
 def part_names(cells: list[Cell]) -> list[tuple]:
     names = set()
     for c in cells:
+        if iv_writeback_cell(c):
+            names.add(("iv_writeback",))
+        if ecb_release_cell(c):
+            names.add(("ecb_release", c.machine))
         if not c.fitted:
             continue
         names.add(("startup", c.machine, c.mode, c.aligned))
@@ -88,7 +131,9 @@ def part_names(cells: list[Cell]) -> list[tuple]:
 
 def derivative(c: Cell, name: tuple) -> float:
     kind = name[0]
-    if not c.fitted:
+    if kind == "ecb_release":
+        return -float(c.insns) if ecb_release_cell(c) and name[1] == c.machine else 0.0
+    if not c.fitted or (c.floored and kind in ("startup", "per_block")):
         return 0.0
     if kind in ("startup", "per_block"):
         if name[1:] != (c.machine, c.mode, c.aligned):
@@ -96,6 +141,8 @@ def derivative(c: Cell, name: tuple) -> float:
         return float(c.insns if kind == "startup" else c.blocks)
     if kind == "reload":
         return float(c.reloads) if name[1:] == (c.machine, c.mode) else 0.0
+    if kind == "iv_writeback":
+        return float(c.insns) if iv_writeback_cell(c) else 0.0
     return 0.0
 
 

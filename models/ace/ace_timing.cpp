@@ -31,14 +31,16 @@ BlockClock BlockClock::ecb(const AceParams& p, unsigned rounds, uint64_t n, KeyS
   c.base_ = p.ecb_sse_base[2][col];
   double sse = c.base_ + static_cast<double>(n) * r;
   if (n % 2 == 1) sse += r - 2;
+  // The guide calls that overlap "comparable to" the single encryption's; its own rates for
+  // 4-32 blocks put it ecb_release_many later (docs/timing.md, "PadLock timing parts").
   const double overlap1 = std::max(0.0, p.ecb_sse_base[0][col] + 2 * r - p.ecb_int_base[0][col]);
   c.sse_total_ = clocks(sse);
-  c.int_total_ = clocks(sse - overlap1);
+  c.int_total_ = clocks(std::max(0.0, sse - overlap1 - p.ecb_release_many));
   return c;
 }
 
 BlockClock BlockClock::chain(const AceParams& p, ChainMode m, bool unaligned, uint64_t n,
-                             KeyState ks, unsigned rounds) {
+                             KeyState ks, unsigned rounds, bool stores_iv) {
   const int i = static_cast<int>(m);
   BlockClock c;
   c.base_ = unaligned ? p.chain_startup_unaligned[i] : p.chain_startup[i];
@@ -47,7 +49,14 @@ BlockClock BlockClock::chain(const AceParams& p, ChainMode m, bool unaligned, ui
   // mode then restarts its chain (docs/timing.md, "PadLock timing parts").
   if (ks == KeyState::Hardware) c.base_ += p.key_load_hw + p.chain_reload[i];
   if (ks == KeyState::Memory) c.base_ += p.key_load_mem + p.chain_reload[i];
-  const double sse = c.base_ + static_cast<double>(n) * c.per_block_;
+  // Gladman's decryptions cost more than his encryptions, which copy the IV back in
+  // software (docs/timing.md, "PadLock timing parts").
+  if (stores_iv) c.base_ += p.iv_writeback;
+  double sse = c.base_ + static_cast<double>(n) * c.per_block_;
+  // A chaining instruction runs the same rounds as ECB on its blocks and more: it takes at
+  // least what the §3.3 ECB formula gives for them (2R + base for one block), which binds
+  // for a single block with the key loaded (docs/timing.md, "PadLock timing parts").
+  sse = std::max(sse, static_cast<double>(ecb(p, rounds, n, ks).sse_total()));
   const int col = static_cast<int>(ks);
   const double overlap1 =
       std::max(0.0, p.ecb_sse_base[0][col] + 2.0 * rounds - p.ecb_int_base[0][col]);

@@ -21,8 +21,9 @@ class BlockClock {
   // Chaining modes: start-up + n * per-block (SSE clocks); integer code is released the
   // single-encryption overlap earlier (§3.3: the final overlap "is comparable to the extra
   // clocks available when doing a single encryption"), which depends on the round count.
+  // `stores_iv`: the instruction ends by storing its chaining value to memory (§3.1).
   static BlockClock chain(const AceParams& p, ChainMode m, bool unaligned, uint64_t n, KeyState ks,
-                          unsigned rounds = 10);
+                          unsigned rounds = 10, bool stores_iv = false);
 
   // Clocks when k blocks have been processed (interrupt and fault points, k < n).
   uint64_t at(uint64_t k) const;

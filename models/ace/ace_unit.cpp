@@ -252,9 +252,9 @@ class XcryptRun {
     // forward cipher both ways (what OpenSSL's e_padlock.c relies on for CFB decryption).
     const bool inverse = job.decrypt && (mode_ == Mode::Ecb || mode_ == Mode::Cbc);
     job.keys = inverse ? &keys_.dec : &keys_.enc;
-    clk_ = mode_ == Mode::Ecb
-               ? BlockClock::ecb(p_, cw_.rounds(), ecx_, ks_)
-               : BlockClock::chain(p_, chain_mode(mode_), align_, ecx_, ks_, cw_.rounds());
+    clk_ = mode_ == Mode::Ecb ? BlockClock::ecb(p_, cw_.rounds(), ecx_, ks_)
+                              : BlockClock::chain(p_, chain_mode(mode_), align_, ecx_, ks_,
+                                                  cw_.rounds(), stores_iv());
     return true;
   }
 
@@ -303,6 +303,20 @@ class XcryptRun {
     reg_set(s_, Gpr::CX, ecx_ - k, asz_);
     reg_set(s_, Gpr::SI, ea_add(esi_, 16 * k, asz_), asz_);
     if (!dgest_) reg_set(s_, Gpr::DI, ea_add(edi_, 16 * k, asz_), asz_);
+  }
+
+  // Whether update_chain stores the chaining value to memory (§3.1 EAX table), which the
+  // timing charges (AceParams::iv_writeback).
+  bool stores_iv() const {
+    switch (mode_) {
+      case Mode::Cbc:
+      case Mode::Cfb:
+        return job.decrypt || align_;
+      case Mode::Ofb:
+        return true;
+      default:
+        return false;
+    }
   }
 
   // §3.1 IV update, so that re-executing continues the chain.

@@ -18,35 +18,38 @@ namespace padlock::cpus::calibrated {
 inline constexpr const char* kNehemiahAlignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.2 GHz "
     "Nehemiah with 16-byte aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kNehemiahAlignedCbc = {kNehemiahAlignedTable, -4.2, 21.81};
-inline constexpr ChainFit kNehemiahAlignedCfb = {kNehemiahAlignedTable, -2.1, 21.95};
-inline constexpr ChainFit kNehemiahAlignedOfb = {kNehemiahAlignedTable, 14.3, 45.41};
+inline constexpr ChainFit kNehemiahAlignedCbc = {kNehemiahAlignedTable, -6.4, 21.75};
+inline constexpr ChainFit kNehemiahAlignedCfb = {kNehemiahAlignedTable, -1.8, 21.92};
+inline constexpr ChainFit kNehemiahAlignedOfb = {kNehemiahAlignedTable, -8.8, 45.22};
 
 // §3.3 "1.6 GHz Esther with 16-byte aligned buffers".
 inline constexpr const char* kEstherAlignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.6 GHz "
     "Esther with 16-byte aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, 2.7, 19.04};
-inline constexpr ChainFit kEstherAlignedCfb = {kEstherAlignedTable, 5.6, 19.02};
-inline constexpr ChainFit kEstherAlignedOfb = {kEstherAlignedTable, 31.9, 34.31};
+inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, -0.6, 18.91};
+inline constexpr ChainFit kEstherAlignedCfb = {kEstherAlignedTable, 2.2, 18.88};
+inline constexpr ChainFit kEstherAlignedOfb = {kEstherAlignedTable, 8.0, 33.98};
 
 // §3.3 "1.6 GHz Esther with non-aligned buffers".
 inline constexpr const char* kEstherUnalignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.6 GHz "
     "Esther with non-aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kEstherUnalignedCbc = {kEstherUnalignedTable, 67.3, 53.11};
-inline constexpr ChainFit kEstherUnalignedCfb = {kEstherUnalignedTable, 68.6, 53.19};
-inline constexpr ChainFit kEstherUnalignedOfb = {kEstherUnalignedTable, 71.1, 56.6};
-inline constexpr ChainFit kEstherUnalignedCtr = {kEstherUnalignedTable, 62.2, 32.56};
+inline constexpr ChainFit kEstherUnalignedCbc = {kEstherUnalignedTable, 43.3, 52.59};
+inline constexpr ChainFit kEstherUnalignedCfb = {kEstherUnalignedTable, 44.9, 52.66};
+inline constexpr ChainFit kEstherUnalignedOfb = {kEstherUnalignedTable, 46.7, 56.07};
+inline constexpr ChainFit kEstherUnalignedCtr = {kEstherUnalignedTable, 61.8, 32.24};
 
-// Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB.
+// Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB; the
+// chaining value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1),
+// from his encryption/decryption pairs.
 inline constexpr const char* kGladmanTables =
     "calibrated: our modetest-method guest (bench/guest/modetest.c) under the emulator matched to "
     "Gladman's ACE tables (tests/vectors/timing/gladman_c3_1200.tsv) with the §3.3 tables "
     "(scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kNehemiahReloadCbc = {47.2, kGladmanTables};
-inline constexpr Clocks kNehemiahReloadCfb = {46.4, kGladmanTables};
-inline constexpr Clocks kNehemiahReloadOfb = {37.0, kGladmanTables};
+inline constexpr Clocks kNehemiahReloadCbc = {32.1, kGladmanTables};
+inline constexpr Clocks kNehemiahReloadCfb = {27.0, kGladmanTables};
+inline constexpr Clocks kNehemiahReloadOfb = {36.8, kGladmanTables};
+inline constexpr Clocks kNehemiahIvWriteback = {23.1, kGladmanTables};
 
 // The extra clocks of a misaligned REP string element (timing::RepStringCost):
 // Gladman's unaligned REP XCRYPTECB of 1000 blocks, which copies every block in
@@ -54,13 +57,21 @@ inline constexpr Clocks kNehemiahReloadOfb = {37.0, kGladmanTables};
 inline constexpr const char* kGladmanUnalignedEcb =
     "calibrated: our modetest-method guest (bench/guest/modetest.c) matched to Gladman's unaligned "
     "ECB at 1000 blocks, 8 misaligned dwords copied a block (scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kNehemiahMisalignedStringElement = {1.24, kGladmanUnalignedEcb};
+inline constexpr Clocks kNehemiahMisalignedStringElement = {1.54, kGladmanUnalignedEcb};
+
+// ECB of more than 2 blocks: integer code released this much earlier than the
+// single-encryption overlap, from the §3.3 ECB rows of 64 B and more.
+inline constexpr const char* kEcbRelease =
+    "calibrated: the §3.3 ECB rates of 4 blocks and more, which the BAES loop (bench/guest/baes.c) "
+    "under the emulator matches (scripts/calibrate.py, docs/timing.md)";
+inline constexpr Clocks kNehemiahEcbRelease = {14.6, kEcbRelease};
+inline constexpr Clocks kEstherEcbRelease = {10.7, kEcbRelease};
 
 // The clocks the §3.3 tables were measured at.
 inline constexpr const char* kTableClock =
     "calibrated: the clock the §3.3 table's rates imply, fitted with the chaining parts to both "
     "sources (scripts/calibrate.py, docs/timing.md)";
-inline constexpr MHz kNehemiahTableClock = {1098.0, kTableClock};
-inline constexpr MHz kEstherTableClock = {1345.9, kTableClock};
+inline constexpr MHz kNehemiahTableClock = {1093.7, kTableClock};
+inline constexpr MHz kEstherTableClock = {1332.8, kTableClock};
 
 }  // namespace padlock::cpus::calibrated

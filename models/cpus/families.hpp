@@ -35,6 +35,8 @@ constexpr AceParams guide_ace() {
   a.ecx0_clocks_max = {27, "§3.3: ECX = 0 takes 10..27 clocks; ours with EFLAGS:30=0"};
   a.key_load_hw = {36, "§3.3 ECB table: 45 - 9 (hardware key row minus loaded row)"};
   a.key_load_mem = {67, "§3.3 ECB table: 76 - 9 (memory key row minus loaded row)"};
+  a.iv_writeback = {0, "n/a: the guide's tables time encryption with ALIGN = 0 only"};
+  a.ecb_release_many = {0, "§3.3: the overlap is comparable to a single encryption's"};
   return a;
 }
 
@@ -73,14 +75,19 @@ constexpr AceParams esther_ace() {
                      {kNehemiahReloadCfb.value, kReload},
                      {kNehemiahReloadOfb.value, kReload},
                      {kNehemiahReloadCbc.value, kReload}}};
+  a.ecb_release_many = kEstherEcbRelease;
+  a.iv_writeback = {kNehemiahIvWriteback.value,
+                    "choice: Nehemiah's, fitted to Gladman's tables (no Esther source times "
+                    "decryption)"};
   // §3.1/§3.3: ECB reads pairs (Linux padlock-aes.c ecb_fetch_blocks = 2); no prefetch
   // erratum before Nano.
   a.prefetch_ecb = 32;
   return a;
 }
 
-// §3.3 "1.2 GHz Nehemiah" table, fitted as esther_ace(). CBC's fitted start-up is 0: the
-// loop overhead beyond the overlap covers it.
+// §3.3 "1.2 GHz Nehemiah" table, fitted as esther_ace(). A fitted start-up may be
+// negative: it is the intercept of a line through 2-1024 blocks, and a single block takes
+// at least ECB's clocks (models/ace/ace_timing.cpp).
 constexpr AceParams nehemiah_ace() {
   using namespace calibrated;
   constexpr ChainFit kNoCtr = {"n/a: no CTR on Nehemiah (§0, §7.1)", 0, 0};
@@ -94,6 +101,8 @@ constexpr AceParams nehemiah_ace() {
                      kNehemiahReloadCfb,
                      kNehemiahReloadOfb,
                      {0, "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
+  a.iv_writeback = kNehemiahIvWriteback;
+  a.ecb_release_many = kNehemiahEcbRelease;
   a.prefetch_ecb = 32;
   return a;
 }

@@ -59,3 +59,45 @@ def test_cross_validation_fits_use_one_source_each():
     assert clocked.mhz["Nehemiah"] < 1200.0
     assert (sorted(abs(e) for e in clocked.errors(guide))[len(guide) // 2] <
             sorted(abs(e) for e in gl.errors(guide))[len(guide) // 2])
+
+
+def test_iv_writeback_is_seen_only_in_gladmans_chaining_decryptions():
+    # The chip: CBC decryption stores the IV (§3.1) for 25 clocks more; the emulator
+    # without the part has both directions alike, so only the decryptions are off.
+    cs = cells(TRUE["startup"], TRUE["per_block"], TRUE["reload"])
+    for n in (1, 10, 100, 1000):
+        true_clocks = 100 + TRUE["startup"] + TRUE["reload"] + TRUE["per_block"] * n + 25
+        cs.append(tf.Cell("gladman", "Gladman", "Nehemiah", "CBC", True, n, 1, 1,
+                          true_clocks / (16 * n), true_clocks - 25, direction="decrypt",
+                          fitted=True))
+    names = tf.part_names(cs)
+    assert ("iv_writeback",) in names
+    fit = tf.solve("both", cs, names, {"Nehemiah": 1100.0}, set())
+    assert fit.delta[("iv_writeback",)] == pytest.approx(25.0, abs=0.05)
+    assert max(abs(e) for e in fit.errors(cs)) < 1e-3
+    # OFB, and CBC/CFB with ALIGN = 1, store their IV in both directions: there the part is
+    # the start-up's (calibrate.apply_fit gives the change back), so it moves none of them.
+    ofb = tf.Cell("gladman", "Gladman", "Nehemiah", "OFB", True, 1, 1, 1, 10.0, 150.0,
+                  direction="decrypt", fitted=True)
+    assert tf.derivative(ofb, ("iv_writeback",)) == 0.0
+    assert tf.stores_iv_always("OFB", True) and tf.stores_iv_always("CBC", False)
+    assert not tf.stores_iv_always("CBC", True)
+
+
+def test_ecb_floor_and_release_derivatives_Sec3_3():
+    # §3.3 ECB formula with the key loaded, R = 10: 29, 31, then 11 + NR (+ R - 2 if odd).
+    assert [tf.ecb_clocks(n) for n in (1, 2, 3, 4, 8)] == [29, 31, 49, 51, 91]
+    # A chaining instruction below ECB's clocks is held there: its parts do not move it.
+    assert tf.chain_floored(-4.0, 22.0, 1) and not tf.chain_floored(-4.0, 22.0, 2)
+    held = tf.Cell("guide", "NehemiahAligned", "Nehemiah", "CBC", True, 1, 1, 0, 3.4, 45.0,
+                   fitted=True, floored=True)
+    assert tf.derivative(held, ("startup", "Nehemiah", "CBC", True)) == 0.0
+    free = tf.Cell(**{**held.__dict__, "floored": False})
+    assert tf.derivative(free, ("startup", "Nehemiah", "CBC", True)) == 1.0
+    # ECB of more than 2 blocks: each clock of earlier release takes a clock off the loop.
+    many = tf.Cell("guide", "NehemiahAligned", "Nehemiah", "ECB", True, 4, 1, 0, 10.7, 67.0)
+    two = tf.Cell(**{**many.__dict__, "blocks": 2})
+    assert tf.derivative(many, ("ecb_release", "Nehemiah")) == -1.0
+    assert tf.derivative(many, ("ecb_release", "Esther")) == 0.0
+    assert tf.derivative(two, ("ecb_release", "Nehemiah")) == 0.0
+    assert ("ecb_release", "Nehemiah") in tf.part_names([many])
