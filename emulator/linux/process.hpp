@@ -4,6 +4,8 @@
 // loop can act on a consistent register state.
 #pragma once
 
+#include <poll.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -265,6 +267,13 @@ class Process {
     uint64_t wait_seq = 0;
     bool has_result = false;  // the result its system call returns when it runs again
     int64_t result = 0;
+    // Waiting on host descriptors (syscall/host_wait.cpp) until `host_deadline` (host
+    // steady-clock ns; -1: none); then the call is made again (`retry`), for real once its
+    // timeout has passed (`retry_real`).
+    bool host_io = false;
+    std::vector<pollfd> fds;
+    int64_t host_deadline = -1;
+    bool retry = false, retry_real = false;
   };
   // The clone whose thread is made when the caller's system call has returned.
   struct PendingClone {
@@ -282,6 +291,9 @@ class Process {
   void route_signals();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();
+  bool others_can_run() const;  // a host wait lets them: another thread runs or will
+  void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
+  void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
 
   void load_program();
   void read_interpreter();
@@ -369,7 +381,9 @@ class Process {
   uint64_t wait_seq_ = 0;
   bool switch_pending_ = false;  // the running thread waits, ended, yielded or used its slice
   PendingClone clone_;
-  bool main_exited_ = false;  // the first thread called exit: its status is the process's
+  std::vector<pollfd> host_fds_;    // poll_host_waiters: every host waiter's descriptors
+  std::vector<size_t> host_owner_;  // ... and the index of the thread each belongs to
+  bool main_exited_ = false;        // the first thread called exit: its status is the process's
   int main_exit_code_ = 0;
 
   friend struct SyscallContext;

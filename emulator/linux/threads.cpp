@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
@@ -85,6 +86,64 @@ void Process::wake(Thread& t, int64_t result) {
   t.deadline = VirtualTime::kNever;
   t.has_result = true;
   t.result = result;
+  t.host_io = false;
+  t.retry = false;
+}
+
+bool Process::others_can_run() const {
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const Thread& t = *threads_[i];
+    if (i == cur_ || t.state == Thread::State::Dead) continue;
+    if (t.state == Thread::State::Runnable || t.host_io || t.deadline != VirtualTime::kNever) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
+  (void)fds;  // already the thread's own
+  block_thread(0, 0, VirtualTime::kNever);
+  Thread& t = *threads_[cur_];
+  t.host_io = true;
+  t.host_deadline = -1;
+  if (timeout_ms > 0) {
+    t.host_deadline = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count() +
+                      timeout_ms * 1000000;
+  }
+}
+
+// One host poll over every host waiter's descriptors; a waiter whose descriptor is ready
+// runs again and repeats its call, one whose timeout has passed repeats it for real.
+void Process::poll_host_waiters(int timeout_ms) {
+  host_fds_.clear();
+  host_owner_.clear();
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const Thread& t = *threads_[i];
+    if (t.state != Thread::State::Waiting || !t.host_io) continue;
+    for (const pollfd& f : t.fds) {
+      host_fds_.push_back(f);
+      host_owner_.push_back(i);
+    }
+  }
+  if (host_fds_.empty()) return;
+  if (poll(host_fds_.data(), host_fds_.size(), timeout_ms) < 0) collect_host_signals(*this);
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  for (size_t k = 0; k < host_fds_.size(); ++k) {
+    Thread& t = *threads_[host_owner_[k]];
+    if (!t.host_io) continue;
+    const bool timed_out = t.host_deadline >= 0 && now >= t.host_deadline;
+    if (host_fds_[k].revents != 0 || timed_out) {
+      t.state = Thread::State::Runnable;
+      t.host_io = false;
+      t.retry = true;
+      t.retry_real = timed_out && host_fds_[k].revents == 0;
+    }
+  }
 }
 
 int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
@@ -237,10 +296,39 @@ void Process::set_slice() {
 // all wait forever would.
 void Process::idle() {
   uint64_t first = VirtualTime::kNever;
+  bool host_io = false;
+  int64_t host_deadline = -1;
   for (const auto& t : threads_) {
-    if (t->state == Thread::State::Waiting) first = std::min(first, t->deadline);
+    if (t->state != Thread::State::Waiting) continue;
+    first = std::min(first, t->deadline);
+    if (t->host_io) {
+      host_io = true;
+      if (t->host_deadline >= 0 && (host_deadline < 0 || t->host_deadline < host_deadline)) {
+        host_deadline = t->host_deadline;
+      }
+    }
   }
   if (opts_.timing) first = std::min(first, vt_->next_timer());
+  if (host_io) {
+    // Host descriptors first; a virtual deadline is not put off by them.
+    if (first != VirtualTime::kNever) {
+      poll_host_waiters(0);
+    } else {
+      int ms = -1;
+      if (host_deadline >= 0) {
+        const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now().time_since_epoch())
+                                .count();
+        ms = static_cast<int>(
+            std::clamp<int64_t>((host_deadline - now + 999999) / 1000000, 0, 1 << 30));
+      }
+      poll_host_waiters(ms);
+      return;
+    }
+    for (const auto& t : threads_) {
+      if (t->state == Thread::State::Runnable) return;
+    }
+  }
   if (first != VirtualTime::kNever) {
     sleep_until(first);
   } else {
@@ -287,6 +375,7 @@ void Process::schedule() {
   }
   const size_t n = threads_.size();
   size_t next = n;
+  poll_host_waiters(0);
   while (!exited_ && !fatal_) {
     for (size_t i = 1; i <= n; ++i) {
       const size_t k = (cur_ + i) % n;
@@ -297,6 +386,7 @@ void Process::schedule() {
     }
     if (next != n) break;
     idle();
+    next = n;
     route_signals();
     if (cur->state == Thread::State::Waiting && sig_.next_deliverable() != 0) wake(*cur, -EINTR);
   }
@@ -318,6 +408,11 @@ void Process::schedule() {
         guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
         guest64_ ? static_cast<uint64_t>(t.result) : static_cast<uint64_t>(t.result) & 0xFFFFFFFFu);
     if (t.result == -EINTR) last_syscall_eintr_ = false;
+  }
+  if (t.retry) {
+    // The call it waited in runs again: back to its 2-byte int 0x80 / syscall / sysenter.
+    t.retry = false;
+    cpu_->set_pc(cpu_->pc() - 2);
   }
   // Dead threads leave the table (the running one stays until it is switched out).
   for (size_t i = threads_.size(); i-- > 0;) {

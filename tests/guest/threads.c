@@ -23,11 +23,13 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -223,7 +225,55 @@ static void *last_one(void *arg) {
   return NULL;
 }
 
+/* ---- pipe ------------------------------------------------------------------------- */
+
+static int pipes[3][2];
+static char got_read;
+static int got_poll, got_select;
+
+static void *pipe_reader(void *arg) {
+  (void)arg;
+  if (read(pipes[0][0], &got_read, 1) != 1) got_read = '?';
+  return NULL;
+}
+
+static void *pipe_poller(void *arg) {
+  (void)arg;
+  struct pollfd pfd = {pipes[1][0], POLLIN, 0};
+  got_poll = poll(&pfd, 1, -1) == 1 && (pfd.revents & POLLIN);
+  return NULL;
+}
+
+static void *pipe_selecter(void *arg) {
+  (void)arg;
+  fd_set rd;
+  FD_ZERO(&rd);
+  FD_SET(pipes[2][0], &rd);
+  got_select = select(pipes[2][0] + 1, &rd, NULL, NULL, NULL) == 1 && FD_ISSET(pipes[2][0], &rd);
+  return NULL;
+}
+
+static int run_pipe(void) {
+  pthread_t th[3];
+  void *(*fns[3])(void *) = {pipe_reader, pipe_poller, pipe_selecter};
+  for (int k = 0; k < 3; ++k) {
+    if (pipe(pipes[k]) != 0) die("pipe");
+    if (pthread_create(&th[k], NULL, fns[k], NULL) != 0) die("pthread_create");
+  }
+  /* The three wait on the host: main must still run. */
+  volatile unsigned long sum = 0;
+  for (unsigned long k = 0; k < 50000; ++k) sum += k;
+  for (int k = 0; k < 3; ++k) {
+    if (write(pipes[k][1], "x", 1) != 1) die("write");
+  }
+  for (int k = 0; k < 3; ++k) pthread_join(th[k], NULL);
+  printf("main_ran=%d\nread=%c\npoll=%d\nselect=%d\n", sum == 1249975000ul, got_read, got_poll,
+         got_select);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "pipe")) return run_pipe();
   if (argc > 1 && !strcmp(argv[1], "timed")) return run_timed();
   if (argc > 1 && !strcmp(argv[1], "signal")) return run_signal();
   if (argc > 2 && !strcmp(argv[1], "exit")) {

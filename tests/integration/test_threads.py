@@ -145,3 +145,11 @@ def test_quantum_must_be_positive(runner, target):
                         str(runner.guest("threads", target.arch))], capture_output=True)
     assert p.returncode == 2
     assert "invalid time slice '0'" in p.stderr.decode()
+
+
+def test_host_waits_let_other_threads_run(runner, target):
+    # read(), poll() and select() on empty pipes in three threads do not block the process:
+    # main computes and writes the bytes they wait for (a host call that blocked the whole
+    # process would never return here).
+    out = kv(runner.run("threads", target, ["pipe"], timeout=120).stdout)
+    assert out == {"main_ran": "1", "read": "x", "poll": "1", "select": "1"}

@@ -73,10 +73,19 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const SyscallEntry* e = c.nr < kMaxSyscall ? &abi.table[c.nr] : nullptr;
   const uint64_t t0 = now();
   int64_t r = -ENOSYS;
+  int64_t host_timeout = -1;
   // A host allocation that fails inside the call is the guest's ENOMEM, as a kernel
   // allocation failure is (Linux never lets it reach the process any other way).
   try {
-    if (e != nullptr && e->fn != nullptr) {
+    Thread& self = *threads_[cur_];
+    if (e != nullptr && e->fn != nullptr && threads_.size() > 1 && !self.retry_real &&
+        others_can_run() && host_wait_set(c, self.fds, host_timeout)) {
+      // It would block the other threads: wait in the scheduler, then call again.
+      host_wait(self.fds, host_timeout);
+      c.blocks = true;
+      r = 0;
+    } else if (e != nullptr && e->fn != nullptr) {
+      self.retry_real = false;
       r = e->fn(c);
     } else {
       report_unsupported(abi, c.nr);
