@@ -289,6 +289,7 @@ class Process {
   void wake(Thread& t, int64_t result);
   void wake_due();
   void route_signals();
+  void resume_current();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();
   bool others_can_run() const;  // a host wait lets them: another thread runs or will

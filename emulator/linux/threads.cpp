@@ -66,7 +66,8 @@ void Process::start_cloned_thread() {
   t->rep = RepRun{};
   threads_.push_back(std::move(t));
   ++stats_.threads_created;
-  set_slice();
+  // The first thread's first slice starts now; a running slice is not extended.
+  if (vt_->slice_end() == VirtualTime::kNever) set_slice();
 }
 
 void Process::block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadline) {
@@ -161,7 +162,6 @@ int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
     wake(*first, 0);
     if (++woken >= n) break;  // Linux wakes one even when asked for none
   }
-  if (woken > 0) set_slice();
   return woken;
 }
 
@@ -223,7 +223,6 @@ bool Process::signal_thread(int tid, const GuestSiginfo& si) {
     if (t->state == Thread::State::Waiting &&
         (sig_bit(si.signo) & ~(t->blocked & ~kUnblockable)) != 0) {
       wake(*t, -EINTR);
-      set_slice();
     }
     return true;
   }
@@ -356,6 +355,22 @@ void Process::route_signals() {
   sig_.pending = 0;
 }
 
+// The running thread's system call ends as its wait did: with the wake's result, or it is
+// made again (a host wait: back to its 2-byte int 0x80 / syscall / sysenter).
+void Process::resume_current() {
+  Thread& t = *threads_[cur_];
+  if (t.has_result) {
+    t.has_result = false;
+    cpu_->set_reg(
+        guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
+        guest64_ ? static_cast<uint64_t>(t.result) : static_cast<uint64_t>(t.result) & 0xFFFFFFFFu);
+  }
+  if (t.retry) {
+    t.retry = false;
+    cpu_->set_pc(cpu_->pc() - 2);
+  }
+}
+
 void Process::schedule() {
   if (clone_.active) start_cloned_thread();
   Thread* cur = threads_[cur_].get();
@@ -370,6 +385,7 @@ void Process::schedule() {
   route_signals();
   // A signal to deliver first: the running thread keeps the CPU until it is delivered.
   if (cur->state == Thread::State::Runnable && sig_.next_deliverable() != 0) {
+    resume_current();
     set_slice();
     return;
   }
@@ -401,19 +417,7 @@ void Process::schedule() {
     // An interrupted system call's restart (SA_RESTART) belonged to the other thread.
     last_syscall_eintr_ = false;
   }
-  Thread& t = *threads_[cur_];
-  if (t.has_result) {
-    t.has_result = false;
-    cpu_->set_reg(
-        guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
-        guest64_ ? static_cast<uint64_t>(t.result) : static_cast<uint64_t>(t.result) & 0xFFFFFFFFu);
-    if (t.result == -EINTR) last_syscall_eintr_ = false;
-  }
-  if (t.retry) {
-    // The call it waited in runs again: back to its 2-byte int 0x80 / syscall / sysenter.
-    t.retry = false;
-    cpu_->set_pc(cpu_->pc() - 2);
-  }
+  resume_current();
   // Dead threads leave the table (the running one stays until it is switched out).
   for (size_t i = threads_.size(); i-- > 0;) {
     if (i != cur_ && threads_[i]->state == Thread::State::Dead) {

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,8 +134,19 @@ static void *sleeper(void *arg) {
   return NULL;
 }
 
+static void on_alarm(int sig) { (void)sig; }
+
 static int run_timed(void) {
   pthread_t spin, sleep_th;
+  /* One thread: a futex wait without a timeout ends when an interval timer's signal comes. */
+  signal(SIGALRM, on_alarm);
+  struct itimerval it = {{0, 0}, {0, 1500}};
+  uint32_t lone = 0;
+  int64_t t_alarm = mono_ns();
+  setitimer(ITIMER_REAL, &it, NULL);
+  long ra = syscall(SYS_futex, &lone, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+  printf("alarm_wait=%ld errno=%s waited_us=%lld\n", ra, ra < 0 && errno == EINTR ? "EINTR" : "other",
+         (long long)((mono_ns() - t_alarm) / 1000));
   if (pthread_create(&spin, NULL, spinner, NULL) != 0) die("pthread_create");
   /* FUTEX_WAIT, relative timeout, on a word nobody wakes. */
   uint32_t word = 0;

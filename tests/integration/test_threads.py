@@ -101,6 +101,8 @@ def test_timeouts_and_sleeps_run_on_virtual_time(runner, target):
     # CLOCK_REALTIME) and usleep in a thread, all while another thread spins without a
     # system call: each wait ends at its virtual deadline, to the microsecond.
     out = kv(runner.run("threads", target, ["timed"]).stdout)
+    # Before any thread exists: the wait ends with the 1.5 ms interval timer's SIGALRM.
+    assert out["alarm_wait"].startswith("-1 errno=EINTR waited_us=15")
     assert out["futex_wait"] == "-1 errno=ETIMEDOUT waited_us=2000"
     assert out["cond_timedwait"] == "ETIMEDOUT waited_us=4000"
     assert out["slept_us"] == "3000"
