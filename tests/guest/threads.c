@@ -237,6 +237,43 @@ static void *last_one(void *arg) {
   return NULL;
 }
 
+/* ---- futexops --------------------------------------------------------------------- */
+
+static uint32_t word1, word2;
+static int woke[3];
+
+static long futex(uint32_t *w, int op, uint32_t val, uintptr_t val2, uint32_t *w2, uint32_t val3) {
+  return syscall(SYS_futex, w, op, val, val2, w2, val3);
+}
+
+static void *futex_waiter(void *arg) {
+  const int me = (int)(uintptr_t)arg;
+  /* Waiters 0 and 1 on word1 (then requeued), waiter 2 on word2 until FUTEX_WAKE_OP. */
+  uint32_t *w = me < 2 ? &word1 : &word2;
+  woke[me] = futex(w, FUTEX_WAIT_PRIVATE, 0, 0, NULL, 0) == 0;
+  return NULL;
+}
+
+static int run_futexops(void) {
+  pthread_t th[3];
+  for (int k = 0; k < 2; ++k)
+    if (pthread_create(&th[k], NULL, futex_waiter, (void *)(uintptr_t)k) != 0) die("pthread_create");
+  usleep(1000); /* main sleeps: both wait on word1 by then */
+  /* Wake none, move up to 8 from word1 to word2 if word1 is still 0: the total moved. */
+  printf("requeue=%ld\n", futex(&word1, FUTEX_CMP_REQUEUE_PRIVATE, 0, 8, &word2, 0));
+  printf("wake_word1=%ld\n", futex(&word1, FUTEX_WAKE_PRIVATE, 8, 0, NULL, 0));
+  printf("wake_word2=%ld\n", futex(&word2, FUTEX_WAKE_PRIVATE, 8, 0, NULL, 0));
+  for (int k = 0; k < 2; ++k) pthread_join(th[k], NULL);
+  if (pthread_create(&th[2], NULL, futex_waiter, (void *)(uintptr_t)2) != 0) die("pthread_create");
+  usleep(1000);
+  /* word2 = 5 (SET); the old value 0 == 0 (CMP_EQ), so word2's waiter wakes too. */
+  const uint32_t op = FUTEX_OP(FUTEX_OP_SET, 5, FUTEX_OP_CMP_EQ, 0);
+  printf("wake_op=%ld\n", futex(&word1, FUTEX_WAKE_OP_PRIVATE, 1, 1, &word2, op));
+  pthread_join(th[2], NULL);
+  printf("word2=%u\nwoke=%d%d%d\n", word2, woke[0], woke[1], woke[2]);
+  return 0;
+}
+
 /* ---- pipe ------------------------------------------------------------------------- */
 
 static int pipes[3][2];
@@ -286,6 +323,7 @@ static int run_pipe(void) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "pipe")) return run_pipe();
+  if (argc > 1 && !strcmp(argv[1], "futexops")) return run_futexops();
   if (argc > 1 && !strcmp(argv[1], "timed")) return run_timed();
   if (argc > 1 && !strcmp(argv[1], "signal")) return run_signal();
   if (argc > 2 && !strcmp(argv[1], "exit")) {

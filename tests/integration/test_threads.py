@@ -155,3 +155,15 @@ def test_host_waits_let_other_threads_run(runner, target):
     # process would never return here).
     out = kv(runner.run("threads", target, ["pipe"], timeout=120).stdout)
     assert out == {"main_ran": "1", "read": "x", "poll": "1", "select": "1"}
+
+
+def test_requeue_and_wake_op(runner, target):
+    out = runner.run("threads", target, ["futexops"]).stdout.decode().splitlines()
+    assert out == [
+        "requeue=2",     # both waiters moved from word1 to word2, none woken
+        "wake_word1=0",  # nobody waits on word1 any more
+        "wake_word2=2",  # they wait on word2
+        "wake_op=1",     # word2 set to 5; old value 0 == 0: word2's waiter woken
+        "word2=5",
+        "woke=111",
+    ]
