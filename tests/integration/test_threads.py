@@ -167,3 +167,20 @@ def test_requeue_and_wake_op(runner, target):
         "word2=5",
         "woke=111",
     ]
+
+
+def test_execve_keeps_the_quantum(runner, target):
+    # An image started by execve runs under the same --quantum: its threads switch as often
+    # as in a direct run with that slice.
+    def switches(*args):
+        p = subprocess.run([str(runner.emulator), "run", "--cpu", target.cpu, "--stats",
+                            "--quantum", "2", *map(str, args)], capture_output=True, timeout=300)
+        assert p.returncode == 0, p.stderr.decode()
+        return stat(p.stderr, r"thread switches (\d+)")
+
+    guest = runner.guest("threads", target.arch)
+    direct = switches(guest, ITEMS)
+    assert switches(runner.guest("procs", target.arch), "run", guest, ITEMS) == direct
+    # (the default slice of 1000 us gives far fewer switches)
+    p = runner.run("threads", target, [ITEMS], stats=True)
+    assert stat(p.stderr, r"thread switches (\d+)") < direct
