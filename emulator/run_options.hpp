@@ -41,7 +41,9 @@ struct RunOptions {
   bool icount = false;            // count guest instructions from the start (--icount)
   // Timing (docs/timing.md). --timing off: host clocks, no per-block costs.
   bool timing = true;
-  double irq_hz = -1;      // --irq-hz: periodic interrupts per second; < 0: default 250
+  double irq_hz = -1;  // --irq-hz: periodic interrupts per second; < 0: default 250
+  // --quantum: a guest thread's time slice in virtual microseconds (emulator/linux/threads.cpp).
+  double quantum_us = 1000;
   bool cache_x86 = false;  // --cache-x86: apply the cache model to x86 memory operands
   // --memory direct|tlb: 32-bit guests' loads and stores address guest memory directly
   // (emulator/memory/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.

@@ -323,6 +323,15 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       if (v.empty() || *end != '\0' || errno != 0 || !(hz >= 0) || hz > 1e7)
         throw UsageError("invalid interrupt rate '" + v + "': expected HZ >= 0, e.g. --irq-hz 250");
       o.irq_hz = hz;
+    } else if (name == "--quantum") {
+      value(name, i, v);
+      char* end = nullptr;
+      errno = 0;
+      const double us = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || errno != 0 || !(us > 0) || us > 1e9)
+        throw UsageError("invalid time slice '" + v +
+                         "': expected microseconds > 0, e.g. --quantum 1000");
+      o.quantum_us = us;
     } else if (name == "--max-time") {
       value(name, i, v);
       char* end = nullptr;
@@ -603,6 +612,9 @@ void print_run_usage(FILE* out) {
                "                   [PADLOCK_EMU_PROGRESS]\n"
                "  --irq-hz HZ      periodic interrupts in virtual time (jitter from --seed);\n"
                "                   each clears EFLAGS[30]; default 250, 0 = none\n"
+               "  --quantum US     a guest thread's time slice in virtual microseconds; the\n"
+               "                   scheduler switches threads only at slice ends and blocking\n"
+               "                   calls, so runs are reproducible (default 1000)\n"
                "  --cache-x86      also run ordinary loads/stores through the cache model\n"
                "                   (slow; PadLock data streams always use it)\n"
                "  --chip-check ud|warn|off\n"

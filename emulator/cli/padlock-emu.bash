@@ -29,7 +29,7 @@ _padlock_emu() {
   local i
   for ((i = 2; i < cword; i++)); do
     case ${words[i]} in
-      --cpu | -cpu | --mhz | --seed | -seed | --errata | --timing | --irq-hz | --memory | -E | -U | \
+      --cpu | -cpu | --mhz | --seed | -seed | --errata | --timing | --irq-hz | --quantum | --memory | -E | -U | \
         -L | --sysroot | -0 | --argv0 | --trace | --chrome-trace | --profile | --trace-max | \
         --trace-insn | --trace-range | --trace-fn | --trace-window) ((i++)) ;;
       -*) ;;
@@ -45,7 +45,7 @@ _padlock_emu() {
     --trace-insn) COMPREPLY=($(compgen -W "rng ace phe pmm syscall xstore xcryptecb xcryptcbc xcryptctr xcryptcfb xcryptofb montmul xsha1 xsha256" -- "$cur")); return ;;
     -L | --sysroot) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --trace | --chrome-trace | --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --mhz | --seed | -seed | --irq-hz | -E | -U | -0 | --argv0 | --trace-max | --trace-range | \
+    --mhz | --seed | -seed | --irq-hz | --quantum | -E | -U | -0 | --argv0 | --trace-max | --trace-range | \
       --trace-fn | --trace-window) return ;;
   esac
   if [[ $cur == -* ]]; then

@@ -134,6 +134,10 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
   cs_ = h;
   pid_ = getpid();
+  // The first thread's TID is the PID; clone numbers the others from PID + 1.
+  threads_.push_back(std::make_unique<Thread>());
+  threads_[0]->tid = pid_;
+  next_tid_ = pid_ + 1;
   emulator_path_ = find_cli();
   kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
   char real[PATH_MAX];
@@ -191,6 +195,18 @@ std::string per_pid(const std::string& file, int pid) {
 
 void Process::become_child() {
   pid_ = getpid();
+  // Linux: the child of fork has one thread, a copy of the caller.
+  {
+    std::unique_ptr<Thread> self = std::move(threads_[cur_]);
+    threads_.clear();
+    threads_.push_back(std::move(self));
+    cur_ = 0;
+    threads_[0]->tid = pid_;
+    next_tid_ = pid_ + 1;
+    switch_pending_ = false;
+    clone_.active = false;
+    vt_->set_slice_end(VirtualTime::kNever);
+  }
   forked_child_ = true;
   stats_ = Stats{};
   sig_.pending = 0;
@@ -556,6 +572,12 @@ void Process::time_events() {
     clear_eflags30();
     stats_.interrupts += irqs;
   }
+  // The running thread's time slice is over (threads.cpp): switch at the next stop.
+  if (vt_->now() >= vt_->slice_end()) {
+    vt_->set_slice_end(VirtualTime::kNever);
+    switch_pending_ = true;
+    request_stop();
+  }
   vt_->fire_due([&](int signo, int code, int) {
     GuestSiginfo si;
     si.signo = signo;
@@ -675,6 +697,7 @@ RunResult Process::run() {
   bool out_of_time = false;
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
+    schedule();  // threads: a new one, a switch (threads.cpp)
     deliver_pending();
     // A system call that failed with EINTR is restarted (SA_RESTART) only by the signal
     // that interrupted it, delivered just now; after that it is a plain failure.

@@ -4,6 +4,8 @@
 // loop can act on a consistent register state.
 #pragma once
 
+#include <poll.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -155,6 +157,33 @@ class Process {
   void kill_from_host();
   void queue_signal(const GuestSiginfo& si);  // asynchronous (kill, tgkill, SIGPIPE)
 
+  // --- threads (emulator/linux/threads.cpp; docs/emulator.md, "Threads") -------------
+  // Guest threads share this process's memory and run one at a time on its CPU; the
+  // scheduler switches them only at deterministic points of virtual time.
+  int tid() const { return threads_[cur_]->tid; }
+  int live_threads() const;
+  // clone(CLONE_VM | CLONE_THREAD | ...): the new thread's TID. It starts from the caller's
+  // registers once the system call has returned (RAX 0, the stack `sp`, TLS `tls`); for
+  // i386 `tls` is the user_desc's GDT entry number and descriptor, read by the caller.
+  int64_t clone_thread(uint64_t flags, uint64_t sp, uint64_t child_tid, uint64_t tls,
+                       unsigned tls_index, uint64_t tls_desc);
+  // The calling thread waits (FUTEX_WAIT*, a sleep) until woken or until `deadline`
+  // (virtual cycles; VirtualTime::kNever: none). Its system call's result is set when it
+  // wakes: 0 when woken, -ETIMEDOUT (futex) or 0 (sleep) at the deadline, -EINTR on a
+  // signal. The handler sets SyscallContext::blocks.
+  void block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadline);
+  // FUTEX_WAKE*: wakes up to `n` (at least one) waiters on `uaddr` whose bitset meets
+  // `bitset`, oldest first; the number woken.
+  int futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset);
+  // FUTEX_(CMP_)REQUEUE: wakes `n_wake`, moves up to `n_requeue` more to `to`; the total.
+  int futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue);
+  // exit: this thread ends (CLONE_CHILD_CLEARTID: its TID word is zeroed and one waiter
+  // woken); the last one ends the process.
+  void exit_thread(int code);
+  void yield_thread();  // sched_yield
+  // tgkill/tkill to a thread of this process; false: no such thread.
+  bool signal_thread(int tid, const GuestSiginfo& si);
+
   // EFLAGS[30] (§1.8, §3.2): stored EFLAGS always has it 0; we keep the live bit here.
   bool eflags30() const { return eflags30_; }
   void clear_eflags30() {
@@ -214,6 +243,58 @@ class Process {
     bool pending_first = false;  // began in a block before it: that block may have run one
     bool misaligned = false;     // its elements are misaligned (RepStringCost::misaligned)
   };
+
+  // A guest thread's state while another one runs (threads.cpp): its registers, i386 TLS
+  // descriptors, per-thread signal state and kernel words, and what it waits for.
+  struct Thread {
+    enum class State : uint8_t { Runnable, Waiting, Dead };
+    int tid = 0;
+    State state = State::Runnable;
+    CpuContext ctx;
+    uint64_t tls[kGdtTlsEntries] = {};  // i386: GDT entries 12..14 (per thread in Linux)
+    uint64_t blocked = 0, pending = 0;  // signals
+    uint64_t altstack_sp = 0, altstack_size = 0;
+    int altstack_flags = kSsDisable;
+    bool has_saved_mask = false;
+    uint64_t saved_mask = 0;
+    uint64_t clear_child_tid = 0, robust_list = 0, robust_list_len = 0;
+    RepRun rep;
+    // Waiting: on a futex word (0: a sleep) with a bitset, until a deadline (cycles);
+    // wait_seq orders waiters (oldest woken first).
+    uint64_t futex_addr = 0;
+    uint32_t bitset = 0;
+    uint64_t deadline = VirtualTime::kNever;
+    uint64_t wait_seq = 0;
+    bool has_result = false;  // the result its system call returns when it runs again
+    int64_t result = 0;
+    // Waiting on host descriptors (syscall/host_wait.cpp) until `host_deadline` (host
+    // steady-clock ns; -1: none); then the call is made again (`retry`), for real once its
+    // timeout has passed (`retry_real`).
+    bool host_io = false;
+    std::vector<pollfd> fds;
+    int64_t host_deadline = -1;
+    bool retry = false, retry_real = false;
+  };
+  // The clone whose thread is made when the caller's system call has returned.
+  struct PendingClone {
+    bool active = false;
+    uint64_t flags = 0, sp = 0, child_tid = 0, tls = 0, tls_desc = 0;
+    unsigned tls_index = 0;
+    int tid = 0;
+  };
+  void schedule();  // the run loop, after each stop
+  void start_cloned_thread();
+  void save_thread(Thread& t);
+  void load_thread(Thread& t);
+  void wake(Thread& t, int64_t result);
+  void wake_due();
+  void route_signals();
+  void resume_current();
+  void idle();  // every thread waits: advance time to the first deadline or wait for a signal
+  void set_slice();
+  bool others_can_run() const;  // a host wait lets them: another thread runs or will
+  void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
+  void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
 
   void load_program();
   void read_interpreter();
@@ -294,6 +375,17 @@ class Process {
   std::atomic<bool> host_kill_{false};             // kill_from_host()
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
+  // Threads: in creation order (the round-robin order); cur_ runs. Never empty.
+  std::vector<std::unique_ptr<Thread>> threads_;
+  size_t cur_ = 0;
+  int next_tid_ = 0;
+  uint64_t wait_seq_ = 0;
+  bool switch_pending_ = false;  // the running thread waits, ended, yielded or used its slice
+  PendingClone clone_;
+  std::vector<pollfd> host_fds_;    // poll_host_waiters: every host waiter's descriptors
+  std::vector<size_t> host_owner_;  // ... and the index of the thread each belongs to
+  bool main_exited_ = false;        // the first thread called exit: its status is the process's
+  int main_exit_code_ = 0;
 
   friend struct SyscallContext;
   friend class GdbSession;

@@ -47,6 +47,11 @@ void Stats::print(FILE* out, double mhz) const {
                static_cast<unsigned long long>(syscalls),
                static_cast<unsigned long long>(signals_delivered),
                static_cast<unsigned long long>(eflags30_clears));
+  if (threads_created > 0) {
+    std::fprintf(out, "padlock-emu: stats: threads created %llu, thread switches %llu\n",
+                 static_cast<unsigned long long>(threads_created),
+                 static_cast<unsigned long long>(thread_switches));
+  }
   std::fprintf(out, "padlock-emu: stats: blocks decoded %llu, instructions counted %llu\n",
                static_cast<unsigned long long>(blocks_decoded),
                static_cast<unsigned long long>(guest_insns));

@@ -135,7 +135,7 @@ uint64_t VirtualTime::next_timer() const {
 }
 
 void VirtualTime::recompute() {
-  next_event_ = std::min(next_irq_, next_timer());
+  next_event_ = std::min({next_irq_, next_timer(), slice_end_});
 }
 
 int VirtualTime::posix_alloc() {

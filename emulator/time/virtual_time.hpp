@@ -125,6 +125,15 @@ class VirtualTime {
   int posix_alloc();  // -1 when full
   void posix_free(int id);
 
+  // The end of the running guest thread's time slice (emulator/linux/threads.cpp): an event
+  // like a timer deadline, so generated code calls the block hook when it is reached.
+  // kNever while the process has one thread.
+  uint64_t slice_end() const { return slice_end_; }
+  void set_slice_end(uint64_t cycle) {
+    slice_end_ = cycle;
+    recompute();
+  }
+
   // Cycles spent idle in sleeps and waits (advanced without executing code).
   uint64_t idle_cycles() const { return idle_; }
   void add_idle(uint64_t c) { idle_ += c; }
@@ -139,6 +148,7 @@ class VirtualTime {
   uint64_t sse_ready_ = 0;
   uint64_t next_irq_ = kNever;
   uint64_t next_event_ = kNever;
+  uint64_t slice_end_ = kNever;
   uint64_t irqs_ = 0, irq_cycles_total_ = 0, idle_ = 0;
   uint64_t rng_ = 0;
   int64_t realtime0_ns_ = 0, monotonic0_ns_ = 0;

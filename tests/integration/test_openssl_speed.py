@@ -47,3 +47,30 @@ def test_speed_completes(emulator_path, arch, cpu):
     assert counts["XCRYPTCBC"][0] > 1000, counts
     assert counts["XCRYPTCBC"][1] > 1_000_000, counts
     print(f"\n{cpu} ({arch}): {row.group(0)}")
+
+
+def test_speed_multi_completes(emulator_path):
+    """`-multi 2` forks two children that each time every block size and report to the
+    parent through a pipe (docs/emulator.md, "Processes"); each child writes its own
+    --stats, with the REP XCRYPTCBC work in them; the parent adds the rates up."""
+    client = openssl_client("i386")
+    p = client.run(emulator_path, "/usr/bin/openssl",
+                   ["speed", "-multi", "2", "-engine", "padlock", "-evp", "aes-128-cbc",
+                    "-seconds", "1"], cpu="esther", timeout=900)
+    out = p.stdout.decode()
+    assert "Forked child 0" in out and "Forked child 1" in out, out
+    reports = re.findall(r"^Got: \+F:\d+:AES-128-CBC:(.*) from (\d)$", out, re.M)
+    assert sorted(child for _, child in reports) == ["0", "1"], out
+    row = re.search(r"^AES-128-CBC\s+(.*)$", out, re.M)
+    assert row, out
+    total = [float(v.rstrip("k")) * 1000 for v in row.group(1).split()]
+    assert len(total) == len(SIZES) and all(r > 0 for r in total), out
+    # The parent's row is the sum of the children's rates (bytes per second).
+    per_child = [[float(v) for v in rates.split(":")] for rates, _ in reports]
+    for i, size_total in enumerate(total):
+        assert size_total == pytest.approx(per_child[0][i] + per_child[1][i], rel=1e-3)
+    err = p.stderr.decode(errors="replace")
+    # Three --stats reports (the parent, two children); the children did the encryption.
+    cbc = [int(m) for m in re.findall(r"REP XCRYPTCBC\s+(\d+)", err)]
+    assert len(cbc) == 2 and all(n > 1000 for n in cbc), err[-3000:]
+    assert err.count("padlock-emu: stats: system calls") == 3, err[-3000:]

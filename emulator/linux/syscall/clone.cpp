@@ -2,9 +2,9 @@
 // as posix_spawn asks) is a fork of the emulator itself: the child's guest has a copy of
 // the parent's memory, registers, descriptors and signal actions, and from then on its own
 // virtual clock, statistics and output files (Process::become_child). A new thread
-// (CLONE_THREAD) gets -EAGAIN, as when RLIMIT_NPROC is reached, so pthread_create() fails
-// with a clear error instead of the guest running on in a half-made thread. clone3 is
-// -ENOSYS, what a kernel before 5.3 answers: glibc then uses clone.
+// (CLONE_VM | CLONE_SIGHAND | CLONE_THREAD) is a guest thread of this process, run by its
+// scheduler (emulator/linux/threads.cpp). clone3 is -ENOSYS, what a kernel before 5.3
+// answers: glibc then uses clone.
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -67,9 +67,21 @@ int64_t new_process(SyscallContext& c, uint64_t flags, uint64_t child_sp, uint64
 
 int64_t sys_clone(SyscallContext& c) {
   const uint64_t flags = c.a[0];
+  // The ABIs order the last arguments differently: x86-64 (flags, sp, parent_tid,
+  // child_tid, tls), i386 (flags, sp, parent_tid, tls, child_tid).
+  const bool i386 = &c.abi == &kAbiI386;
+  const uint64_t child_tid = i386 ? c.a[4] : c.a[3], tls = i386 ? c.a[3] : c.a[4];
   if (flags & CLONE_THREAD) {
-    note(c, "threads are not supported; the guest gets EAGAIN");
-    return -EAGAIN;
+    // Linux: CLONE_THREAD needs CLONE_SIGHAND, which needs CLONE_VM.
+    if (!(flags & CLONE_SIGHAND) || !(flags & CLONE_VM)) return -EINVAL;
+    unsigned tls_index = 0;
+    uint64_t tls_desc = 0;
+    if ((flags & CLONE_SETTLS) && i386) {
+      if (const int64_t r = read_tls_descriptor(c, tls, tls_index, tls_desc); r < 0) return r;
+    }
+    const int64_t tid = c.p.clone_thread(flags, c.a[1], child_tid, tls, tls_index, tls_desc);
+    if (tid > 0 && (flags & CLONE_PARENT_SETTID)) c.p.put(c.a[2], static_cast<uint32_t>(tid));
+    return tid;
   }
   if ((flags & CLONE_VM) && !(flags & CLONE_VFORK)) {
     // Two processes sharing one memory: the emulator's processes cannot.
@@ -78,10 +90,7 @@ int64_t sys_clone(SyscallContext& c) {
          "EINVAL");
     return -EINVAL;
   }
-  // The ABIs order the last arguments differently: x86-64 (flags, sp, parent_tid,
-  // child_tid, tls), i386 (flags, sp, parent_tid, tls, child_tid).
-  const bool i386 = &c.abi == &kAbiI386;
-  return new_process(c, flags, c.a[1], c.a[2], i386 ? c.a[4] : c.a[3]);
+  return new_process(c, flags, c.a[1], c.a[2], child_tid);
 }
 
 int64_t sys_fork(SyscallContext& c) {

@@ -73,10 +73,19 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const SyscallEntry* e = c.nr < kMaxSyscall ? &abi.table[c.nr] : nullptr;
   const uint64_t t0 = now();
   int64_t r = -ENOSYS;
+  int64_t host_timeout = -1;
   // A host allocation that fails inside the call is the guest's ENOMEM, as a kernel
   // allocation failure is (Linux never lets it reach the process any other way).
   try {
-    if (e != nullptr && e->fn != nullptr) {
+    Thread& self = *threads_[cur_];
+    if (e != nullptr && e->fn != nullptr && threads_.size() > 1 && !self.retry_real &&
+        others_can_run() && host_wait_set(c, self.fds, host_timeout)) {
+      // It would block the other threads: wait in the scheduler, then call again.
+      host_wait(self.fds, host_timeout);
+      c.blocks = true;
+      r = 0;
+    } else if (e != nullptr && e->fn != nullptr) {
+      self.retry_real = false;
       r = e->fn(c);
     } else {
       report_unsupported(abi, c.nr);
@@ -91,21 +100,22 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   // --strace on the run's log; -d syscall on -D's file (once when both are the same).
   const bool unimplemented = e == nullptr || e->fn == nullptr;
   if (opts_.strace) {
-    strace_line(opts_.log, *this, abi, c.nr, args_at_entry, e, r, c.no_result || exited_,
-                unimplemented);
+    strace_line(opts_.log, *this, abi, c.nr, args_at_entry, e, r,
+                c.no_result || c.blocks || exited_, unimplemented);
   }
   if (obs_ && obs_->debug_log() != nullptr && obs_->debug_log()->has(kLogSyscall) &&
       !(opts_.strace && obs_->debug_log()->file() == opts_.log)) {
     strace_line(obs_->debug_log()->file(), *this, abi, c.nr, args_at_entry, e, r,
-                c.no_result || exited_, unimplemented);
+                c.no_result || c.blocks || exited_, unimplemented);
   }
   if (!c.no_result && !exited_) {
     if (guest64_ && !i386) {
-      cpu_->set_reg(UC_X86_REG_RAX, static_cast<uint64_t>(r));
+      // A waiting thread gets RAX when it wakes (threads.cpp).
+      if (!c.blocks) cpu_->set_reg(UC_X86_REG_RAX, static_cast<uint64_t>(r));
       // SYSCALL leaves the return address in RCX and RFLAGS in R11.
       cpu_->set_reg(UC_X86_REG_RCX, cpu_->pc() + 2);
       cpu_->set_reg(UC_X86_REG_R11, cpu_->reg(UC_X86_REG_RFLAGS));
-    } else {
+    } else if (!c.blocks) {
       cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
                     static_cast<uint64_t>(r) & 0xFFFFFFFFu);
     }
@@ -115,7 +125,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   last_syscall_len_ = insn_len;
   collect_host_signals(*this);
   if (exited_ || sigreturn_ != SigreturnKind::None || sig_.next_deliverable() != 0 ||
-      want_block_hook_) {
+      want_block_hook_ || switch_pending_ || clone_.active) {
     request_stop();
   }
 }

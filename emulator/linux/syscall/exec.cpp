@@ -113,6 +113,8 @@ std::vector<std::string> run_arguments(const Process& p) {
                                                                   : "off"};
   if (o.mhz > 0) a.insert(a.end(), {"--mhz", number(o.mhz)});
   if (o.irq_hz >= 0) a.insert(a.end(), {"--irq-hz", number(o.irq_hz)});
+  if (o.quantum_us != RunOptions{}.quantum_us)
+    a.insert(a.end(), {"--quantum", number(o.quantum_us)});
   if (o.strace) a.push_back("--strace");
   if (o.stats) a.push_back("--stats");
   if (o.icount) a.push_back("--icount");

@@ -1,5 +1,5 @@
-// Process, identity, limits, TLS and futex system calls. The guest is one thread whose
-// pid and tid are the emulator's own.
+// Process, identity, limits, TLS and futex system calls. The guest's PID is the emulator's
+// own; its threads (emulator/linux/threads.cpp) have TIDs from PID on.
 #include "emulator/linux/process.hpp"
 
 #include <sched.h>
@@ -18,8 +18,9 @@
 namespace padlock::emu {
 
 int64_t sys_exit(SyscallContext& c) {
-  // One thread: exit ends the process, as exit_group does.
-  c.p.exit_group(static_cast<int>(c.a[0] & 0xFF));
+  // The calling thread ends; the last one's exit ends the process, as exit_group does.
+  c.no_result = true;
+  c.p.exit_thread(static_cast<int>(c.a[0] & 0xFF));
   return 0;
 }
 
@@ -32,7 +33,7 @@ int64_t sys_getpid(SyscallContext& c) {
   return c.p.pid();
 }
 int64_t sys_gettid(SyscallContext& c) {
-  return c.p.pid();
+  return c.p.tid();
 }
 int64_t sys_getppid(SyscallContext&) {
   return getppid();
@@ -192,7 +193,7 @@ int64_t sys_getrandom(SyscallContext& c) {
 
 int64_t sys_set_tid_address(SyscallContext& c) {
   c.p.kernel().clear_child_tid = c.a[0];
-  return c.p.pid();
+  return c.p.tid();
 }
 
 int64_t sys_set_robust_list(SyscallContext& c) {
@@ -217,77 +218,116 @@ constexpr int kFutexWait = 0, kFutexWake = 1, kFutexRequeue = 3, kFutexCmpRequeu
               kFutexWakeOp = 5, kFutexWaitBitset = 9, kFutexWakeBitset = 10;
 constexpr int kFutexPrivate = 128, kFutexClockRealtime = 256;
 
-// Single-threaded futex: nobody else can wake a waiter, so a wait sleeps until its
-// timeout or a signal, exactly what the kernel would do for a lone thread.
+// FUTEX_WAKE_OP's operation on the second word and its comparison of the old value (Linux
+// include/uapi/linux/futex.h): set, add, or, andn, xor; eq, ne, lt, le, gt, ge.
+bool wake_op(uint32_t encoded, uint32_t& word, bool& wake2) {
+  const int op = (encoded >> 28) & 7, cmp = (encoded >> 24) & 15;
+  uint32_t oparg = (encoded >> 12) & 0xFFF;
+  int32_t cmparg = static_cast<int32_t>(encoded & 0xFFF);
+  if (oparg & 0x800) oparg |= 0xFFFFF000u;  // sign-extend
+  if (cmparg & 0x800) cmparg |= static_cast<int32_t>(0xFFFFF000u);
+  if ((encoded >> 31) & 1) oparg = 1u << (oparg & 31);
+  const uint32_t old = word;
+  switch (op) {
+    case 0:
+      word = oparg;
+      break;
+    case 1:
+      word = old + oparg;
+      break;
+    case 2:
+      word = old | oparg;
+      break;
+    case 3:
+      word = old & ~oparg;
+      break;
+    case 4:
+      word = old ^ oparg;
+      break;
+    default:
+      return false;
+  }
+  const int32_t o = static_cast<int32_t>(old);
+  constexpr int kCmps = 6;
+  if (cmp >= kCmps) return false;
+  const bool results[kCmps] = {o == cmparg, o != cmparg, o<cmparg, o <= cmparg, o> cmparg,
+                               o >= cmparg};
+  wake2 = results[cmp];
+  return true;
+}
+
+// Threads wait in the scheduler (threads.cpp): a wait blocks the calling thread, a wake
+// makes waiters runnable. Timeouts are virtual time: FUTEX_WAIT's is relative, FUTEX_WAIT_
+// BITSET's absolute on CLOCK_MONOTONIC or, with FUTEX_CLOCK_REALTIME, CLOCK_REALTIME.
+// FUTEX_PRIVATE_FLAG changes nothing: the waiters are all in this process.
 int64_t futex_common(SyscallContext& c, bool time64) {
   const int op = static_cast<int>(c.a[1]);
   const int cmd = op & ~(kFutexPrivate | kFutexClockRealtime);
   const uint64_t uaddr = c.a[0];
+  if ((uaddr & 3) != 0) return -EINVAL;
   switch (cmd) {
     case kFutexWait:
     case kFutexWaitBitset: {
+      const uint32_t bitset = cmd == kFutexWait ? ~0u : static_cast<uint32_t>(c.a[5]);
+      if (bitset == 0) return -EINVAL;
       uint32_t v;
-      if ((uaddr & 3) != 0) return -EINVAL;
       if (!c.p.get(uaddr, v)) return -EFAULT;
       if (v != static_cast<uint32_t>(c.a[2])) return -EAGAIN;
-      if (c.a[3] == 0) {
-        pause();
+      VirtualTime& vt = c.p.vtime();
+      uint64_t deadline = VirtualTime::kNever;
+      if (c.a[3] != 0) {
+        uint8_t raw[16];
+        if (!c.p.read_user(c.a[3], raw, timespec_size(time64))) return -EFAULT;
+        const timespec ts = decode_timespec(raw, time64);
+        if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
+        int64_t wait_ns = int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+        if (cmd == kFutexWaitBitset) {
+          int64_t now_ns = 0;
+          vt.clock_ns((op & kFutexClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC, now_ns);
+          wait_ns -= now_ns;
+        }
+        if (wait_ns <= 0) return -ETIMEDOUT;
+        deadline = vt.now() + vt.cycles_of_ns(static_cast<uint64_t>(wait_ns));
+      }
+      if (c.p.signals().next_deliverable() != 0) {
         c.interrupted = true;
         return -EINTR;
       }
-      uint8_t raw[16];
-      if (!c.p.read_user(c.a[3], raw, timespec_size(time64))) return -EFAULT;
-      const timespec ts = decode_timespec(raw, time64);
-      // FUTEX_WAIT takes a relative timeout; FUTEX_WAIT_BITSET an absolute one.
-      const clockid_t clk = (op & kFutexClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-      const int r = clock_nanosleep(clk, cmd == kFutexWaitBitset ? TIMER_ABSTIME : 0, &ts, nullptr);
-      if (r == EINTR) {
-        c.interrupted = true;
-        return -EINTR;
-      }
-      return r == 0 ? -ETIMEDOUT : -r;
+      c.p.block_thread(uaddr, bitset, deadline);
+      c.blocks = true;
+      return 0;
     }
     case kFutexWake:
-    case kFutexWakeBitset:
+    case kFutexWakeBitset: {
+      const uint32_t bitset = cmd == kFutexWake ? ~0u : static_cast<uint32_t>(c.a[5]);
+      if (bitset == 0) return -EINVAL;
+      return c.p.futex_wake(uaddr, static_cast<int32_t>(c.a[2]), bitset);
+    }
     case kFutexRequeue:
-      return 0;
     case kFutexCmpRequeue: {
-      uint32_t v;
-      if (!c.p.get(uaddr, v)) return -EFAULT;
-      return v == static_cast<uint32_t>(c.a[5]) ? 0 : -EAGAIN;
+      // val2 (the number to requeue) travels in the timeout argument.
+      if (cmd == kFutexCmpRequeue) {
+        uint32_t v;
+        if (!c.p.get(uaddr, v)) return -EFAULT;
+        if (v != static_cast<uint32_t>(c.a[5])) return -EAGAIN;
+      }
+      return c.p.futex_requeue(uaddr, static_cast<int32_t>(c.a[2]), c.a[4],
+                               static_cast<int32_t>(c.a[3]));
     }
     case kFutexWakeOp: {
-      // Apply the operation to *uaddr2 (nobody is waiting on either word).
-      const uint32_t encoded = static_cast<uint32_t>(c.a[5]);
-      const int oparg_shift = (encoded >> 31) & 1, opc = (encoded >> 28) & 7;
-      uint32_t oparg = (encoded >> 12) & 0xFFF;
-      if (oparg & 0x800) oparg |= 0xFFFFF000u;  // sign-extend
-      if (oparg_shift) oparg = 1u << (oparg & 31);
-      uint32_t old;
-      if (!c.p.get(c.a[4], old)) return -EFAULT;
-      uint32_t nv = old;
-      switch (opc) {
-        case 0:
-          nv = oparg;
-          break;
-        case 1:
-          nv = old + oparg;
-          break;
-        case 2:
-          nv = old | oparg;
-          break;
-        case 3:
-          nv = old & ~oparg;
-          break;
-        case 4:
-          nv = old ^ oparg;
-          break;
-        default:
-          return -ENOSYS;
-      }
-      return c.p.put(c.a[4], nv) ? 0 : -EFAULT;
+      uint32_t word;
+      if ((c.a[4] & 3) != 0) return -EINVAL;
+      if (!c.p.get(c.a[4], word)) return -EFAULT;
+      bool wake2 = false;
+      if (!wake_op(static_cast<uint32_t>(c.a[5]), word, wake2)) return -ENOSYS;
+      if (!c.p.put(c.a[4], word)) return -EFAULT;
+      int n = c.p.futex_wake(uaddr, static_cast<int32_t>(c.a[2]), ~0u);
+      if (wake2) n += c.p.futex_wake(c.a[4], static_cast<int32_t>(c.a[3]), ~0u);
+      return n;
     }
     default:
+      // PI futexes (FUTEX_LOCK_PI ...) are not provided: glibc uses them only for
+      // PTHREAD_PRIO_INHERIT mutexes.
       return -ENOSYS;
   }
 }
@@ -308,7 +348,8 @@ int64_t sys_rseq(SyscallContext&) {
   return -ENOSYS;
 }
 
-int64_t sys_sched_yield(SyscallContext&) {
+int64_t sys_sched_yield(SyscallContext& c) {
+  c.p.yield_thread();
   return 0;
 }
 
@@ -395,11 +436,11 @@ UserDesc user_from_desc(unsigned index, uint64_t d) {
 
 }  // namespace
 
-int64_t sys_set_thread_area(SyscallContext& c) {
+int64_t read_tls_descriptor(SyscallContext& c, uint64_t va, unsigned& index, uint64_t& desc) {
   UserDesc u;
-  if (!c.p.get(c.a[0], u)) return -EFAULT;
+  if (!c.p.get(va, u)) return -EFAULT;
   Cpu& cpu = c.p.cpu();
-  unsigned index = u.entry_number;
+  index = u.entry_number;
   if (index == 0xFFFFFFFFu) {
     index = 0;
     for (unsigned i = kGdtTlsMin; i < kGdtTlsMin + kGdtTlsEntries; ++i) {
@@ -410,11 +451,19 @@ int64_t sys_set_thread_area(SyscallContext& c) {
     }
     if (index == 0) return -ESRCH;
     u.entry_number = index;
-    if (!c.p.put(c.a[0], u)) return -EFAULT;
+    if (!c.p.put(va, u)) return -EFAULT;
   }
   if (index < kGdtTlsMin || index >= kGdtTlsMin + kGdtTlsEntries) return -EINVAL;
-  cpu.set_gdt_entry(index, desc_empty(u) ? 0 : desc_from_user(u));
-  cpu.reload_segments_using(index);
+  desc = desc_empty(u) ? 0 : desc_from_user(u);
+  return 0;
+}
+
+int64_t sys_set_thread_area(SyscallContext& c) {
+  unsigned index = 0;
+  uint64_t desc = 0;
+  if (const int64_t r = read_tls_descriptor(c, c.a[0], index, desc); r < 0) return r;
+  c.p.cpu().set_gdt_entry(index, desc);
+  c.p.cpu().reload_segments_using(index);
   return 0;
 }
 

@@ -202,18 +202,32 @@ int64_t sys_kill(SyscallContext& c) {
   return host_result(kill(pid, sig));  // another process: the host's business
 }
 
+namespace {
+
+// tgkill/tkill: a signal to one thread of this process (emulator/linux/threads.cpp).
+int64_t signal_thread(SyscallContext& c, int32_t tid, int sig) {
+  if (!valid_signal(static_cast<uint64_t>(sig)) && sig != 0) return -EINVAL;
+  GuestSiginfo si;
+  si.signo = sig;
+  si.code = kSiTkill;
+  si.pid = c.p.pid();
+  si.uid = static_cast<int>(getuid());
+  return c.p.signal_thread(tid, si) ? 0 : -ESRCH;
+}
+
+}  // namespace
+
 int64_t sys_tgkill(SyscallContext& c) {
   const int32_t tgid = static_cast<int32_t>(c.a[0]), tid = static_cast<int32_t>(c.a[1]);
   if (tgid <= 0 || tid <= 0) return -EINVAL;
-  if (tgid != c.p.pid() || tid != c.p.pid()) return -ESRCH;
-  return signal_self(c, static_cast<int>(c.a[2]), kSiTkill);
+  if (tgid != c.p.pid()) return -ESRCH;
+  return signal_thread(c, tid, static_cast<int>(c.a[2]));
 }
 
 int64_t sys_tkill(SyscallContext& c) {
   const int32_t tid = static_cast<int32_t>(c.a[0]);
   if (tid <= 0) return -EINVAL;
-  if (tid != c.p.pid()) return -ESRCH;
-  return signal_self(c, static_cast<int>(c.a[1]), kSiTkill);
+  return signal_thread(c, tid, static_cast<int>(c.a[1]));
 }
 
 int64_t sys_rt_sigreturn(SyscallContext& c) {

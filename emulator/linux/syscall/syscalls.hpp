@@ -5,6 +5,7 @@
 // (Process::report_unsupported).
 #pragma once
 
+#include <poll.h>
 #include <sys/uio.h>
 
 #include <array>
@@ -25,6 +26,8 @@ struct SyscallContext {
   uint64_t a[6];
   bool no_result = false;    // the handler set every register (sigreturn): leave EAX alone
   bool interrupted = false;  // returned -EINTR because a signal arrived (SA_RESTART)
+  // The calling thread waits (Process::block_thread): its result is written when it wakes.
+  bool blocks = false;
 };
 
 using SyscallHandler = int64_t (*)(SyscallContext&);
@@ -280,6 +283,15 @@ PADLOCK_SYSCALL(sys_timer_delete);
 // or -EFAULT.
 int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
                    std::vector<iovec>& out);
+
+// i386 TLS (syscall/process.cpp): the struct user_desc at `va` as the GDT entry it names
+// (12..14; -1 picks a free one and writes the number back) and its descriptor; 0 or -errno.
+int64_t read_tls_descriptor(SyscallContext& c, uint64_t va, unsigned& index, uint64_t& desc);
+
+// A call that would wait on host descriptors (syscall/host_wait.cpp): true when it would
+// block now, with the descriptors in `fds` and its timeout in `ms` (-1: none). False: make
+// the call (not such a call, no wait, a non-blocking descriptor, or ready already).
+bool host_wait_set(SyscallContext& c, std::vector<pollfd>& fds, int64_t& ms);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {

@@ -70,6 +70,13 @@ int64_t sleep_common(SyscallContext& c, clockid_t clk, int flags, uint64_t req_v
     if (wait_ns <= 0) return 0;
     const uint64_t start = vt.now();
     const uint64_t until = start + vt.cycles_of_ns(static_cast<uint64_t>(wait_ns));
+    if (c.p.live_threads() > 1) {
+      // Other threads run meanwhile (emulator/linux/threads.cpp); a signal ends the sleep
+      // with EINTR, without the remaining time.
+      c.p.block_thread(0, 0, until);
+      c.blocks = true;
+      return 0;
+    }
     if (c.p.sleep_until(until)) {
       c.interrupted = true;
       if (rem_va != 0 && !(flags & TIMER_ABSTIME)) {

@@ -29,5 +29,23 @@ TEST(VirtualTime, WallAndMonotonicClocksStartAtAWholeSecond) {
   EXPECT_GE(guest / kSecond, host.tv_sec - 2);  // and no more than the truncation behind
 }
 
+// A thread's time slice end (emulator/linux/threads.cpp) is an event like a timer deadline:
+// the earliest of them is what generated code compares the clock with.
+TEST(VirtualTime, SliceEndIsAnEvent) {
+  VirtualTimeConfig c;
+  c.irq_hz = 0;
+  VirtualTime t(c);
+  EXPECT_EQ(t.next_event(), VirtualTime::kNever);
+  t.set_slice_end(5000);
+  EXPECT_EQ(t.slice_end(), 5000u);
+  EXPECT_EQ(t.next_event(), 5000u);
+  t.arm(0, 3000, 0, 14, 0x80);  // ITIMER_REAL sooner than the slice end
+  EXPECT_EQ(t.next_event(), 3000u);
+  t.disarm(0);
+  EXPECT_EQ(t.next_event(), 5000u);
+  t.set_slice_end(VirtualTime::kNever);
+  EXPECT_EQ(t.next_event(), VirtualTime::kNever);
+}
+
 }  // namespace
 }  // namespace padlock::emu

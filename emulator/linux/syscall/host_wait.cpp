@@ -1,0 +1,150 @@
+// Host waits of a thread while other guest threads can run (docs/emulator.md, "Threads"):
+// a system call that would block on a host descriptor (read, recv, accept, poll, select,
+// epoll_wait) is not made. The calling thread waits in the scheduler on the descriptors
+// instead, and makes the call again once the host says one of them is ready
+// (Process::host_wait, emulator/linux/threads.cpp). This file says which calls wait on what.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <vector>
+
+#include "emulator/linux/abi_structs.hpp"
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+// How a call names what it waits for.
+enum class WaitOn : uint8_t {
+  ReadFd,     // a[0] is a descriptor to be readable (accept: a connection)
+  RecvFd,     // the same, unless flags (recvfrom a[3], recvmsg a[2]) hold MSG_DONTWAIT
+  PollFds,    // poll/ppoll: a[0] the pollfd array, a[1] its length
+  SelectFds,  // select/pselect6: a[0] nfds, a[1..3] fd_sets
+};
+enum class Timeout : uint8_t {
+  None,
+  Ms2,
+  Ms3,
+  Timespec2,
+  Timespec2_64,
+  Timeval4,
+  Timespec4,
+  Timespec4_64
+};
+
+struct WaitingCall {
+  SyscallHandler fn;
+  WaitOn on;
+  Timeout timeout;
+  int flags_arg;  // RecvFd: the argument that holds the MSG_* flags
+};
+
+constexpr WaitingCall kWaitingCalls[] = {
+    {sys_read, WaitOn::ReadFd, Timeout::None, -1},
+    {sys_readv, WaitOn::ReadFd, Timeout::None, -1},
+    {sys_accept, WaitOn::ReadFd, Timeout::None, -1},
+    {sys_accept4, WaitOn::ReadFd, Timeout::None, -1},
+    {sys_recvfrom, WaitOn::RecvFd, Timeout::None, 3},
+    {sys_recvmsg, WaitOn::RecvFd, Timeout::None, 2},
+    {sys_epoll_wait, WaitOn::ReadFd, Timeout::Ms3, -1},  // the epoll descriptor is pollable
+    {sys_epoll_pwait, WaitOn::ReadFd, Timeout::Ms3, -1},
+    {sys_poll, WaitOn::PollFds, Timeout::Ms2, -1},
+    {sys_ppoll, WaitOn::PollFds, Timeout::Timespec2, -1},
+    {sys_ppoll_time64, WaitOn::PollFds, Timeout::Timespec2_64, -1},
+    {sys_select, WaitOn::SelectFds, Timeout::Timeval4, -1},
+    {sys_pselect6, WaitOn::SelectFds, Timeout::Timespec4, -1},
+    {sys_pselect6_time64, WaitOn::SelectFds, Timeout::Timespec4_64, -1},
+};
+
+// The call's timeout in milliseconds: -1 none, 0 it does not wait; false: unreadable.
+bool timeout_ms(SyscallContext& c, Timeout t, int64_t& ms) {
+  ms = -1;
+  uint8_t raw[16];
+  switch (t) {
+    case Timeout::None:
+      return true;
+    case Timeout::Ms2:
+    case Timeout::Ms3: {
+      const int32_t v = static_cast<int32_t>(c.a[t == Timeout::Ms2 ? 2 : 3]);
+      ms = v < 0 ? -1 : v;
+      return true;
+    }
+    case Timeout::Timeval4: {
+      if (c.a[4] == 0) return true;
+      const bool w = c.abi.wide;
+      if (!c.p.read_user(c.a[4], raw, w ? 16 : 8)) return false;
+      ms = get_long(raw, 0, w) * 1000 + (get_long(raw, w ? 8 : 4, w) + 999) / 1000;
+      return true;
+    }
+    default: {
+      const bool time64 = t == Timeout::Timespec2_64 || t == Timeout::Timespec4_64 ||
+                          (c.abi.wide && (t == Timeout::Timespec2 || t == Timeout::Timespec4));
+      const uint64_t va = (t == Timeout::Timespec2 || t == Timeout::Timespec2_64) ? c.a[2] : c.a[4];
+      if (va == 0) return true;
+      if (!c.p.read_user(va, raw, timespec_size(time64))) return false;
+      const timespec ts = decode_timespec(raw, time64);
+      ms = int64_t(ts.tv_sec) * 1000 + (ts.tv_nsec + 999999) / 1000000;
+      return true;
+    }
+  }
+}
+
+}  // namespace
+
+bool host_wait_set(SyscallContext& c, std::vector<pollfd>& fds, int64_t& ms) {
+  const SyscallEntry& e = c.abi.table[c.nr];
+  const WaitingCall* w = nullptr;
+  for (const WaitingCall& k : kWaitingCalls) {
+    if (k.fn == e.fn) w = &k;
+  }
+  if (w == nullptr) return false;
+  if (!timeout_ms(c, w->timeout, ms) || ms == 0) return false;  // the call itself answers
+  fds.clear();
+  switch (w->on) {
+    case WaitOn::RecvFd:
+      if (static_cast<int>(c.a[w->flags_arg]) & MSG_DONTWAIT) return false;
+      [[fallthrough]];
+    case WaitOn::ReadFd: {
+      const int fd = static_cast<int>(c.a[0]);
+      const int fl = fcntl(fd, F_GETFL);
+      if (fl < 0 || (fl & O_NONBLOCK)) return false;
+      fds.push_back(pollfd{fd, POLLIN, 0});
+      break;
+    }
+    case WaitOn::PollFds: {
+      const uint64_t n = c.a[1];
+      if (n == 0 || n > 4096) return false;
+      const uint8_t* p = c.p.user_ptr(c.a[0], n * sizeof(pollfd), false);
+      if (p == nullptr) return false;
+      fds.resize(n);
+      std::memcpy(fds.data(), p, n * sizeof(pollfd));
+      break;
+    }
+    case WaitOn::SelectFds: {
+      const uint64_t nfds = c.a[0];
+      if (nfds == 0 || nfds > 1024) return false;
+      const short events[3] = {POLLIN, POLLOUT, POLLPRI};
+      for (int set = 0; set < 3; ++set) {
+        if (c.a[1 + set] == 0) continue;
+        const uint8_t* bits = c.p.user_ptr(c.a[1 + set], (nfds + 7) / 8, false);
+        if (bits == nullptr) return false;
+        for (uint64_t fd = 0; fd < nfds; ++fd) {
+          if (bits[fd / 8] & (1u << (fd % 8))) {
+            fds.push_back(pollfd{static_cast<int>(fd), events[set], 0});
+          }
+        }
+      }
+      if (fds.empty()) return false;
+      break;
+    }
+  }
+  for (pollfd& f : fds) f.revents = 0;
+  // Ready already (or a descriptor the host cannot poll): the call runs now.
+  return poll(fds.data(), fds.size(), 0) == 0;
+}
+
+}  // namespace padlock::emu

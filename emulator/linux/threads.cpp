@@ -1,0 +1,431 @@
+// Guest threads and their scheduler (docs/emulator.md, "Threads"). All threads of a process
+// run on its one Unicorn CPU, one at a time; a switch saves the running thread's registers
+// (with its i386 TLS descriptors, signal mask and kernel words) and loads the next one's.
+// Switches happen only in the run loop, between two emulation slices, at points fixed by the
+// guest's own execution and the virtual clock: a thread waits (futex, sleep), exits or
+// yields, or its time slice (--quantum) ends. The next thread is the next runnable one in
+// creation order. Nothing depends on host time, so the same program with the same --seed
+// runs the same interleaving and gives the same output and trace.
+//
+// A switch is a task switch for PadLock (§1.8, steps 3 and 5): the outgoing thread's
+// EFLAGS is stored, which clears bit 30, and the incoming one's is loaded with bit 30 = 0,
+// so its next REP XCRYPT reloads the control word and key.
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/host_signals.hpp"
+
+namespace padlock::emu {
+
+int Process::live_threads() const {
+  int n = 0;
+  for (const auto& t : threads_) n += t->state != Thread::State::Dead;
+  return n;
+}
+
+int64_t Process::clone_thread(uint64_t flags, uint64_t sp, uint64_t child_tid, uint64_t tls,
+                              unsigned tls_index, uint64_t tls_desc) {
+  if (clone_.active) return -EAGAIN;  // cannot happen: the run loop starts it first
+  clone_ = PendingClone{true, flags, sp, child_tid, tls, tls_desc, tls_index, next_tid_++};
+  if (flags & CLONE_CHILD_SETTID) put(child_tid, static_cast<uint32_t>(clone_.tid));
+  request_stop();
+  return clone_.tid;
+}
+
+// The caller's registers are final now (the PC after its system call): the new thread
+// starts from them with RAX 0 and its own stack and TLS.
+void Process::start_cloned_thread() {
+  const PendingClone pc = clone_;
+  clone_.active = false;
+  auto t = std::make_unique<Thread>();
+  t->tid = pc.tid;
+  save_thread(*t);  // the caller's registers, TLS array and signal mask
+  t->ctx.gpr[0] = 0;
+  if (pc.sp != 0) t->ctx.gpr[4] = pc.sp;
+  if (pc.flags & CLONE_SETTLS) {
+    if (guest64_) {
+      t->ctx.fs_base = pc.tls;
+    } else {
+      t->tls[pc.tls_index - kGdtTlsMin] = pc.tls_desc;
+    }
+  }
+  // Linux: a new thread has no pending signals, no alternate stack (CLONE_VM) and its own
+  // kernel words.
+  t->pending = 0;
+  t->altstack_sp = t->altstack_size = 0;
+  t->altstack_flags = kSsDisable;
+  t->has_saved_mask = false;
+  t->clear_child_tid = (pc.flags & CLONE_CHILD_CLEARTID) ? pc.child_tid : 0;
+  t->robust_list = t->robust_list_len = 0;
+  t->rep = RepRun{};
+  threads_.push_back(std::move(t));
+  ++stats_.threads_created;
+  // The first thread's first slice starts now; a running slice is not extended.
+  if (vt_->slice_end() == VirtualTime::kNever) set_slice();
+}
+
+void Process::block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadline) {
+  Thread& t = *threads_[cur_];
+  t.state = Thread::State::Waiting;
+  t.futex_addr = futex_addr;
+  t.bitset = bitset;
+  t.deadline = deadline;
+  t.wait_seq = ++wait_seq_;
+  t.has_result = false;
+  switch_pending_ = true;
+  request_stop();
+}
+
+void Process::wake(Thread& t, int64_t result) {
+  t.state = Thread::State::Runnable;
+  t.deadline = VirtualTime::kNever;
+  t.has_result = true;
+  t.result = result;
+  t.host_io = false;
+  t.retry = false;
+}
+
+bool Process::others_can_run() const {
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const Thread& t = *threads_[i];
+    if (i == cur_ || t.state == Thread::State::Dead) continue;
+    if (t.state == Thread::State::Runnable || t.host_io || t.deadline != VirtualTime::kNever) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
+  (void)fds;  // already the thread's own
+  block_thread(0, 0, VirtualTime::kNever);
+  Thread& t = *threads_[cur_];
+  t.host_io = true;
+  t.host_deadline = -1;
+  if (timeout_ms > 0) {
+    t.host_deadline = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count() +
+                      timeout_ms * 1000000;
+  }
+}
+
+// One host poll over every host waiter's descriptors; a waiter whose descriptor is ready
+// runs again and repeats its call, one whose timeout has passed repeats it for real.
+void Process::poll_host_waiters(int timeout_ms) {
+  host_fds_.clear();
+  host_owner_.clear();
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const Thread& t = *threads_[i];
+    if (t.state != Thread::State::Waiting || !t.host_io) continue;
+    for (const pollfd& f : t.fds) {
+      host_fds_.push_back(f);
+      host_owner_.push_back(i);
+    }
+  }
+  if (host_fds_.empty()) return;
+  if (poll(host_fds_.data(), host_fds_.size(), timeout_ms) < 0) collect_host_signals(*this);
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  for (size_t k = 0; k < host_fds_.size(); ++k) {
+    Thread& t = *threads_[host_owner_[k]];
+    if (!t.host_io) continue;
+    const bool timed_out = t.host_deadline >= 0 && now >= t.host_deadline;
+    if (host_fds_[k].revents != 0 || timed_out) {
+      t.state = Thread::State::Runnable;
+      t.host_io = false;
+      t.retry = true;
+      t.retry_real = timed_out && host_fds_[k].revents == 0;
+    }
+  }
+}
+
+int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
+  int woken = 0;
+  // Oldest waiter first (a few threads: a scan per wake, no allocation).
+  for (;;) {
+    Thread* first = nullptr;
+    for (const auto& t : threads_) {
+      if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
+          (t->bitset & bitset) != 0 && (first == nullptr || t->wait_seq < first->wait_seq)) {
+        first = t.get();
+      }
+    }
+    if (first == nullptr) break;
+    wake(*first, 0);
+    if (++woken >= n) break;  // Linux wakes one even when asked for none
+  }
+  return woken;
+}
+
+int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue) {
+  const int woken = n_wake > 0 ? futex_wake(uaddr, n_wake, ~0u) : 0;
+  int moved = 0;
+  while (moved < n_requeue) {
+    Thread* first = nullptr;
+    for (const auto& t : threads_) {
+      if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
+          (first == nullptr || t->wait_seq < first->wait_seq)) {
+        first = t.get();
+      }
+    }
+    if (first == nullptr) break;
+    first->futex_addr = to;
+    ++moved;
+  }
+  return woken + moved;
+}
+
+void Process::exit_thread(int code) {
+  if (live_threads() <= 1) {
+    exit_group(main_exited_ ? main_exit_code_ : code);
+    return;
+  }
+  if (cur_ == 0 && !main_exited_) {
+    // Linux reports the thread-group leader's status when the last thread is gone.
+    main_exited_ = true;
+    main_exit_code_ = code;
+  }
+  // CLONE_CHILD_CLEARTID / set_tid_address: pthread_join waits on this word.
+  if (kernel_.clear_child_tid != 0 && put(kernel_.clear_child_tid, uint32_t{0})) {
+    futex_wake(kernel_.clear_child_tid, 1, ~0u);
+  }
+  threads_[cur_]->state = Thread::State::Dead;
+  switch_pending_ = true;
+  request_stop();
+}
+
+void Process::yield_thread() {
+  if (live_threads() > 1) {
+    switch_pending_ = true;
+    request_stop();
+  }
+}
+
+bool Process::signal_thread(int tid, const GuestSiginfo& si) {
+  for (const auto& t : threads_) {
+    if (t->tid != tid || t->state == Thread::State::Dead) continue;
+    if (t.get() == threads_[cur_].get()) {
+      queue_signal(si);
+      return true;
+    }
+    if (si.signo < 1 || si.signo > kNumSignals) return true;
+    t->pending |= sig_bit(si.signo);
+    sig_.info[si.signo] = si;
+    // A waiting thread that can take it wakes from its system call with EINTR.
+    if (t->state == Thread::State::Waiting &&
+        (sig_bit(si.signo) & ~(t->blocked & ~kUnblockable)) != 0) {
+      wake(*t, -EINTR);
+    }
+    return true;
+  }
+  return false;
+}
+
+void Process::save_thread(Thread& t) {
+  cpu_->save(t.ctx);
+  if (!guest64_) {
+    for (unsigned i = 0; i < kGdtTlsEntries; ++i) t.tls[i] = cpu_->gdt_entry(kGdtTlsMin + i);
+  }
+  t.blocked = sig_.blocked;
+  t.pending = sig_.pending;
+  t.altstack_sp = sig_.altstack_sp;
+  t.altstack_size = sig_.altstack_size;
+  t.altstack_flags = sig_.altstack_flags;
+  t.has_saved_mask = sig_.has_saved_mask;
+  t.saved_mask = sig_.saved_mask;
+  t.clear_child_tid = kernel_.clear_child_tid;
+  t.robust_list = kernel_.robust_list;
+  t.robust_list_len = kernel_.robust_list_len;
+  t.rep = rep_;
+}
+
+void Process::load_thread(Thread& t) {
+  // The TLS descriptors first: loading the segment registers reads them.
+  if (!guest64_) {
+    for (unsigned i = 0; i < kGdtTlsEntries; ++i) cpu_->set_gdt_entry(kGdtTlsMin + i, t.tls[i]);
+  }
+  cpu_->load(t.ctx);
+  sig_.blocked = t.blocked;
+  sig_.pending = t.pending;
+  sig_.altstack_sp = t.altstack_sp;
+  sig_.altstack_size = t.altstack_size;
+  sig_.altstack_flags = t.altstack_flags;
+  sig_.has_saved_mask = t.has_saved_mask;
+  sig_.saved_mask = t.saved_mask;
+  kernel_.clear_child_tid = t.clear_child_tid;
+  kernel_.robust_list = t.robust_list;
+  kernel_.robust_list_len = t.robust_list_len;
+  rep_ = t.rep;
+}
+
+// Waiters whose deadline has passed: a futex wait times out, a sleep completes.
+void Process::wake_due() {
+  const uint64_t now = vt_->now();
+  for (const auto& t : threads_) {
+    if (t->state == Thread::State::Waiting && t->deadline <= now) {
+      wake(*t, t->futex_addr != 0 ? -ETIMEDOUT : 0);
+    }
+  }
+}
+
+// The running thread's slice ends after --quantum of virtual time, or earlier at the first
+// waiter's deadline; with one thread there is no slice.
+void Process::set_slice() {
+  uint64_t end = VirtualTime::kNever;
+  if (live_threads() > 1) {
+    end = vt_->now() + std::max<uint64_t>(
+                           1, vt_->cycles_of_ns(static_cast<uint64_t>(opts_.quantum_us * 1000.0)));
+    for (const auto& t : threads_) {
+      if (t->state == Thread::State::Waiting && t->deadline < end) end = t->deadline;
+    }
+  }
+  vt_->set_slice_end(end);
+}
+
+// Every thread waits: time moves to the first deadline (a waiter's or a timer's) as a sleep
+// does; with none, the process waits for a host signal, as a Linux process whose threads
+// all wait forever would.
+void Process::idle() {
+  uint64_t first = VirtualTime::kNever;
+  bool host_io = false;
+  int64_t host_deadline = -1;
+  for (const auto& t : threads_) {
+    if (t->state != Thread::State::Waiting) continue;
+    first = std::min(first, t->deadline);
+    if (t->host_io) {
+      host_io = true;
+      if (t->host_deadline >= 0 && (host_deadline < 0 || t->host_deadline < host_deadline)) {
+        host_deadline = t->host_deadline;
+      }
+    }
+  }
+  if (opts_.timing) first = std::min(first, vt_->next_timer());
+  if (host_io) {
+    // Host descriptors first; a virtual deadline is not put off by them.
+    if (first != VirtualTime::kNever) {
+      poll_host_waiters(0);
+    } else {
+      int ms = -1;
+      if (host_deadline >= 0) {
+        const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now().time_since_epoch())
+                                .count();
+        ms = static_cast<int>(
+            std::clamp<int64_t>((host_deadline - now + 999999) / 1000000, 0, 1 << 30));
+      }
+      poll_host_waiters(ms);
+      return;
+    }
+    for (const auto& t : threads_) {
+      if (t->state == Thread::State::Runnable) return;
+    }
+  }
+  if (first != VirtualTime::kNever) {
+    sleep_until(first);
+  } else {
+    pause();
+    collect_host_signals(*this);
+  }
+  wake_due();
+}
+
+// Signals queued while the running thread has exited (a timer's, a host signal's) go to
+// the first live thread that does not block them, as Linux picks a thread for a
+// process-directed signal.
+void Process::route_signals() {
+  Thread& cur = *threads_[cur_];
+  if (cur.state != Thread::State::Dead || sig_.pending == 0) return;
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if ((sig_.pending & sig_bit(sig)) == 0) continue;
+    for (const auto& t : threads_) {
+      if (t->state == Thread::State::Dead || (t->blocked & ~kUnblockable & sig_bit(sig))) continue;
+      t->pending |= sig_bit(sig);
+      if (t->state == Thread::State::Waiting) wake(*t, -EINTR);
+      break;
+    }
+  }
+  sig_.pending = 0;
+}
+
+// The running thread's system call ends as its wait did: with the wake's result, or it is
+// made again (a host wait: back to its 2-byte int 0x80 / syscall / sysenter).
+void Process::resume_current() {
+  Thread& t = *threads_[cur_];
+  if (t.has_result) {
+    t.has_result = false;
+    cpu_->set_reg(
+        guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
+        guest64_ ? static_cast<uint64_t>(t.result) : static_cast<uint64_t>(t.result) & 0xFFFFFFFFu);
+  }
+  if (t.retry) {
+    t.retry = false;
+    cpu_->set_pc(cpu_->pc() - 2);
+  }
+}
+
+void Process::schedule() {
+  if (clone_.active) start_cloned_thread();
+  Thread* cur = threads_[cur_].get();
+  // A waiting thread with a signal it can take wakes with EINTR (the running thread's
+  // signals are in sig_).
+  if (cur->state == Thread::State::Waiting && sig_.next_deliverable() != 0) {
+    wake(*cur, -EINTR);
+  }
+  if (!switch_pending_) return;
+  switch_pending_ = false;
+  wake_due();
+  route_signals();
+  // A signal to deliver first: the running thread keeps the CPU until it is delivered.
+  if (cur->state == Thread::State::Runnable && sig_.next_deliverable() != 0) {
+    resume_current();
+    set_slice();
+    return;
+  }
+  const size_t n = threads_.size();
+  size_t next = n;
+  poll_host_waiters(0);
+  while (!exited_ && !fatal_) {
+    for (size_t i = 1; i <= n; ++i) {
+      const size_t k = (cur_ + i) % n;
+      if (threads_[k]->state == Thread::State::Runnable) {
+        next = k;
+        break;
+      }
+    }
+    if (next != n) break;
+    idle();
+    next = n;
+    route_signals();
+    if (cur->state == Thread::State::Waiting && sig_.next_deliverable() != 0) wake(*cur, -EINTR);
+  }
+  if (next == n) return;  // the process ended while every thread waited
+  if (next != cur_) {
+    if (cur->state != Thread::State::Dead) save_thread(*cur);
+    load_thread(*threads_[next]);
+    cur_ = next;
+    ++stats_.thread_switches;
+    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.
+    clear_eflags30();
+    // An interrupted system call's restart (SA_RESTART) belonged to the other thread.
+    last_syscall_eintr_ = false;
+  }
+  resume_current();
+  // Dead threads leave the table (the running one stays until it is switched out).
+  for (size_t i = threads_.size(); i-- > 0;) {
+    if (i != cur_ && threads_[i]->state == Thread::State::Dead) {
+      threads_.erase(threads_.begin() + static_cast<std::ptrdiff_t>(i));
+      if (i < cur_) --cur_;
+    }
+  }
+  set_slice();
+}
+
+}  // namespace padlock::emu
