@@ -126,8 +126,14 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
   const bool amd64 = o.debian == "amd64";
   if (!o.debian.empty()) {
     // Debian's kernel and the test initramfs (emulator/system/make-initramfs.sh).
-    const std::string dir =
-        env_or("PADLOCK_DEPS_CACHE", PADLOCK_DEPS_CACHE) + "/system-" + o.debian;
+    // With --module, a directory named by the modules (system-i386+padlock-aes): boots
+    // with other module sets may run meanwhile.
+    std::string dir = env_or("PADLOCK_DEPS_CACHE", PADLOCK_DEPS_CACHE) + "/system-" + o.debian;
+    for (const std::string& m : o.modules) {
+      const std::string name = m.substr(m.rfind('/') + 1);
+      dir += '+';
+      dir.append(name, 0, name.rfind(".ko"));
+    }
     std::string cmd = "bash '" PADLOCK_SOURCE_DIR "/emulator/system/make-initramfs.sh' " +
                       o.debian + " '" + dir + "'";
     for (const std::string& m : o.modules) cmd += " '" + m + "'";

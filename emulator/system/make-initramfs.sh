@@ -7,7 +7,7 @@
 #   make-initramfs.sh ARCH OUTDIR [MODULE.ko...]
 #
 # Extra modules replace Debian's module of the same name (a kernel developer's patched
-# padlock-aes.ko). Packages come with `apt-get download` and are kept in
+# padlock-aes.ko); others are loaded after Debian's. Packages come with `apt-get download` and are kept in
 # PADLOCK_DEPS_CACHE/debian-ARCH. Writes OUTDIR/vmlinuz and OUTDIR/initrd.gz (again only
 # when an input changed).
 set -euo pipefail
@@ -54,7 +54,12 @@ order="padlock-aes padlock-sha via-rng af_alg algif_skcipher algif_hash"
 for m in $order; do
   cp "$(find "$kmod" -name "$m.ko" | head -1)" "$root/lib/modules/$m.ko"
 done
-for f in "$@"; do cp "$f" "$root/lib/modules/$(basename "$f")"; done
+# --module FILE.ko: replaces Debian's module of that name, or is loaded after the others.
+for f in "$@"; do
+  m=$(basename "$f" .ko)
+  cp "$f" "$root/lib/modules/$m.ko"
+  case " $order " in *" $m "*) ;; *) order="$order $m" ;; esac
+done
 echo "$order" | tr ' ' '\n' >"$root/modules.order"
 cp "$src/tests/system/init.sh" "$root/init"
 chmod +x "$root/init"

@@ -38,6 +38,7 @@ class Boot:
     afalg: list[tuple[str, str]] = field(default_factory=list)  # (driver, result) per vector
     hwrng: str | None = None
     stats: str = ""  # stderr: --stats's table and --check's findings when QEMU exits
+    taint: dict[str, str] = field(default_factory=dict)  # /sys/module/M/taint ("-": none)
     trace: list[dict] = field(default_factory=list)  # --trace: the JSON Lines records
 
 
@@ -53,6 +54,8 @@ def parse(cpu: str, seconds: float, output: str) -> Boot:
             b.afalg.append((m[1], m[2]))
         elif m := re.match(r"PADLOCK-HWRNG (\S*)$", line):
             b.hwrng = m[1]
+        elif m := re.match(r"PADLOCK-TAINT (\S+) (\S+)$", line):
+            b.taint[m[1]] = m[2]
     return b
 
 
@@ -226,3 +229,56 @@ def test_checker_runs_on_the_kernels_padlock_instructions(booted, emulator_path)
     units = model_units(emulator_path)[booted.cpu]
     assert pad_only == ("PHE" in units and booted.cpu != "nano"), booted.stats[-3000:]
     assert "padlock-emu: check: error" not in booted.stats
+
+
+# --- a kernel developer's padlock-aes.c (docs/system.md, "Testing a patched padlock-aes.c")
+
+KBUILD = REPO / "emulator/system/debian-kbuild.sh"
+# A deliberately broken variant: its own driver names (so it loads beside the good one) and
+# the wrong number of rounds in the control word (§3.2), which every AES vector detects.
+BROKEN = [("-padlock\"", "-padlock-broken\""),
+          ("ctx->cword.encrypt.rounds = 10 + ", "ctx->cword.encrypt.rounds = 12 + ")]
+
+
+def test_a_patched_padlock_aes_built_against_debians_headers_boots(emulator_path, initramfs,
+                                                                   tmp_path):
+    """The recipe as a test: Debian's padlock-aes.c from linux-source-6.1 at the booted
+    kernel's version, built out of tree against that kernel's linux-headers and
+    linux-kbuild (apt-get download, dpkg-deb -x), and a broken variant of it; both go into
+    the initramfs with --module. The kernel loads both (unsigned: taint E), the crypto
+    manager passes the good one and fails the broken one."""
+    r = subprocess.run(["bash", str(KBUILD), "source", "i386", "drivers/crypto/padlock-aes.c"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    source = Path(r.stdout.strip()).read_text()
+    good, broken = tmp_path / "padlock-aes.c", tmp_path / "padlock-aes-broken.c"
+    good.write_text(source)
+    text = source
+    for old, new in BROKEN:
+        assert old in text, old
+        text = text.replace(old, new)
+    broken.write_text(text)
+    r = subprocess.run(["bash", str(KBUILD), "build", "i386", str(tmp_path / "ko"), str(good),
+                        str(broken)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    modules = r.stdout.split()
+    assert [Path(m).name for m in modules] == ["padlock-aes.ko", "padlock-aes-broken.ko"]
+
+    # The initramfs first, where the CLI finds it (system-i386+padlock-aes+...), so that the
+    # boot alone is timed.
+    r = subprocess.run(["bash", str(REPO / "emulator/system/make-initramfs.sh"), "i386",
+                        str(CACHE / "system-i386+padlock-aes+padlock-aes-broken"), *modules],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    b = boot(emulator_path, "esther-c5j", tmp_path / "trace.jsonl",
+             *[a for m in modules for a in ("--module", m)])
+    assert b.seconds < BOOT_LIMIT_S, f"{b.seconds:.1f} s"
+    assert b.modules["padlock-aes"] == "loaded" and b.modules["padlock-aes-broken"] == "loaded"
+    # Ours, not Debian's signed module: the kernel is tainted by an unsigned module (E).
+    assert "E" in b.taint["padlock-aes"] and "E" in b.taint["padlock-aes-broken"], b.taint
+    assert b.taint["padlock-sha"] == "-"
+    for driver in ACE_DRIVERS:
+        assert b.selftests[driver] == "passed", b.selftests
+        assert b.selftests[driver + "-broken"] != "passed", b.selftests
+        assert re.search(rf"alg: .*{driver}-broken", b.output), b.output[-3000:]
+    assert ("cbc-aes-padlock", "ok") in b.afalg

@@ -12,6 +12,9 @@ echo "PADLOCK-FLAGS$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
 for m in $(cat /modules.order); do
   if err=$(insmod "/lib/modules/$m.ko" 2>&1); then
     echo "PADLOCK-MODULE $m loaded"
+    # E: an unsigned module, such as one built with emulator/system/debian-kbuild.sh
+    taint=$(cat "/sys/module/$(echo "$m" | tr - _)/taint" 2>/dev/null)
+    echo "PADLOCK-TAINT $m ${taint:--}"
   else
     echo "PADLOCK-MODULE $m refused: ${err##*: }"
   fi
