@@ -12,7 +12,7 @@
 set -euo pipefail
 cmd=${1:-}
 arch=${2:-}
-[ $# -ge 3 ] || { sed -n '/^#   /p' "$0" | sed 's/^# *//' >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n 's/^#   //p' "$0" >&2; exit 2; }
 shift 2
 case "$arch" in
   i386) flavour=686 debarch=i386 ;;
