@@ -108,10 +108,15 @@ struct padlock_sys {
     t.overlap = false;
     return t;
   }
-  // The clock follows QEMU's virtual clock; PadLock cycles run ahead of it.
+  // The model's clock is QEMU's virtual clock in cycles plus every PadLock cycle: each
+  // PadLock instruction advances it by its own cycles (the core), QEMU's clock by what it
+  // charges for one instruction, and the guest's TSC reads the sum (docs/system.md).
   void catch_up(uint64_t now_ns) {
     const auto at = static_cast<uint64_t>(static_cast<double>(now_ns) * clock.mhz() / 1000.0);
-    if (at > clock.now()) clock.advance(at - clock.now());
+    if (at > qemu_cycles) {
+      clock.advance(at - qemu_cycles);
+      qemu_cycles = at;
+    }
   }
   ExecEnv env(uint64_t now_ns) {
     catch_up(now_ns);
@@ -124,6 +129,7 @@ struct padlock_sys {
   uint64_t seed;
   Padlock units;
   emu::VirtualTime clock;
+  uint64_t qemu_cycles = 0;  // QEMU's virtual clock in cycles, as far as the clock has it
   emu::Stats stats;
   emu::DiagnosticPrinter printer;
   emu::PadlockCore core;
@@ -272,6 +278,11 @@ void padlock_sys_execute(padlock_sys* p, const uint8_t* insn, unsigned avail,
 }
 
 uint64_t padlock_sys_cycles(padlock_sys* p) {
+  return p->clock.now();
+}
+
+uint64_t padlock_sys_tsc(padlock_sys* p, uint64_t now_ns) {
+  p->catch_up(now_ns);
   return p->clock.now();
 }
 

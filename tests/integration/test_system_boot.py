@@ -8,12 +8,15 @@ fails there instead of skipping."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import subprocess
+import sys
 import time
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
@@ -39,6 +42,7 @@ class Boot:
     hwrng: str | None = None
     stats: str = ""  # stderr: --stats's table and --check's findings when QEMU exits
     taint: dict[str, str] = field(default_factory=dict)  # /sys/module/M/taint ("-": none)
+    tsc: dict[int, int] = field(default_factory=dict)  # blocks -> RDTSC cycles (tsc_xcrypt.c)
     trace: list[dict] = field(default_factory=list)  # --trace: the JSON Lines records
 
 
@@ -56,6 +60,8 @@ def parse(cpu: str, seconds: float, output: str) -> Boot:
             b.hwrng = m[1]
         elif m := re.match(r"PADLOCK-TAINT (\S+) (\S+)$", line):
             b.taint[m[1]] = m[2]
+        elif m := re.match(r"PADLOCK-TSC ecb (\d+) (\d+)$", line):
+            b.tsc[int(m[1])] = int(m[2])
     return b
 
 
@@ -81,14 +87,27 @@ def model_units(emulator_path: Path) -> dict[str, set[str]]:
     return units
 
 
+@contextmanager
+def shared(tmp_path_factory, name: str):
+    """A directory all pytest-xdist workers of the run share, held under the lock `name`:
+    one worker builds or boots, the others wait and read what it left there."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield root
+
+
 @pytest.fixture(scope="session")
-def initramfs():
-    """Debian's i386 kernel and the test initramfs, built before any boot is timed; the
-    CLI's --debian-kernel finds them unchanged (make-initramfs.sh keeps a stamp)."""
-    for arch in sorted(set(CPUS.values())):
-        r = subprocess.run(["bash", str(REPO / "emulator/system/make-initramfs.sh"), arch,
-                            str(CACHE / f"system-{arch}")], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
+def initramfs(tmp_path_factory):
+    """Debian's kernels and the test initramfs, built before any boot is timed; the CLI's
+    --debian-kernel finds them unchanged (make-initramfs.sh keeps a stamp)."""
+    with shared(tmp_path_factory, "system-initramfs"):
+        for arch in sorted(set(CPUS.values())):
+            r = subprocess.run(["bash", str(REPO / "emulator/system/make-initramfs.sh"), arch,
+                                str(CACHE / f"system-{arch}")], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
 
 
 def boot(emulator_path: Path, cpu: str, trace: Path, *args: str) -> Boot:
@@ -112,9 +131,19 @@ def boot(emulator_path: Path, cpu: str, trace: Path, *args: str) -> Boot:
 
 @pytest.fixture(params=list(CPUS))
 def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
+    """Each CPU model boots once per test run, whichever worker asks first (CI's limit is
+    five boots in all)."""
     cpu = request.param
     if cpu not in _boots:
-        _boots[cpu] = boot(emulator_path, cpu, tmp_path_factory.mktemp("boot") / "trace.jsonl")
+        with shared(tmp_path_factory, f"system-boot-{cpu}") as root:
+            saved = root / f"system-boot-{cpu}.json"
+            if saved.exists():
+                b = Boot(**json.loads(saved.read_text()))
+                b.tsc = {int(n): t for n, t in b.tsc.items()}
+            else:
+                b = boot(emulator_path, cpu, root / f"system-trace-{cpu}.jsonl")
+                saved.write_text(json.dumps(asdict(b)))
+            _boots[cpu] = b
     return _boots[cpu]
 
 
@@ -229,6 +258,42 @@ def test_checker_runs_on_the_kernels_padlock_instructions(booted, emulator_path)
     units = model_units(emulator_path)[booted.cpu]
     assert pad_only == ("PHE" in units and booted.cpu != "nano"), booted.stats[-3000:]
     assert "padlock-emu: check: error" not in booted.stats
+
+
+def model_cycles(cpu: str, blocks: int) -> int:
+    """The model's cycles for tsc_xcrypt.c's REP XCRYPTECB (AES-128 encryption, key loaded
+    again) from the direct model API, with the units' clocks alone as in system mode."""
+    build = os.environ.get("PADLOCK_BUILD_DIR")
+    if build and str(Path(build).resolve() / "python") not in sys.path:
+        sys.path.insert(0, str(Path(build).resolve() / "python"))
+    try:
+        from padlock_emu import direct
+    except ImportError:
+        if os.environ.get("PADLOCK_REQUIRE_SYSTEM") == "1":
+            raise
+        pytest.skip("the padlock_emu module is not built (PADLOCK_BUILD_DIR)")
+    return direct.xcrypt("ecb", 10, bytes(16), None, bytes(16 * blocks), cpu=cpu).cycles
+
+
+def test_padlock_cycles_reach_the_guests_tsc(booted):
+    """tests/system/tsc_xcrypt.c reads RDTSC around REP XCRYPTECB of N blocks. The TSC is
+    QEMU's virtual clock at the model's MHz plus the PadLock cycles (docs/system.md), so
+    under -icount, where the instructions around it cost the same for every N, the times
+    differ by exactly the model's cycles (within the one cycle of rounding QEMU's clock to
+    cycles); without it, host time adds to them."""
+    assert sorted(booted.tsc) == [1, 2, 3, 4, 16, 64, 255, 1024], booted.output[-2000:]
+    model = {n: model_cycles(booted.cpu, n) for n in booted.tsc}
+    assert len(set(model.values())) == len(model)  # the counts tell the formula apart
+    # The trace saw the same instructions cost the same (the ECB records of ECX = N).
+    traced = {int(r["in"]["ecx" if "ecx" in r["in"] else "rcx"], 16): r["cycles"]
+              for r in booted.trace[1:-1] if r["insn"] == "REP XCRYPTECB" and r["key_reloaded"]}
+    assert all(traced.get(n) == c for n, c in model.items()), (traced, model)
+    if "-icount" in QEMU_ARGS.get(booted.cpu, []):
+        for n in booted.tsc:
+            assert abs((booted.tsc[n] - booted.tsc[1]) - (model[n] - model[1])) <= 1, (
+                booted.tsc, model)
+    else:
+        assert all(booted.tsc[n] >= model[n] for n in booted.tsc), (booted.tsc, model)
 
 
 # --- a kernel developer's padlock-aes.c (docs/system.md, "Testing a patched padlock-aes.c")
