@@ -137,12 +137,18 @@ def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
     if cpu not in _boots:
         with shared(tmp_path_factory, f"system-boot-{cpu}") as root:
             saved = root / f"system-boot-{cpu}.json"
-            if saved.exists():
-                b = Boot(**json.loads(saved.read_text()))
-                b.tsc = {int(n): t for n, t in b.tsc.items()}
-            else:
-                b = boot(emulator_path, cpu, root / f"system-trace-{cpu}.jsonl")
+            if not saved.exists():
+                try:
+                    b = boot(emulator_path, cpu, root / f"system-trace-{cpu}.jsonl")
+                except pytest.skip.Exception as e:  # no QEMU: the other workers skip at once
+                    saved.write_text(json.dumps({"skip": str(e)}))
+                    raise
                 saved.write_text(json.dumps(asdict(b)))
+            data = json.loads(saved.read_text())
+            if "skip" in data:
+                pytest.skip(data["skip"])
+            b = Boot(**data)
+            b.tsc = {int(n): t for n, t in b.tsc.items()}
             _boots[cpu] = b
     return _boots[cpu]
 
@@ -284,10 +290,15 @@ def test_padlock_cycles_reach_the_guests_tsc(booted):
     assert sorted(booted.tsc) == [1, 2, 3, 4, 16, 64, 255, 1024], booted.output[-2000:]
     model = {n: model_cycles(booted.cpu, n) for n in booted.tsc}
     assert len(set(model.values())) == len(model)  # the counts tell the formula apart
-    # The trace saw the same instructions cost the same (the ECB records of ECX = N).
-    traced = {int(r["in"]["ecx" if "ecx" in r["in"] else "rcx"], 16): r["cycles"]
-              for r in booted.trace[1:-1] if r["insn"] == "REP XCRYPTECB" and r["key_reloaded"]}
-    assert all(traced.get(n) == c for n, c in model.items()), (traced, model)
+    # The trace saw the same instructions cost the same: every whole REP XCRYPTECB of
+    # AES-128 encryption with the key loaded (not interrupted, not resumed), by ECX.
+    traced: dict[int, set[int]] = {}
+    for r in booted.trace[1:-1]:
+        if (r["insn"] == "REP XCRYPTECB" and r["key_reloaded"] and r["status"] == "completed"
+                and not r["restarted"] and r["cw"]["raw"] == "0x0000000a"):
+            n = int(r["in"]["ecx" if "ecx" in r["in"] else "rcx"], 16)
+            traced.setdefault(n, set()).add(r["cycles"])
+    assert all(traced.get(n) == {c} for n, c in model.items()), (traced, model)
     if "-icount" in QEMU_ARGS.get(booted.cpu, []):
         for n in booted.tsc:
             assert abs((booted.tsc[n] - booted.tsc[1]) - (model[n] - model[1])) <= 1, (
