@@ -12,6 +12,7 @@ import fcntl
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -36,6 +37,7 @@ class Boot:
     cpu: str
     seconds: float
     output: str
+    cpu_seconds: float = 0  # user + system time of padlock-emu and QEMU
     modules: dict[str, str] = field(default_factory=dict)
     selftests: dict[str, str] = field(default_factory=dict)
     afalg: list[tuple[str, str]] = field(default_factory=list)  # (driver, result) per vector
@@ -110,20 +112,25 @@ def initramfs(tmp_path_factory):
             assert r.returncode == 0, r.stderr
 
 
-def boot(emulator_path: Path, cpu: str, trace: Path, *args: str) -> Boot:
+def boot(emulator_path: Path, tmp_path_factory, cpu: str, trace: Path, *args: str) -> Boot:
     """One boot of Debian's kernel with --stats, --trace and --check; `args` go before
-    QEMU's own."""
+    QEMU's own. One boot at a time in the whole run, so that a boot has a core of its own
+    while the other tests run: its wall time is its own."""
     required = os.environ.get("PADLOCK_REQUIRE_SYSTEM") == "1"
-    start = time.monotonic()
-    r = subprocess.run([str(emulator_path), "system", "--cpu", cpu, "--debian-kernel", CPUS[cpu],
-                        "--append", "quiet", "--stats", "--trace", str(trace), "--check", *args,
-                        "--", *QEMU_ARGS.get(cpu, [])],
-                       capture_output=True, text=True, timeout=BOOT_LIMIT_S * 4)
-    seconds = time.monotonic() - start
+    with shared(tmp_path_factory, "system-boot"):
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.monotonic()
+        r = subprocess.run([str(emulator_path), "system", "--cpu", cpu, "--debian-kernel",
+                            CPUS[cpu], "--append", "quiet", "--stats", "--trace", str(trace),
+                            "--check", *args, "--", *QEMU_ARGS.get(cpu, [])],
+                           capture_output=True, text=True, timeout=BOOT_LIMIT_S * 4)
+        seconds = time.monotonic() - start
+        done = resource.getrusage(resource.RUSAGE_CHILDREN)
     if "no QEMU at" in r.stderr and not required:
         pytest.skip("system mode's QEMU is not built (target padlock-qemu)")
     assert "PADLOCK-DONE" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
     b = parse(cpu, seconds, r.stdout)
+    b.cpu_seconds = (done.ru_utime + done.ru_stime) - (used.ru_utime + used.ru_stime)
     b.stats = r.stderr
     b.trace = [json.loads(line) for line in trace.read_text().splitlines()]
     return b
@@ -139,7 +146,8 @@ def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
             saved = root / f"system-boot-{cpu}.json"
             if not saved.exists():
                 try:
-                    b = boot(emulator_path, cpu, root / f"system-trace-{cpu}.jsonl")
+                    b = boot(emulator_path, tmp_path_factory, cpu,
+                             root / f"system-trace-{cpu}.jsonl")
                 except pytest.skip.Exception as e:  # no QEMU: the other workers skip at once
                     saved.write_text(json.dumps({"skip": str(e)}))
                     raise
@@ -154,7 +162,8 @@ def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
 
 
 def test_boot_takes_under_30_s(booted):
-    assert booted.seconds < BOOT_LIMIT_S, f"{booted.cpu}: {booted.seconds:.1f} s"
+    assert booted.seconds < BOOT_LIMIT_S, (
+        f"{booted.cpu}: {booted.seconds:.1f} s ({booted.cpu_seconds:.1f} s of CPU time)")
 
 
 def test_kernel_selftests_pass_for_every_unit_the_model_has(booted, emulator_path):
@@ -317,7 +326,7 @@ BROKEN = [("-padlock\"", "-padlock-broken\""),
 
 
 def test_a_patched_padlock_aes_built_against_debians_headers_boots(emulator_path, initramfs,
-                                                                   tmp_path):
+                                                                   tmp_path, tmp_path_factory):
     """The recipe as a test: Debian's padlock-aes.c from linux-source-6.1 at the booted
     kernel's version, built out of tree against that kernel's linux-headers and
     linux-kbuild (apt-get download, dpkg-deb -x), and a broken variant of it; both go into
@@ -346,9 +355,9 @@ def test_a_patched_padlock_aes_built_against_debians_headers_boots(emulator_path
                         str(CACHE / "system-i386+padlock-aes+padlock-aes-broken"), *modules],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    b = boot(emulator_path, "esther-c5j", tmp_path / "trace.jsonl",
+    b = boot(emulator_path, tmp_path_factory, "esther-c5j", tmp_path / "trace.jsonl",
              *[a for m in modules for a in ("--module", m)])
-    assert b.seconds < BOOT_LIMIT_S, f"{b.seconds:.1f} s"
+    assert b.seconds < BOOT_LIMIT_S, f"{b.seconds:.1f} s ({b.cpu_seconds:.1f} s of CPU time)"
     assert b.modules["padlock-aes"] == "loaded" and b.modules["padlock-aes-broken"] == "loaded"
     # Ours, not Debian's signed module: the kernel is tainted by an unsigned module (E).
     assert "E" in b.taint["padlock-aes"] and "E" in b.taint["padlock-aes-broken"], b.taint
