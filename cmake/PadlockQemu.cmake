@@ -12,6 +12,9 @@ set(PADLOCK_QEMU_TARGETS "i386-softmmu;x86_64-softmmu" CACHE STRING
 set(_q_dir "${CMAKE_CURRENT_LIST_DIR}/qemu")
 set(_q_inputs "${_q_dir}/qemu-source.env" "${_q_dir}/qemu-7.2-padlock.patch"
               "${_q_dir}/build-qemu.sh" "${PROJECT_SOURCE_DIR}/emulator/system/padlock_system.h")
+# The key is computed when CMake configures: a changed patch or header configures again, so
+# the build never runs an older QEMU against a newer library.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_q_inputs})
 set(_q_key "")
 foreach(f ${_q_inputs})
   file(SHA256 "${f}" h)

@@ -3,7 +3,10 @@
 // the same execution core as `run`; this command only finds the pieces and starts QEMU.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@ constexpr const char* kUsage =
     "usage: padlock-emu system [--cpu NAME] (--kernel VMLINUZ [--initrd INITRD]\n"
     "                          | --debian-kernel i386|amd64 [--module FILE.ko]...)\n"
     "                          [--append ARGS] [--memory MB] [--x86-64] [--stats]\n"
+    "                          [--trace FILE] [--check]\n"
     "                          [-- QEMU ARGS...]\n"
     "\n"
     "Boots a kernel under system mode's QEMU on a modelled VIA CPU; PadLock instructions\n"
@@ -33,14 +37,18 @@ constexpr const char* kUsage =
     "  --memory MB        guest RAM; default 256\n"
     "  --x86-64           qemu-system-x86_64 for a 64-bit --kernel (implied by amd64)\n"
     "  --stats            PadLock statistics on stderr when QEMU exits\n"
+    "  --trace FILE       every PadLock instruction as JSON Lines, as run's --trace\n"
+    "                     (cycles: the model's clock, which the guest's TSC reads)\n"
+    "  --check            the PadLock checker (docs/checker.md); findings on stderr at exit\n"
     "Environment: PADLOCK_QEMU_DIR (the built QEMU), PADLOCK_SYSTEM_LIB (the models).\n";
 
 struct SystemOptions {
   std::string cpu = "esther";
-  std::string kernel, initrd, append, debian;
+  std::string kernel, initrd, append, debian, trace;
   std::string memory = "256";
   std::vector<std::string> modules, qemu_args;
   bool stats = false;
+  bool check = false;
   bool x86_64 = false;  // qemu-system-x86_64 (a 64-bit --kernel)
 };
 
@@ -81,6 +89,10 @@ SystemOptions parse_system(const std::vector<std::string>& args) {
       o.x86_64 = true;
     } else if (a == "--stats") {
       o.stats = true;
+    } else if (a == "--trace") {
+      o.trace = value();
+    } else if (a == "--check") {
+      o.check = true;
     } else {
       throw UsageError("system: unknown argument '" + a + "' (see 'padlock-emu system --help')");
     }
@@ -114,8 +126,14 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
   const bool amd64 = o.debian == "amd64";
   if (!o.debian.empty()) {
     // Debian's kernel and the test initramfs (emulator/system/make-initramfs.sh).
-    const std::string dir =
-        env_or("PADLOCK_DEPS_CACHE", PADLOCK_DEPS_CACHE) + "/system-" + o.debian;
+    // With --module, a directory named by the modules (system-i386+padlock-aes): boots
+    // with other module sets may run meanwhile.
+    std::string dir = env_or("PADLOCK_DEPS_CACHE", PADLOCK_DEPS_CACHE) + "/system-" + o.debian;
+    for (const std::string& m : o.modules) {
+      const std::string name = m.substr(m.rfind('/') + 1);
+      dir += '+';
+      dir.append(name, 0, name.rfind(".ko"));
+    }
     std::string cmd = "bash '" PADLOCK_SOURCE_DIR "/emulator/system/make-initramfs.sh' " +
                       o.debian + " '" + dir + "'";
     for (const std::string& m : o.modules) cmd += " '" + m + "'";
@@ -139,6 +157,19 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
   }
   setenv("PADLOCK_SYSTEM_LIB", env_or("PADLOCK_SYSTEM_LIB", PADLOCK_SYSTEM_LIB).c_str(), 1);
   if (o.stats) setenv("PADLOCK_SYSTEM_STATS", "1", 1);
+  if (!o.trace.empty()) {
+    // Created here so that a path that cannot be written fails before the boot.
+    FILE* f = std::fopen(o.trace.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(err, "padlock-emu: system: cannot create trace '%s': %s\n", o.trace.c_str(),
+                   std::strerror(errno));
+      return 1;
+    }
+    std::fclose(f);
+    setenv("PADLOCK_SYSTEM_TRACE", o.trace.c_str(), 1);
+  }
+  if (o.check) setenv("PADLOCK_SYSTEM_CHECK", "1", 1);
+  setenv("PADLOCK_SYSTEM_KERNEL", o.kernel.c_str(), 1);
   std::vector<std::string> argv = {qemu,
                                    "-L",
                                    "/usr/share/seabios",

@@ -2,12 +2,13 @@
 # Builds what `padlock-emu system --debian-kernel ARCH` boots (docs/system.md): Debian's own
 # kernel (linux-image-686 or linux-image-amd64) and a small initramfs holding busybox-static,
 # the PadLock modules (padlock-aes, padlock-sha, via-rng), AF_ALG, the known-answer program
-# tests/system/afalg_check.c and the test init tests/system/init.sh.
+# tests/system/afalg_check.c, the RDTSC timing of REP XCRYPT tests/system/tsc_xcrypt.c and
+# the test init tests/system/init.sh.
 #
 #   make-initramfs.sh ARCH OUTDIR [MODULE.ko...]
 #
 # Extra modules replace Debian's module of the same name (a kernel developer's patched
-# padlock-aes.ko). Packages come with `apt-get download` and are kept in
+# padlock-aes.ko); others are loaded after Debian's. Packages come with `apt-get download` and are kept in
 # PADLOCK_DEPS_CACHE/debian-ARCH. Writes OUTDIR/vmlinuz and OUTDIR/initrd.gz (again only
 # when an input changed).
 set -euo pipefail
@@ -32,7 +33,7 @@ done
 
 # Nothing to do when the same inputs built OUTDIR last time.
 stamp=$(cat "$0" "$src/tests/system/init.sh" "$src/tests/system/afalg_vectors.txt" \
-  "$src/tests/system/afalg_check.c" "$cache/${image}"_*.deb "$cache"/busybox-static_*.deb "$@" |
+  "$src/tests/system/afalg_check.c" "$src/tests/system/tsc_xcrypt.c" "$cache/${image}"_*.deb "$cache"/busybox-static_*.deb "$@" |
   sha256sum | cut -d' ' -f1)
 if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] && [ -f "$out/initrd.gz" ]; then
   echo "$out/vmlinuz $out/initrd.gz ($image, cached)"
@@ -54,12 +55,18 @@ order="padlock-aes padlock-sha via-rng af_alg algif_skcipher algif_hash"
 for m in $order; do
   cp "$(find "$kmod" -name "$m.ko" | head -1)" "$root/lib/modules/$m.ko"
 done
-for f in "$@"; do cp "$f" "$root/lib/modules/$(basename "$f")"; done
+# --module FILE.ko: replaces Debian's module of that name, or is loaded after the others.
+for f in "$@"; do
+  m=$(basename "$f" .ko)
+  cp "$f" "$root/lib/modules/$m.ko"
+  case " $order " in *" $m "*) ;; *) order="$order $m" ;; esac
+done
 echo "$order" | tr ' ' '\n' >"$root/modules.order"
 cp "$src/tests/system/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$src/tests/system/afalg_vectors.txt" "$root/afalg_vectors.txt"
 gcc "$cflags" -static -O2 -o "$root/afalg_check" "$src/tests/system/afalg_check.c"
+gcc "$cflags" -static -O2 -o "$root/tsc_xcrypt" "$src/tests/system/tsc_xcrypt.c"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -9) >"$out/initrd.gz"
 echo "$stamp" >"$out/stamp"
 echo "$out/vmlinuz $out/initrd.gz ($image)"

@@ -6,11 +6,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
+#include "emulator/system/system_observers.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"
 #include "isa/msr.hpp"
@@ -64,19 +68,30 @@ int status_of(const Outcome& o) {
   return kFault[static_cast<int>(o.fault.kind)];
 }
 
-// --stats (PADLOCK_SYSTEM_STATS set): every virtual CPU's statistics when QEMU exits, which
-// it does through exit() without destroying its CPUs.
-std::vector<padlock_sys*>& stats_at_exit() {
-  static std::vector<padlock_sys*> live;
-  return live;
+// What lasts as long as the QEMU process, which ends through exit() without destroying its
+// CPUs: every virtual CPU's handle (--stats prints their tables) and the observers of
+// --trace and --check, made at the first PadLock instruction, when the code's mode is
+// known. at_exit() finishes both.
+struct Session {
+  std::mutex lock;
+  std::vector<padlock_sys*> live;
+  bool stats = false;
+  emu::SystemObserverOptions observe;
+  std::unique_ptr<emu::SystemObservers> observers;
+  bool exit_registered = false;
+};
+Session& session() {
+  static Session s;
+  return s;
 }
-void print_stats_at_exit();
+void at_exit();
 
 }  // namespace
 
 struct padlock_sys {
   padlock_sys(const CpuModel& cpu, uint64_t seed)
-      : units(cpu, config_with(seed)),
+      : seed(seed),
+        units(cpu, config_with(seed)),
         clock(clock_at(cpu.default_mhz.value, seed)),
         printer(stats, stderr),
         core(units, clock, stats, &printer, timing()) {}
@@ -93,10 +108,15 @@ struct padlock_sys {
     t.overlap = false;
     return t;
   }
-  // The clock follows QEMU's virtual clock; PadLock cycles run ahead of it.
+  // The model's clock is QEMU's virtual clock in cycles plus every PadLock cycle: each
+  // PadLock instruction advances it by its own cycles (the core), QEMU's clock by what it
+  // charges for one instruction, and the guest's TSC reads the sum (docs/system.md).
   void catch_up(uint64_t now_ns) {
     const auto at = static_cast<uint64_t>(static_cast<double>(now_ns) * clock.mhz() / 1000.0);
-    if (at > clock.now()) clock.advance(at - clock.now());
+    if (at > qemu_cycles) {
+      clock.advance(at - qemu_cycles);
+      qemu_cycles = at;
+    }
   }
   ExecEnv env(uint64_t now_ns) {
     catch_up(now_ns);
@@ -106,20 +126,48 @@ struct padlock_sys {
     return e;
   }
 
+  uint64_t seed;
   Padlock units;
   emu::VirtualTime clock;
+  uint64_t qemu_cycles = 0;  // QEMU's virtual clock in cycles, as far as the clock has it
   emu::Stats stats;
   emu::DiagnosticPrinter printer;
   emu::PadlockCore core;
+  bool observing = false;  // the core reports to the session's observers
 };
 
 namespace {
-void print_stats_at_exit() {
-  for (padlock_sys* p : stats_at_exit()) {
+
+// The observers, made once for the whole process (the lock is the session's).
+emu::SystemObservers* observers_for(padlock_sys* p, bool guest64) {
+  Session& s = session();
+  if (!s.observers) {
+    try {
+      s.observers = std::make_unique<emu::SystemObservers>(s.observe, p->units.model(),
+                                                           p->clock.mhz(), p->seed, guest64);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "padlock-emu: %s\n", e.what());
+      std::exit(1);
+    }
+  }
+  return s.observers.get();
+}
+
+void at_exit() {
+  Session& s = session();
+  std::lock_guard<std::mutex> hold(s.lock);
+  uint64_t now = 0;
+  for (padlock_sys* p : s.live) now = std::max(now, p->clock.now());
+  if (s.observe.any() && !s.live.empty()) {
+    observers_for(s.live.front(), s.live.front()->units.model().long_mode)->finish(now);
+  }
+  if (!s.stats) return;
+  for (padlock_sys* p : s.live) {
     std::fprintf(stderr, "padlock-emu: %s\n", p->units.model().name);
     p->stats.print(stderr, p->clock.mhz());
   }
 }
+
 }  // namespace
 
 extern "C" {
@@ -142,20 +190,25 @@ padlock_sys* padlock_sys_create(const char* cpu, uint64_t seed) {
   const CpuModel* m = cpu != nullptr ? find_cpu_model(cpu) : nullptr;
   if (m == nullptr) return nullptr;
   auto* p = new padlock_sys(*m, seed);
-  const char* stats = std::getenv("PADLOCK_SYSTEM_STATS");
-  if (stats != nullptr && *stats != '\0') {
-    // The list first: its destructor must run after the handler, which uses it.
-    auto& live = stats_at_exit();
-    static const bool registered = std::atexit(print_stats_at_exit) == 0;
-    (void)registered;
-    live.push_back(p);
+  Session& s = session();  // made before the handler is registered: it outlives it
+  std::lock_guard<std::mutex> hold(s.lock);
+  if (!s.exit_registered) {
+    s.exit_registered = true;
+    const char* stats = std::getenv("PADLOCK_SYSTEM_STATS");
+    s.stats = stats != nullptr && *stats != '\0';
+    s.observe = emu::SystemObserverOptions::from_env();
+    std::atexit(at_exit);
   }
+  s.live.push_back(p);
   return p;
 }
 
 void padlock_sys_destroy(padlock_sys* p) {
-  auto& live = stats_at_exit();
-  live.erase(std::remove(live.begin(), live.end(), p), live.end());
+  Session& s = session();
+  {
+    std::lock_guard<std::mutex> hold(s.lock);
+    s.live.erase(std::remove(s.live.begin(), s.live.end(), p), s.live.end());
+  }
   delete p;
 }
 
@@ -207,6 +260,11 @@ void padlock_sys_execute(padlock_sys* p, const uint8_t* insn, unsigned avail,
   s.cr4_osfxsr = regs->cr4_osfxsr != 0;
   SoftmmuMemory m(*mem);
   p->catch_up(regs->now_ns);
+  if (p->observing != session().observe.any()) {  // --trace, --check: once per CPU
+    std::lock_guard<std::mutex> hold(session().lock);
+    p->core.set_listener(observers_for(p, regs->long_mode != 0));
+    p->observing = true;
+  }
   // A pending interrupt is due now: the instruction stops at its next interrupt point.
   const uint64_t interrupt_at =
       interrupt_pending ? p->clock.now() : std::numeric_limits<uint64_t>::max();
@@ -220,6 +278,11 @@ void padlock_sys_execute(padlock_sys* p, const uint8_t* insn, unsigned avail,
 }
 
 uint64_t padlock_sys_cycles(padlock_sys* p) {
+  return p->clock.now();
+}
+
+uint64_t padlock_sys_tsc(padlock_sys* p, uint64_t now_ns) {
+  p->catch_up(now_ns);
   return p->clock.now();
 }
 

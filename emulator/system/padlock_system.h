@@ -11,7 +11,7 @@
 extern "C" {
 #endif
 
-#define PADLOCK_SYS_ABI_VERSION 1
+#define PADLOCK_SYS_ABI_VERSION 2
 
 typedef struct padlock_sys padlock_sys;
 
@@ -78,8 +78,12 @@ void padlock_sys_execute(padlock_sys* p, const uint8_t* insn, unsigned avail,
                          padlock_sys_regs* regs, const padlock_sys_mem* mem, int interrupt_pending,
                          padlock_sys_result* result);
 
-/* The PadLock cycles executed so far (the virtual clock). */
+/* The model's clock: QEMU's virtual clock in cycles at the model's MHz plus the cycles of
+ * every PadLock instruction executed so far. */
 uint64_t padlock_sys_cycles(padlock_sys* p);
+
+/* RDTSC: the model's clock at QEMU's virtual time `now_ns` (docs/system.md, "Time"). */
+uint64_t padlock_sys_tsc(padlock_sys* p, uint64_t now_ns);
 
 #ifdef __cplusplus
 }

@@ -8,11 +8,16 @@ fails there instead of skipping."""
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import re
+import resource
 import subprocess
+import sys
 import time
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
@@ -32,11 +37,15 @@ class Boot:
     cpu: str
     seconds: float
     output: str
+    cpu_seconds: float = 0  # user + system time of padlock-emu and QEMU
     modules: dict[str, str] = field(default_factory=dict)
     selftests: dict[str, str] = field(default_factory=dict)
     afalg: list[tuple[str, str]] = field(default_factory=list)  # (driver, result) per vector
     hwrng: str | None = None
-    stats: str = ""  # --stats: the execution core's table when QEMU exits
+    stats: str = ""  # stderr: --stats's table and --check's findings when QEMU exits
+    taint: dict[str, str] = field(default_factory=dict)  # /sys/module/M/taint ("-": none)
+    tsc: dict[int, int] = field(default_factory=dict)  # blocks -> RDTSC cycles (tsc_xcrypt.c)
+    trace: list[dict] = field(default_factory=list)  # --trace: the JSON Lines records
 
 
 def parse(cpu: str, seconds: float, output: str) -> Boot:
@@ -51,6 +60,10 @@ def parse(cpu: str, seconds: float, output: str) -> Boot:
             b.afalg.append((m[1], m[2]))
         elif m := re.match(r"PADLOCK-HWRNG (\S*)$", line):
             b.hwrng = m[1]
+        elif m := re.match(r"PADLOCK-TAINT (\S+) (\S+)$", line):
+            b.taint[m[1]] = m[2]
+        elif m := re.match(r"PADLOCK-TSC ecb (\d+) (\d+)$", line):
+            b.tsc[int(m[1])] = int(m[2])
     return b
 
 
@@ -76,40 +89,81 @@ def model_units(emulator_path: Path) -> dict[str, set[str]]:
     return units
 
 
+@contextmanager
+def shared(tmp_path_factory, name: str):
+    """A directory all pytest-xdist workers of the run share, held under the lock `name`:
+    one worker builds or boots, the others wait and read what it left there."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield root
+
+
 @pytest.fixture(scope="session")
-def initramfs():
-    """Debian's i386 kernel and the test initramfs, built before any boot is timed; the
-    CLI's --debian-kernel finds them unchanged (make-initramfs.sh keeps a stamp)."""
-    for arch in sorted(set(CPUS.values())):
-        r = subprocess.run(["bash", str(REPO / "emulator/system/make-initramfs.sh"), arch,
-                            str(CACHE / f"system-{arch}")], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
+def initramfs(tmp_path_factory):
+    """Debian's kernels and the test initramfs, built before any boot is timed; the CLI's
+    --debian-kernel finds them unchanged (make-initramfs.sh keeps a stamp)."""
+    with shared(tmp_path_factory, "system-initramfs"):
+        for arch in sorted(set(CPUS.values())):
+            r = subprocess.run(["bash", str(REPO / "emulator/system/make-initramfs.sh"), arch,
+                                str(CACHE / f"system-{arch}")], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
 
 
-def boot(emulator_path: Path, cpu: str) -> Boot:
-    if cpu in _boots:
-        return _boots[cpu]
+def boot(emulator_path: Path, tmp_path_factory, cpu: str, trace: Path, *args: str) -> Boot:
+    """One boot of Debian's kernel with --stats, --trace and --check; `args` go before
+    QEMU's own. One boot at a time in the whole run, so that a boot has a core of its own
+    while the other tests run: its wall time is its own."""
     required = os.environ.get("PADLOCK_REQUIRE_SYSTEM") == "1"
-    start = time.monotonic()
-    r = subprocess.run([str(emulator_path), "system", "--cpu", cpu, "--debian-kernel", CPUS[cpu],
-                        "--append", "quiet", "--stats", "--", *QEMU_ARGS.get(cpu, [])],
-                       capture_output=True, text=True, timeout=BOOT_LIMIT_S * 4)
-    seconds = time.monotonic() - start
+    with shared(tmp_path_factory, "system-boot"):
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.monotonic()
+        r = subprocess.run([str(emulator_path), "system", "--cpu", cpu, "--debian-kernel",
+                            CPUS[cpu], "--append", "quiet", "--stats", "--trace", str(trace),
+                            "--check", *args, "--", *QEMU_ARGS.get(cpu, [])],
+                           capture_output=True, text=True, timeout=BOOT_LIMIT_S * 4)
+        seconds = time.monotonic() - start
+        done = resource.getrusage(resource.RUSAGE_CHILDREN)
     if "no QEMU at" in r.stderr and not required:
         pytest.skip("system mode's QEMU is not built (target padlock-qemu)")
     assert "PADLOCK-DONE" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
-    _boots[cpu] = parse(cpu, seconds, r.stdout)
-    _boots[cpu].stats = r.stderr
-    return _boots[cpu]
+    b = parse(cpu, seconds, r.stdout)
+    b.cpu_seconds = (done.ru_utime + done.ru_stime) - (used.ru_utime + used.ru_stime)
+    b.stats = r.stderr
+    b.trace = [json.loads(line) for line in trace.read_text().splitlines()]
+    return b
 
 
 @pytest.fixture(params=list(CPUS))
-def booted(request, emulator_path, initramfs) -> Boot:
-    return boot(emulator_path, request.param)
+def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
+    """Each CPU model boots once per test run, whichever worker asks first (CI's limit is
+    five boots in all)."""
+    cpu = request.param
+    if cpu not in _boots:
+        with shared(tmp_path_factory, f"system-boot-{cpu}") as root:
+            saved = root / f"system-boot-{cpu}.json"
+            if not saved.exists():
+                try:
+                    b = boot(emulator_path, tmp_path_factory, cpu,
+                             root / f"system-trace-{cpu}.jsonl")
+                except pytest.skip.Exception as e:  # no QEMU: the other workers skip at once
+                    saved.write_text(json.dumps({"skip": str(e)}))
+                    raise
+                saved.write_text(json.dumps(asdict(b)))
+            data = json.loads(saved.read_text())
+            if "skip" in data:
+                pytest.skip(data["skip"])
+            b = Boot(**data)
+            b.tsc = {int(n): t for n, t in b.tsc.items()}
+            _boots[cpu] = b
+    return _boots[cpu]
 
 
 def test_boot_takes_under_30_s(booted):
-    assert booted.seconds < BOOT_LIMIT_S, f"{booted.cpu}: {booted.seconds:.1f} s"
+    assert booted.seconds < BOOT_LIMIT_S, (
+        f"{booted.cpu}: {booted.seconds:.1f} s ({booted.cpu_seconds:.1f} s of CPU time)")
 
 
 def test_kernel_selftests_pass_for_every_unit_the_model_has(booted, emulator_path):
@@ -179,3 +233,137 @@ def test_kernel_never_issues_rep_xcryptctr(booted):
     assert "REP XCRYPTCBC" in rows and "REP XCRYPTECB" in rows, booted.stats[-2000:]
     assert "REP XCRYPTCTR" not in rows
     assert booted.stats.count("PadLock cycles") == 1
+
+
+def stats_rows(stats: str) -> dict[str, int]:
+    """--stats's instruction table: count per instruction."""
+    rows = {}
+    for line in stats.splitlines():
+        if m := re.match(r"padlock-emu: stats:   ((?:REP )?X\w+|MONTMUL|REP MONTMUL) +(\d+) ", line):
+            rows[m[1]] = int(m[2])
+    return rows
+
+
+def test_trace_records_every_padlock_instruction_the_kernel_ran(booted):
+    """--trace in system mode: user mode's format (a run line, one line per instruction, an
+    end line), fed by the same execution core as --stats, so the two agree."""
+    run, insns, end = booted.trace[0], booted.trace[1:-1], booted.trace[-1]
+    assert run["type"] == "run" and run["cpu"] == booted.cpu and run["program"] == "vmlinuz"
+    assert run["arch"] == ("x86_64" if CPUS[booted.cpu] == "amd64" else "i386")
+    assert end["type"] == "end" and all(r["type"] == "insn" for r in insns)
+    assert [r["seq"] for r in insns] == list(range(len(insns)))
+    assert end["instructions"] == len(insns)
+    counts: dict[str, int] = {}
+    for r in insns:
+        counts[r["insn"]] = counts.get(r["insn"], 0) + 1
+    assert counts == stats_rows(booted.stats), booted.stats[-2000:]
+    total = int(re.search(r"PadLock cycles (\d+)", booted.stats)[1])
+    assert end["padlock_cycles"] == sum(r["cycles"] for r in insns) == total
+    # The clock the trace reports is the guest's TSC: it never goes back.
+    cycles = [r["cycle"] for r in insns]
+    assert cycles == sorted(cycles) and end["cycle"] >= cycles[-1]
+
+
+def test_checker_runs_on_the_kernels_padlock_instructions(booted, emulator_path):
+    """--check in system mode. padlock-sha.c's final() on a PHE without Nano's partial
+    hashing issues REP XSHA with EAX = ECX, the `xsha-pad-only` note docs/checker.md lists
+    for the driver under the harness; the kernel's self-tests do it at every boot."""
+    assert re.search(r"padlock-emu: check: \d+ findings? \(", booted.stats), booted.stats[-2000:]
+    pad_only = "padlock-emu: check: note xsha-pad-only" in booted.stats
+    units = model_units(emulator_path)[booted.cpu]
+    assert pad_only == ("PHE" in units and booted.cpu != "nano"), booted.stats[-3000:]
+    assert "padlock-emu: check: error" not in booted.stats
+
+
+def model_cycles(cpu: str, blocks: int) -> int:
+    """The model's cycles for tsc_xcrypt.c's REP XCRYPTECB (AES-128 encryption, key loaded
+    again) from the direct model API, with the units' clocks alone as in system mode."""
+    build = os.environ.get("PADLOCK_BUILD_DIR")
+    if build and str(Path(build).resolve() / "python") not in sys.path:
+        sys.path.insert(0, str(Path(build).resolve() / "python"))
+    try:
+        from padlock_emu import direct
+    except ImportError:
+        if os.environ.get("PADLOCK_REQUIRE_SYSTEM") == "1":
+            raise
+        pytest.skip("the padlock_emu module is not built (PADLOCK_BUILD_DIR)")
+    return direct.xcrypt("ecb", 10, bytes(16), None, bytes(16 * blocks), cpu=cpu).cycles
+
+
+def test_padlock_cycles_reach_the_guests_tsc(booted):
+    """tests/system/tsc_xcrypt.c reads RDTSC around REP XCRYPTECB of N blocks. The TSC is
+    QEMU's virtual clock at the model's MHz plus the PadLock cycles (docs/system.md), so
+    under -icount, where the instructions around it cost the same for every N, the times
+    differ by exactly the model's cycles (within the one cycle of rounding QEMU's clock to
+    cycles); without it, host time adds to them."""
+    assert sorted(booted.tsc) == [1, 2, 3, 4, 16, 64, 255, 1024], booted.output[-2000:]
+    model = {n: model_cycles(booted.cpu, n) for n in booted.tsc}
+    assert len(set(model.values())) == len(model)  # the counts tell the formula apart
+    # The trace saw the same instructions cost the same: every whole REP XCRYPTECB of
+    # AES-128 encryption with the key loaded (not interrupted, not resumed), by ECX.
+    traced: dict[int, set[int]] = {}
+    for r in booted.trace[1:-1]:
+        if (r["insn"] == "REP XCRYPTECB" and r["key_reloaded"] and r["status"] == "completed"
+                and not r["restarted"] and r["cw"]["raw"] == "0x0000000a"):
+            n = int(r["in"]["ecx" if "ecx" in r["in"] else "rcx"], 16)
+            traced.setdefault(n, set()).add(r["cycles"])
+    assert all(traced.get(n) == {c} for n, c in model.items()), (traced, model)
+    if "-icount" in QEMU_ARGS.get(booted.cpu, []):
+        for n in booted.tsc:
+            assert abs((booted.tsc[n] - booted.tsc[1]) - (model[n] - model[1])) <= 1, (
+                booted.tsc, model)
+    else:
+        assert all(booted.tsc[n] >= model[n] for n in booted.tsc), (booted.tsc, model)
+
+
+# --- a kernel developer's padlock-aes.c (docs/system.md, "Testing a patched padlock-aes.c")
+
+KBUILD = REPO / "emulator/system/debian-kbuild.sh"
+# A deliberately broken variant: its own driver names (so it loads beside the good one) and
+# the wrong number of rounds in the control word (§3.2), which every AES vector detects.
+BROKEN = [("-padlock\"", "-padlock-broken\""),
+          ("ctx->cword.encrypt.rounds = 10 + ", "ctx->cword.encrypt.rounds = 12 + ")]
+
+
+def test_a_patched_padlock_aes_built_against_debians_headers_boots(emulator_path, initramfs,
+                                                                   tmp_path, tmp_path_factory):
+    """The recipe as a test: Debian's padlock-aes.c from linux-source-6.1 at the booted
+    kernel's version, built out of tree against that kernel's linux-headers and
+    linux-kbuild (apt-get download, dpkg-deb -x), and a broken variant of it; both go into
+    the initramfs with --module. The kernel loads both (unsigned: taint E), the crypto
+    manager passes the good one and fails the broken one."""
+    r = subprocess.run(["bash", str(KBUILD), "source", "i386", "drivers/crypto/padlock-aes.c"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    source = Path(r.stdout.strip()).read_text()
+    good, broken = tmp_path / "padlock-aes.c", tmp_path / "padlock-aes-broken.c"
+    good.write_text(source)
+    text = source
+    for old, new in BROKEN:
+        assert old in text, old
+        text = text.replace(old, new)
+    broken.write_text(text)
+    r = subprocess.run(["bash", str(KBUILD), "build", "i386", str(tmp_path / "ko"), str(good),
+                        str(broken)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    modules = r.stdout.split()
+    assert [Path(m).name for m in modules] == ["padlock-aes.ko", "padlock-aes-broken.ko"]
+
+    # The initramfs first, where the CLI finds it (system-i386+padlock-aes+...), so that the
+    # boot alone is timed.
+    r = subprocess.run(["bash", str(REPO / "emulator/system/make-initramfs.sh"), "i386",
+                        str(CACHE / "system-i386+padlock-aes+padlock-aes-broken"), *modules],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    b = boot(emulator_path, tmp_path_factory, "esther-c5j", tmp_path / "trace.jsonl",
+             *[a for m in modules for a in ("--module", m)])
+    assert b.seconds < BOOT_LIMIT_S, f"{b.seconds:.1f} s ({b.cpu_seconds:.1f} s of CPU time)"
+    assert b.modules["padlock-aes"] == "loaded" and b.modules["padlock-aes-broken"] == "loaded"
+    # Ours, not Debian's signed module: the kernel is tainted by an unsigned module (E).
+    assert "E" in b.taint["padlock-aes"] and "E" in b.taint["padlock-aes-broken"], b.taint
+    assert b.taint["padlock-sha"] == "-"
+    for driver in ACE_DRIVERS:
+        assert b.selftests[driver] == "passed", b.selftests
+        assert b.selftests[driver + "-broken"] != "passed", b.selftests
+        assert re.search(rf"alg: .*{driver}-broken", b.output), b.output[-3000:]
+    assert ("cbc-aes-padlock", "ok") in b.afalg

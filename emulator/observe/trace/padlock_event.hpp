@@ -1,10 +1,12 @@
 // One executed PadLock instruction as the trace, the Chrome trace and the profiler see
-// it: what went in, what came out, what it cost. Filled by RunObservers around the
-// model's execute(); plain data, no formatting.
+// it: what went in, what came out, what it cost. Filled by an EventBuilder from the
+// execution core's record (user mode's RunObservers, system mode's observers); plain data,
+// no formatting.
 #pragma once
 
 #include <cstdint>
 
+#include "emulator/observe/padlock_record.hpp"
 #include "isa/decoder.hpp"
 #include "models/diagnostics.hpp"
 #include "models/unit_interface.hpp"
@@ -38,6 +40,26 @@ struct PadlockEvent {
   bool has_iv = false;
   uint8_t iv[16] = {};
   uint32_t fn = 0;  // profile::ObjectMap function id of the PC
+};
+
+// Turns the execution core's records into events, in order: the sequence number, the
+// registers and the §1.7 resumption of an interrupted or faulted instruction at the same PC.
+class EventBuilder {
+ public:
+  explicit EventBuilder(bool guest64) : guest64_(guest64) {}
+  // The event of `r`, valid until the next call (no result digest: capture_results).
+  PadlockEvent& build(const PadlockRecord& r);
+  uint64_t count() const { return seq_; }
+  uint64_t padlock_cycles() const { return padlock_cycles_; }
+
+ private:
+  bool guest64_;
+  PadlockEvent ev_;
+  uint64_t seq_ = 0;
+  uint64_t padlock_cycles_ = 0;
+  bool have_prev_ = false;
+  uint64_t prev_pc_ = 0;
+  Status prev_status_ = Status::Completed;
 };
 
 }  // namespace padlock::emu::trace

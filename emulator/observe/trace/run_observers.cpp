@@ -32,7 +32,7 @@ std::unique_ptr<RunObservers> RunObservers::create(const RunOptions& opts, doubl
 }
 
 RunObservers::RunObservers(const RunOptions& opts, double mhz, bool guest64, GuestMemory& mem)
-    : opts_(opts), guest64_(guest64), filter_(opts.trace_select, mhz) {
+    : opts_(opts), guest64_(guest64), filter_(opts.trace_select, mhz), events_(guest64) {
   // Absolute, as the objects' paths are (real_path): debug files are looked up under it.
   if (!opts.sysroot.empty()) objects_.set_sysroot(real_path(opts.sysroot));
   trace::RunInfo run;
@@ -114,25 +114,8 @@ void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   if (mix_) mix_->on_padlock(r);
   if (debug_ && debug_->has(kLogPadlock)) debug_->on_padlock(r);
   if (!trace_ && !chrome_ && !profiler_) return;
-  trace::PadlockEvent& ev = ev_;
-  ev = trace::PadlockEvent{};
-  ev.seq = seq_++;
-  ev.cycle = r.start;
-  ev.end = r.end;
-  ev.pc = r.pc;
-  ev.d = r.decoded;
-  ev.guest64 = guest64_;
-  std::memcpy(ev.in, r.before.gpr, sizeof ev.in);
-  std::memcpy(ev.out, r.after.gpr, sizeof ev.out);
-  ev.eflags30_in = r.before.eflags30();
-  ev.eflags30_out = r.after.eflags30();
-  ev.outcome = r.outcome;
+  trace::PadlockEvent& ev = events_.build(r);
   const Outcome& o = r.outcome;
-  ev.restarted = have_prev_ && prev_pc_ == r.pc && prev_status_ != Status::Completed;
-  have_prev_ = true;
-  prev_pc_ = r.pc;
-  prev_status_ = o.status;
-  padlock_cycles_ += o.cycles;
   if (profiler_) {
     profiler_->on_padlock(ev.pc, ev.cycle, ev.end, o.cycles, o.bytes, o.key_reloaded,
                           o.status == Status::Interrupted);
@@ -179,7 +162,7 @@ void RunObservers::finish(uint64_t now, const RunResult& result) {
   end.signaled = result.signaled;
   end.exit_code = result.exit_code;
   end.signal = result.signal;
-  if (trace_) trace_->end(end, seq_, padlock_cycles_);
+  if (trace_) trace_->end(end, events_.count(), events_.padlock_cycles());
   if (chrome_) chrome_->finish(end);
   std::string cmd;
   for (const std::string& a : opts_.argv) {

@@ -107,13 +107,7 @@ class RunObservers final : public PadlockListener {
   std::unique_ptr<check::ObjectSourceLookup> lookup_;
   std::unique_ptr<check::Checker> checker_;
 
-  // What the next instruction's record needs to know.
-  trace::PadlockEvent ev_;
-  uint64_t seq_ = 0;
-  uint64_t padlock_cycles_ = 0;
-  bool have_prev_ = false;
-  uint64_t prev_pc_ = 0;
-  Status prev_status_ = Status::Completed;
+  trace::EventBuilder events_;
   bool finished_ = false;
 };
 

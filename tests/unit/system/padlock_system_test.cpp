@@ -191,6 +191,32 @@ TEST(PadlockSystem, PendingInterruptStopsAtAnInterruptPoint_Sec1_7) {
   for (unsigned i = 0; i < blocks; ++i) EXPECT_EQ(m.get(kDst + 16 * i, 16), c1.hex("Out")) << i;
 }
 
+// RDTSC (docs/system.md, "Time"): QEMU's virtual clock at the model's MHz plus the cycles
+// of every PadLock instruction, so a guest timing REP XCRYPT sees the model's cycles on top
+// of what QEMU charges; the cycles stay charged as QEMU's clock moves on.
+TEST(PadlockSystem, TscIsTheVirtualClockPlusPadlockCycles) {
+  Sys s("esther-c5j");
+  const uint64_t per_us = padlock_sys_tsc(s.p, 1000);  // the model's MHz
+  ASSERT_GT(per_us, 0u);
+  Pages m;
+  load_c1(m, kSrc, 8);
+  padlock_sys_mem mem = m.mem();
+  padlock_sys_result res;
+  uint64_t charged = 0;
+  for (unsigned blocks : {1u, 8u}) {
+    padlock_sys_regs r = ecb_regs(blocks, kSrc);
+    r.now_ns = 2000;  // QEMU's clock stands still over both instructions (as under -icount)
+    padlock_sys_execute(s.p, kXcryptEcb, sizeof kXcryptEcb, &r, &mem, 0, &res);
+    ASSERT_EQ(res.status, PADLOCK_SYS_DONE);
+    ASSERT_GT(res.cycles, 0u);
+    charged += res.cycles;
+    EXPECT_EQ(padlock_sys_tsc(s.p, 2000), 2 * per_us + charged) << blocks;
+  }
+  EXPECT_EQ(padlock_sys_tsc(s.p, 5000), 5 * per_us + charged);
+  EXPECT_EQ(padlock_sys_cycles(s.p), 5 * per_us + charged);
+  EXPECT_EQ(padlock_sys_tsc(s.p, 4000), 5 * per_us + charged);  // never backwards
+}
+
 // A model without the unit: #UD (§1.3); bytes that are not PadLock: #UD too.
 TEST(PadlockSystem, AbsentUnitOrOtherOpcodeIsInvalid_Sec1_3) {
   Sys s("nehemiah-c5xl");  // RNG only
