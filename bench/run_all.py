@@ -15,6 +15,8 @@ change of the machine's load hits baseline and emulator alike):
                              1.2 GHz): wall time for `-seconds 1` (skipped without the sysroot)
   harness calls              Machine::call of a small PadLock function against raw Unicorn
                              emu_start of the same code (bench_harness)
+  --mix                      compute.c (i386) with --mix FILE against without, timing on
+                             and off
 
 usage: bench/run_all.py [--build DIR] [--only ROW[,ROW...]]
   env: REPEAT (default 3), ROUNDS (compute's work factor, default 16),
@@ -185,6 +187,22 @@ def openssl_speed(emu: Path) -> None:
     print(f"  {wall:7.1f} s wall, {cpu:7.1f} s CPU (goal <= 5 s wall)")
 
 
+def mix(emu: Path, guests: dict[str, Path]) -> None:
+    """--mix against the same run without it (docs/debugging.md: goal <= 1.3x), on compute:
+    short blocks and no PadLock, the worst case for a per-block count."""
+    print("--mix cost (bench/guest/compute.c i386, CPU time, best of %d)" % REPEAT)
+    print(f"  {'':<34} {'--mix':>11}  {'without':>11}")
+    prog = str(guests["compute32"])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = str(Path(tmp) / "mix.txt")
+        for label, extra in (("timing on", []), ("--timing off", ["--timing", "off"])):
+            t = best_interleaved({
+                "plain": [str(emu), "run", "--cpu", "esther", *extra, prog, ROUNDS],
+                "mix": [str(emu), "run", "--cpu", "esther", *extra, "--mix", out, prog, ROUNDS],
+            })
+            row(f"compute, {label}", t["mix"], t["plain"], "without", goal="(goal <= 1.3x)")
+
+
 def harness(build: Path) -> None:
     exe = build / "bench/bench_harness"
     print("harness: calls of a small PadLock function (one REP XCRYPTECB) per second")
@@ -195,8 +213,8 @@ def harness(build: Path) -> None:
     print(p.stdout.rstrip())
 
 
-ROWS = {"plain": plain_code, "bulk": bulk, "short": short, "openssl": openssl_speed,
-        "harness": harness}
+ROWS = {"plain": plain_code, "mix": mix, "bulk": bulk, "short": short,
+        "openssl": openssl_speed, "harness": harness}
 
 
 def main() -> None:

@@ -11,7 +11,11 @@
 # than qemu-i386 (the goal is 1.3x, docs/emulator.md).
 #
 # The sdist comes from PyPI (pip download, or PADLOCK_UNICORN_SDIST), is checked against a
-# pinned SHA-256, patched and built for x86 only as a static library.
+# pinned SHA-256, patched and built for x86 only as a static library. The library and its
+# public header are kept in PADLOCK_DEPS_CACHE under a key of the sdist, the patch, the C
+# compiler and the build options, so another build tree (a fresh clone, scripts/demo.sh)
+# with the same key links that one instead of building Unicorn again (about three minutes
+# of a two-core machine).
 set(PADLOCK_UNICORN_VERSION 2.1.4)
 set(PADLOCK_UNICORN_SHA256 00567a70e323f749b419cd86bee4f9115beab7ebba32194581c090cbb7c59cff)
 set(PADLOCK_UNICORN_SDIST "" CACHE FILEPATH
@@ -83,6 +87,13 @@ if(PADLOCK_UNICORN_FROM)
   return()
 endif()
 
+set(_uc_args -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
+             -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DUNICORN_ARCH=x86 -DBUILD_SHARED_LIBS=OFF
+             -DUNICORN_LEGACY_STATIC_ARCHIVE=ON -DUNICORN_BUILD_TESTS=OFF -DUNICORN_INSTALL=OFF)
+string(SHA256 _uc_key "${_uc_want} ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION} ${_uc_args}")
+string(SUBSTRING "${_uc_key}" 0 16 _uc_key)
+set(_uc_cached "${PADLOCK_DEPS_CACHE}/${_uc_name}-padlock-${_uc_key}")
+
 # Extract and patch at configure time, once per (sdist, patch) pair.
 set(_uc_root "${CMAKE_BINARY_DIR}/_deps/${_uc_name}")
 set(_uc_stamp "${_uc_root}/.padlock-patched")
@@ -109,21 +120,33 @@ if(NOT _uc_have STREQUAL _uc_want)
 endif()
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_uc_patch}")
 
+if(EXISTS "${_uc_cached}/libunicorn.a")
+  # Built before with the same key: link the cached library. It also goes where
+  # PADLOCK_UNICORN_FROM looks for it, so this tree can lend it to others too.
+  message(STATUS "padlock-emu: Unicorn from ${_uc_cached}")
+  if(NOT EXISTS "${_uc_build}/libunicorn.a")
+    file(MAKE_DIRECTORY "${_uc_build}")
+    file(CREATE_LINK "${_uc_cached}/libunicorn.a" "${_uc_build}/libunicorn.a" SYMBOLIC)
+  endif()
+  add_library(padlock_unicorn STATIC IMPORTED GLOBAL)
+  set_target_properties(padlock_unicorn PROPERTIES
+    IMPORTED_LOCATION "${_uc_cached}/libunicorn.a"
+    INTERFACE_INCLUDE_DIRECTORIES "${_uc_root}/public-include"
+    INTERFACE_LINK_LIBRARIES "pthread;m;dl")
+  return()
+endif()
+
 include(ExternalProject)
 set(_uc_lib "${_uc_build}/libunicorn.a")
 ExternalProject_Add(padlock_unicorn_build
   PREFIX "${_uc_prefix}"
   SOURCE_DIR "${_uc_root}/src"
   BINARY_DIR "${_uc_build}"
-  CMAKE_ARGS -DCMAKE_BUILD_TYPE=Release
-             -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
-             -DCMAKE_POSITION_INDEPENDENT_CODE=ON
-             -DUNICORN_ARCH=x86
-             -DBUILD_SHARED_LIBS=OFF
-             -DUNICORN_LEGACY_STATIC_ARCHIVE=ON
-             -DUNICORN_BUILD_TESTS=OFF
-             -DUNICORN_INSTALL=OFF
-  INSTALL_COMMAND ""
+  CMAKE_ARGS ${_uc_args}
+  # Into the cache: copied under a temporary name and renamed, so that a build tree never
+  # links a half-written library (another build that got there first wins).
+  INSTALL_COMMAND ${CMAKE_COMMAND} -DLIB=${_uc_lib} -DDEST=${_uc_cached}
+                  -P ${CMAKE_CURRENT_LIST_DIR}/unicorn/cache-unicorn.cmake
   # Let Unicorn's own build decide what to recompile (a no-op when nothing changed).
   BUILD_ALWAYS ON
   BUILD_BYPRODUCTS "${_uc_lib}")

@@ -17,6 +17,26 @@ Padlock::Padlock(const CpuModel& cpu, const PadlockConfig& config)
   ace_.set_ctr_errata(cpu.ctr_errata && config.errata);
 }
 
+namespace {
+constexpr uint32_t kStateTag = 0x504C4B31;  // "PLK1"
+}
+
+void Padlock::save(StateWriter& w) const {
+  w.pod(kStateTag);
+  w.str(cpu_.name);
+  w.pod(fcr_);
+  rng_.save(w);
+  ace_.save(w);
+}
+
+void Padlock::load(StateReader& r) {
+  r.expect(kStateTag);
+  if (r.str() != cpu_.name) throw StateError("snapshot: saved on another CPU model");
+  r.pod(fcr_);
+  rng_.load(r);
+  ace_.load(r);
+}
+
 uint32_t Padlock::centaur_features() const {
   const Units& u = cpu_.units;
   // §1.3: EDX[3] copies MSR 0x110B[6]; EDX[7], [9], [11], [13] reflect FCR[28].

@@ -61,6 +61,11 @@ class Padlock {
   PheUnit& phe() { return phe_; }
   PmmUnit& pmm() { return pmm_; }
 
+  // The state the units carry between instructions: FCR, the RNG's and ACE's (PHE and PMM
+  // keep none). load() needs a stream saved by a Padlock of the same CPU model.
+  void save(StateWriter& w) const;
+  void load(StateReader& r);
+
  private:
   const CpuModel& cpu_;
   uint32_t fcr_;

@@ -253,6 +253,7 @@ uint64_t Machine::arg(unsigned i) const {
 // --- calls -----------------------------------------------------------------------------------
 
 CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, uint64_t timeout_us) {
+  if (depth_ == 0) host_interrupt_.store(false);  // a request from before this call is stale
   CpuContext outer;
   const bool nested = depth_ > 0;
   if (nested) cpu_->save(outer);
@@ -330,8 +331,18 @@ void Machine::run_call(CallResult& r, uint64_t timeout_us) {
                             .count();
       slice_us = left > 0 ? static_cast<uint64_t>(left) : 1;
     }
-    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, slice_us, 0);
+    // A stop requested while a stub ran (no emulation to stop then) is seen here.
+    const uc_err err =
+        host_interrupt_.load() ? UC_ERR_OK : uc_emu_start(cpu_->uc(), cpu_->pc(), 0, slice_us, 0);
     hook_exception_.rethrow();
+    if (host_interrupt_.load()) {
+      MachineFault f;
+      f.kind = MachineFault::Kind::Interrupted;
+      f.pc = cpu_->pc();
+      f.disassembly = disassemble(f.pc);
+      r.fault = f;
+      return;
+    }
     if (std::optional<MachineFault> f = slice_stop(err, slice_us != 0)) {
       r.fault = *f;
       return;

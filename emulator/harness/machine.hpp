@@ -8,6 +8,7 @@
 // observed before and after they execute.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -29,6 +30,7 @@
 #include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"
 #include "models/padlock.hpp"
+#include "models/state_io.hpp"
 
 namespace padlock::emu {
 
@@ -55,7 +57,8 @@ struct PadlockEvent {
 // (the same as Process: #PF and #GP -> SIGSEGV, #UD -> SIGILL, #DE -> SIGFPE, INT3 ->
 // SIGTRAP); for a PadLock instruction `padlock` holds the model's fault.
 struct MachineFault {
-  enum class Kind : uint8_t { Signal, Syscall, Timeout, InternalStop };
+  // Interrupted: the host asked it to stop (interrupt_from_host: Ctrl-C in Python).
+  enum class Kind : uint8_t { Signal, Syscall, Timeout, InternalStop, Interrupted };
   Kind kind = Kind::Signal;
   int signo = 0;
   int code = 0;          // si_code
@@ -180,6 +183,13 @@ class Machine {
   CallResult call(uint64_t address, const std::vector<uint64_t>& args, uint64_t timeout_us = 0);
   uint64_t return_address() const { return kStubBase; }
   int call_depth() const { return depth_; }
+  // Stops the running call (and the calls it nested in) at the next block: each returns
+  // a MachineFault of kind Interrupted. Async-signal-safe (a SIGINT handler calls it); a
+  // request made while no guest code runs (in a stub) stops the call when the stub returns.
+  void interrupt_from_host() {
+    host_interrupt_.store(true);
+    uc_emu_stop(cpu_->uc());
+  }
 
   // --- PadLock hooks -------------------------------------------------------------------
   // before: called with the registers the model will read; it may change registers,
@@ -202,6 +212,18 @@ class Machine {
   std::vector<DiagRecord> take_diagnostics();
 
   std::string disassemble(uint64_t pc) const;
+
+  // --- snapshots (emulator/harness/machine_snapshot.cpp) ----------------------------------
+  // The state a call sees and changes, as bytes: registers (general, EFLAGS, segments,
+  // x87/SSE), every mapped page with its permissions, EFLAGS[30], the PadLock units (ACE's
+  // key registers, the RNG's MSR, buffers and generators), the cache model, the virtual
+  // clock and the §3.3 overlap, statistics, the pending interrupt, the stub table and the
+  // arena. Hooks, the stub handler and code translations are not state: they stay. Not
+  // during a call, and not with the checker on (its findings are not saved).
+  std::vector<uint8_t> snapshot() const;
+  // Loads a snapshot of a Machine of the same CPU model, bits, mhz and timing (else
+  // StateError, and nothing changes); running on from it repeats what followed it.
+  void restore(const uint8_t* data, size_t size);
 
   // --- instruction, memory and system-call hooks -------------------------------------
   // A code hook runs before each instruction in [begin, end] (an address hook: begin ==
@@ -251,6 +273,8 @@ class Machine {
   void run_call(CallResult& r, uint64_t timeout_us);
   std::optional<MachineFault> slice_stop(uc_err err, bool timed);
   void return_from_stub(const StubSlot& slot);
+  void read_state(StateReader& r, AddressSpace* mem, Stats& stats, VirtualTime& vt, Padlock& units,
+                  timing::CacheModel* cache, std::vector<StubSlot>& stubs);
 
   bool guest64_;
   double mhz_;
@@ -295,6 +319,7 @@ class Machine {
                                 int64_t value, void* user);
   HookException hook_exception_;
   int depth_ = 0;
+  std::atomic<bool> host_interrupt_{false};
   uint64_t padlock_count_ = 0;
   uint64_t stub_calls_ = 0;
 };

@@ -280,6 +280,121 @@ void apply_relocations(const ElfView& v, const std::vector<ElfSection>& sections
 
 }  // namespace
 
+namespace {
+
+constexpr uint32_t kLoaderTag = 0x4C445231;  // "LDR1"
+
+void save_symbol(StateWriter& w, const MachineSymbol& s) {
+  w.str(s.name);
+  w.pod(s.address);
+  w.pod(s.size);
+  w.pod(s.type);
+  w.pod(s.bind);
+}
+
+MachineSymbol load_symbol(StateReader& r) {
+  MachineSymbol s;
+  s.name = r.str();
+  r.pod(s.address);
+  r.pod(s.size);
+  r.pod(s.type);
+  r.pod(s.bind);
+  return s;
+}
+
+void save_strings(StateWriter& w, const std::vector<std::string>& v) {
+  w.pod<uint64_t>(v.size());
+  for (const std::string& s : v) w.str(s);
+}
+
+// A count of entries that each take at least 8 bytes: more than the stream holds is corrupt.
+uint64_t load_count(StateReader& r) {
+  const auto n = r.pod<uint64_t>();
+  if (n > r.left() / 8) throw StateError("snapshot: corrupt loader state");
+  return n;
+}
+
+std::vector<std::string> load_strings(StateReader& r) {
+  std::vector<std::string> v(load_count(r));
+  for (std::string& s : v) s = r.str();
+  return v;
+}
+
+}  // namespace
+
+std::vector<uint8_t> ObjectLoader::snapshot() const {
+  std::vector<uint8_t> out;
+  StateWriter w(out);
+  w.pod(kLoaderTag);
+  w.pod<uint64_t>(objects_.size());
+  for (const auto& o : objects_) {
+    w.str(o->path);
+    w.pod(o->type);
+    w.pod(o->bias);
+    w.pod(o->start);
+    w.pod(o->end);
+    w.pod(o->entry);
+    w.pod<uint64_t>(o->symbols.size());
+    for (const MachineSymbol& s : o->symbols) save_symbol(w, s);
+    w.pod<uint64_t>(o->sections.size());
+    for (const auto& [name, address] : o->sections) {
+      w.str(name);
+      w.pod(address);
+    }
+    save_strings(w, o->imports);
+    w.pod<uint64_t>(o->relocations);
+    save_strings(w, o->skipped);
+  }
+  w.pod<uint64_t>(defined_.size());
+  for (const auto& [name, address] : defined_) {
+    w.str(name);
+    w.pod(address);
+  }
+  w.pod<uint64_t>(user_symbols_.size());
+  for (const auto& [name, s] : user_symbols_) save_symbol(w, s);
+  return out;
+}
+
+// Parsed whole before anything changes, so a stream that does not parse leaves the loader
+// as it was.
+void ObjectLoader::restore(const uint8_t* data, size_t size) {
+  StateReader r(data, size);
+  r.expect(kLoaderTag);
+  std::vector<std::unique_ptr<LoadedObject>> objects(load_count(r));
+  for (auto& o : objects) {
+    o = std::make_unique<LoadedObject>();
+    o->path = r.str();
+    r.pod(o->type);
+    r.pod(o->bias);
+    r.pod(o->start);
+    r.pod(o->end);
+    r.pod(o->entry);
+    o->symbols.resize(load_count(r));
+    for (MachineSymbol& s : o->symbols) s = load_symbol(r);
+    for (uint64_t n = load_count(r); n > 0; --n) {
+      std::string name = r.str();
+      o->sections[name] = r.pod<uint64_t>();
+    }
+    o->imports = load_strings(r);
+    o->relocations = r.pod<uint64_t>();
+    o->skipped = load_strings(r);
+  }
+  std::unordered_map<std::string, uint64_t> defined;
+  for (uint64_t n = load_count(r); n > 0; --n) {
+    std::string name = r.str();
+    defined[name] = r.pod<uint64_t>();
+  }
+  std::unordered_map<std::string, MachineSymbol> user;
+  for (uint64_t n = load_count(r); n > 0; --n) {
+    MachineSymbol s = load_symbol(r);
+    user[s.name] = s;
+  }
+  if (r.left() != 0) throw StateError("snapshot: trailing bytes in the loader state");
+  objects_ = std::move(objects);
+  defined_ = std::move(defined);
+  user_symbols_ = std::move(user);
+}
+
 const MachineSymbol* ObjectLoader::find(const std::string& name) const {
   if (auto it = user_symbols_.find(name); it != user_symbols_.end()) return &it->second;
   for (int pass = 0; pass < 2; ++pass) {

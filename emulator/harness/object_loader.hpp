@@ -59,6 +59,11 @@ class ObjectLoader {
   const MachineSymbol* find(const std::string& name) const;
   const std::vector<std::unique_ptr<LoadedObject>>& objects() const { return objects_; }
 
+  // The loaded objects and the user's definitions, beside Machine::snapshot(): restored
+  // with the machine's, symbols resolve as they did when it was taken.
+  std::vector<uint8_t> snapshot() const;
+  void restore(const uint8_t* data, size_t size);
+
  private:
   uint64_t resolve_import(LoadedObject& obj, const std::string& name, bool weak);
   void load_image(LoadedObject& obj, const ElfFile& elf, const ElfView& v,

@@ -235,6 +235,13 @@ void Process::become_child() {
       std::fprintf(opts_.log, "padlock-emu: child %d: %s\n", pid_, e.what());
     }
     if (obs_) core_->set_listener(obs_.get());
+    if (block_counter_ != nullptr) {
+      // Code translated before the fork counts into the parent's mix: translate it again
+      // (before the next emulation slice) for the child's.
+      block_counter_ = obs_ ? obs_->block_counter() : nullptr;
+      recount_blocks_ = true;
+      request_stop();
+    }
   }
 }
 
@@ -402,7 +409,12 @@ void Process::enable_block_hook() {
     inline_costs =
         uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr, vt_->next_event_cell(),
                           &UcHooks<Process>::block_cost, this) == UC_ERR_OK;
-    if (inline_costs && obs_ && obs_->wants_blocks()) {
+    // --mix alone: generated code counts each block's executions in the mix's counter
+    // (block_cost sets it as the tag), with nothing to replay.
+    if (inline_costs && obs_ && obs_->block_counter() != nullptr &&
+        uc_ctl_block_count(uc, 1) == UC_ERR_OK) {
+      block_counter_ = obs_->block_counter();
+    } else if (inline_costs && obs_ && obs_->wants_blocks()) {
       block_log_.assign(kBlockLogEntries, 0);
       log_blocks_.assign(1, nullptr);  // index 0: no block (BlockInfo::log_index)
       log_cursor_ = block_log_.data();
@@ -459,7 +471,9 @@ uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
   const BlockCache::Slot& b = blocks_->slot(address, size);
   if (b.info->missing != nullptr) check_chip(*b.info);
   if (hook_every_block_) return UC_BLOCK_COST_ALWAYS_HOOK;
-  if (log_cursor_ != nullptr) {
+  if (block_counter_ != nullptr) {
+    *tag = reinterpret_cast<uintptr_t>(block_counter_->counter(*b.info));
+  } else if (log_cursor_ != nullptr) {
     // The block log's entry (replay_block_log; block_log::entry).
     if (b.info->log_index == 0) {
       b.info->log_index = static_cast<uint32_t>(log_blocks_.size());
@@ -482,7 +496,10 @@ void Process::replay_block_log() {
   const uint64_t* const begin = block_log_.data();
   const uint64_t* const end = log_cursor_;
   uint64_t total = 0;
-  for (const uint64_t* p = begin; p != end; ++p) total += *p >> 32;
+  // The costs' sum: the clock with --timing off, the first block's time for the profiler.
+  if (!opts_.timing || obs_->wants_block_times()) {
+    for (const uint64_t* p = begin; p != end; ++p) total += *p >> 32;
+  }
   if (opts_.timing) {
     obs_->on_block_log(begin, end, log_blocks_.data(), log_blocks_.size(), vt_->now() - total);
   } else {
@@ -712,6 +729,10 @@ RunResult Process::run() {
     }
     for (const auto& [va, size] : retranslate_) uc_ctl_remove_cache(cpu_->uc(), va, va + size);
     retranslate_.clear();
+    if (recount_blocks_) {
+      uc_ctl_flush_tb(cpu_->uc());
+      recount_blocks_ = false;
+    }
     tlb_.faulted = false;
     fault_pending_ = false;
     stop_requested_ = false;

@@ -35,6 +35,9 @@ namespace padlock::emu {
 struct SyscallAbi;
 class GdbSession;    // --gdb (emulator/linux/gdb_session.hpp)
 class RunObservers;  // --trace, --chrome-trace, --profile (emulator/observe/trace/)
+namespace mix {
+class InstructionMix;  // --mix (emulator/observe/mix/)
+}
 
 // Per-process kernel state that only system calls touch.
 struct KernelState {
@@ -352,6 +355,8 @@ class Process {
   std::vector<uint64_t> block_log_;           // UC_CTL_BLOCK_LOG entries (block_log::entry)
   std::vector<const BlockInfo*> log_blocks_;  // the index of a log entry: its block
   uint64_t* log_cursor_ = nullptr;
+  mix::InstructionMix* block_counter_ = nullptr;  // UC_CTL_BLOCK_COUNT: --mix's counters
+  bool recount_blocks_ = false;  // a forked child: translate again for its own counters
   uint64_t* log_end_ = nullptr;
   uc_hook block_hook_ = 0;
 

@@ -439,6 +439,16 @@ bool AceUnit::ctr_errata() const {
   return impl_->errata;
 }
 
+void AceUnit::save(StateWriter& w) const {
+  w.pod(impl_->errata);
+  w.pod(impl_->keys);
+}
+
+void AceUnit::load(StateReader& r) {
+  r.pod(impl_->errata);
+  r.pod(impl_->keys);
+}
+
 bool AceUnit::set_host_aes(HostAes which) {
   const ace::Backend b = which == HostAes::Portable ? ace::Backend::Portable
                          : which == HostAes::AesNi  ? ace::Backend::AesNi

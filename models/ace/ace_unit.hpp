@@ -6,6 +6,7 @@
 
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
+#include "models/state_io.hpp"
 #include "models/unit_interface.hpp"
 
 namespace padlock {
@@ -34,6 +35,11 @@ class AceUnit {
   enum class HostAes : uint8_t { Auto, Portable, AesNi };
   bool set_host_aes(HostAes which);
   const char* host_aes_name() const;
+
+  // The key registers (the control word and schedules EFLAGS[30] = 1 reuses, §1.8) and
+  // the erratum switch (Machine.snapshot()); the host AES choice stays.
+  void save(StateWriter& w) const;
+  void load(StateReader& r);
 
  private:
   struct Impl;

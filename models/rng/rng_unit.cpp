@@ -218,6 +218,18 @@ RngUnit::~RngUnit() {
   delete impl_;
 }
 
+void RngUnit::save(StateWriter& w) const {
+  w.pod(impl_->msr);
+  w.pod(impl_->acc);
+  w.pod(impl_->mhz);
+}
+
+void RngUnit::load(StateReader& r) {
+  r.pod(impl_->msr);
+  r.pod(impl_->acc);
+  r.pod(impl_->mhz);
+}
+
 Outcome RngUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
                          const ExecEnv& env) {
   if (!enabled()) return Outcome::fault_ud();  // §2.2 ENBL = 0: XSTORE is invalid

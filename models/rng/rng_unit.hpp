@@ -6,6 +6,7 @@
 
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
+#include "models/state_io.hpp"
 #include "models/unit_interface.hpp"
 
 namespace padlock {
@@ -30,6 +31,11 @@ class RngUnit {
   uint64_t read_msr(const ExecEnv& env);
   void write_msr(uint64_t value, const ExecEnv& env);
   bool enabled() const;  // MSR 0x110B ENBL (§2.2); CPUID 0xC0000001 EDX[3] copies it
+
+  // The MSR, the accumulation buffers, the noise generator's and the timing jitter's state
+  // (Machine.snapshot()): restored, the unit stores the same bytes at the same cycles.
+  void save(StateWriter& w) const;
+  void load(StateReader& r);
 
  private:
   struct Impl;

@@ -107,6 +107,23 @@ void CacheLevel::clear() {
   recent_ = nullptr;
 }
 
+void CacheLevel::save(StateWriter& w) const {
+  w.pod(clock_);
+  w.pods(ways_v_);
+  w.pod<int64_t>(recent_ == nullptr ? -1 : recent_ - ways_v_.data());
+}
+
+void CacheLevel::load(StateReader& r) {
+  const size_t size = ways_v_.size();
+  r.pod(clock_);
+  r.pods(ways_v_);
+  const auto recent = r.pod<int64_t>();
+  if (ways_v_.size() != size || recent < -1 || recent >= static_cast<int64_t>(size)) {
+    throw StateError("snapshot: saved with another cache geometry");
+  }
+  recent_ = recent < 0 ? nullptr : &ways_v_[static_cast<size_t>(recent)];
+}
+
 void CacheLevel::encode(uint64_t shift, std::vector<uint64_t>& out) const {
   for (uint64_t s = 0; s < sets_; ++s) {
     order_.clear();
@@ -143,6 +160,20 @@ CacheModel::CacheModel(const MemoryParams& p)
   // At most two line accesses per stream per 16-byte step, one per line and stream
   // otherwise.
   period_clocks_.reserve(4 * period_lines_ + 16);
+}
+
+void CacheModel::save(StateWriter& w) const {
+  l1_.save(w);
+  l2_.save(w);
+  w.pod(unwalked_lines_);
+  w.pod(all_hit_);
+}
+
+void CacheModel::load(StateReader& r) {
+  l1_.load(r);
+  l2_.load(r);
+  r.pod(unwalked_lines_);
+  r.pod(all_hit_);
 }
 
 void CacheModel::clear() {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "models/cpu_model.hpp"
+#include "models/state_io.hpp"
 
 namespace padlock::timing {
 
@@ -65,6 +66,10 @@ class CacheLevel {
   void encode(uint64_t shift, std::vector<uint64_t>& out) const;
   // Adds `delta` (a multiple of sets()) to every line held.
   void shift_lines(uint64_t delta);
+
+  // The lines, their LRU stamps and dirty bits (a level of the same geometry loads them).
+  void save(StateWriter& w) const;
+  void load(StateReader& r);
 
  private:
   struct Way {
@@ -122,6 +127,10 @@ class CacheModel {
   double combine(double engine, const MemCost& m) const;
 
   void clear();
+  // Both levels and the repeated-stream memo (Machine.snapshot()): restored, the same
+  // accesses cost the same clocks.
+  void save(StateWriter& w) const;
+  void load(StateReader& r);
   const MemoryParams& params() const { return p_; }
   // Lines of streams whose cost came from a repeated period or a repeated stream instead
   // of the walk.

@@ -73,6 +73,7 @@ from .direct import (
     xstore,
 )
 from .errors import (
+    CallInterrupted,
     CallTimeout,
     GeneralProtection,
     GuestFault,
@@ -86,11 +87,13 @@ from .errors import (
     PadlockError,
     PadlockFault,
     PageFault,
+    SnapshotError,
     UnmappedMemoryError,
     UnresolvedSymbolError,
     UnsupportedSyscall,
 )
-from .machine import CallInfo, LoadedObject, Machine, PadlockEvent, PROT_EXEC, PROT_READ, PROT_WRITE
+from .machine import (CallInfo, LoadedObject, Machine, PadlockEvent, PROT_EXEC, PROT_READ,
+                      PROT_WRITE, Snapshot)
 from .model import Model
 from .run import Emulator, Result, RunStats, features, guest_program, run
 from .stats import PadlockStat
@@ -111,6 +114,6 @@ __all__ = [
     "run", "Emulator", "Result", "RunStats", "PadlockStat", "features", "guest_program",
     "Machine", "LoadedObject", "PadlockEvent", "CallInfo", "PROT_READ", "PROT_WRITE", "PROT_EXEC",
     "GuestFault", "GuestInvalidOpcode", "GuestGeneralProtection", "GuestPageFault",
-    "UnsupportedSyscall", "CallTimeout", "UnresolvedSymbolError", "GuestTimeout", "LoadError",
-    "MachineError",
+    "UnsupportedSyscall", "CallTimeout", "CallInterrupted", "UnresolvedSymbolError", "GuestTimeout", "LoadError",
+    "MachineError", "Snapshot", "SnapshotError",
 ]

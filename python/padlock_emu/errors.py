@@ -32,6 +32,7 @@ __all__ = [
     "PageFault",
     "raise_for_fault",
     "MachineError",
+    "SnapshotError",
     "LoadError",
     "GuestFault",
     "GuestInvalidOpcode",
@@ -39,6 +40,7 @@ __all__ = [
     "GuestPageFault",
     "UnsupportedSyscall",
     "CallTimeout",
+    "CallInterrupted",
     "UnresolvedSymbolError",
     "GuestTimeout",
     "guest_fault",
@@ -46,6 +48,7 @@ __all__ = [
 
 # Present when the module was built with the emulator (run, Emulator, Machine).
 MachineError = getattr(_core, "MachineError", PadlockError)
+SnapshotError = getattr(_core, "SnapshotError", MachineError)
 LoadError = getattr(_core, "LoadError", PadlockError)
 
 
@@ -229,6 +232,16 @@ class CallTimeout(GuestFault, TimeoutError):
         return f"the call did not return in time; stopped at {where}: {self.disassembly}"
 
 
+class CallInterrupted(GuestFault):
+    """SIGINT (Ctrl-C) stopped the call and the program's own SIGINT handler did not raise
+    (with Python's default handler, :meth:`Machine.call` raises KeyboardInterrupt instead).
+    The machine stays usable: the next call starts afresh."""
+
+    def _message(self) -> str:
+        where = f"pc 0x{self.pc:x}" + (f" in {self.function}" if self.function else "")
+        return f"the call was interrupted (SIGINT) at {where}: {self.disassembly}"
+
+
 class UnresolvedSymbolError(PadlockError, LookupError):  # type: ignore[misc, valid-type]
     """A symbol is not defined by any loaded object, or guest code called an import with no stub."""
 
@@ -255,6 +268,8 @@ def guest_fault(fault: Any, cpu: str, **kw: Any) -> GuestFault:
         return UnsupportedSyscall(fault, cpu, **kw)
     if kinds is not None and fault.kind == kinds.Timeout:
         return CallTimeout(fault, cpu, **kw)
+    if kinds is not None and fault.kind == getattr(kinds, "Interrupted", None):
+        return CallInterrupted(fault, cpu, **kw)
     if fault.is_padlock:
         return _GUEST_PADLOCK_CLASSES.get(fault.padlock.kind, GuestFault)(fault, cpu, **kw)
     return GuestFault(fault, cpu, **kw)

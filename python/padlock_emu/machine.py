@@ -20,6 +20,7 @@ Example::
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import os
@@ -34,8 +35,8 @@ from .cpus import CpuLike
 from .errors import MachineError, UnresolvedSymbolError, guest_fault
 from .stats import PadlockStat, padlock_stats
 
-__all__ = ["Machine", "LoadedObject", "PadlockEvent", "CallInfo", "Stub", "PROT_READ",
-           "PROT_WRITE", "PROT_EXEC"]
+__all__ = ["Machine", "LoadedObject", "PadlockEvent", "CallInfo", "Stub", "Snapshot",
+           "PROT_READ", "PROT_WRITE", "PROT_EXEC"]
 
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
 PathLike = Union[str, "os.PathLike[str]"]
@@ -172,6 +173,37 @@ class Stub:
     calls: int = 0
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """A :class:`Machine`'s state at one moment (:meth:`Machine.snapshot`).
+
+    ``machine`` holds the architectural and model state as bytes
+    (``emulator/harness/machine.hpp``: registers, x87/SSE, every mapped page, EFLAGS[30],
+    ACE's key registers, the RNG's MSR, buffers and generators, the cache model, the
+    virtual clock, statistics, the stub table); ``loader`` the loaded objects' symbols.
+    It pickles, and :meth:`Machine.restore` loads it into any Machine of the same ``cpu``,
+    ``bits``, ``mhz`` and ``timing``, in this process or another running the same build.
+    """
+
+    cpu: str
+    bits: int
+    mhz: float
+    timing: bool
+    now: int
+    machine: bytes = field(repr=False)
+    loader: bytes = field(repr=False)
+    objects: Tuple["LoadedObject", ...] = field(repr=False)
+
+
+def _machine_from_snapshot(options: Dict[str, Any], snap: Snapshot, stubs: List["Stub"]) -> "Machine":
+    """A new Machine with ``options``, the stubs and the state of ``snap`` (unpickling)."""
+    m = Machine(**options)
+    for st in stubs:
+        m._stubs[st.name] = Stub(st.name, st.function, st.nargs, st.calls)
+    m.restore(snap)
+    return m
+
+
 def _nargs(fn: Callable[..., Any], name: str) -> int:
     """How many guest arguments a stub takes: its positional parameters after the machine."""
     try:
@@ -255,6 +287,10 @@ class Machine:
             raise MachineError("this padlock_emu was built without the emulator (PADLOCK_BUILD_EMULATOR=OFF)")
         self._m = _core.Machine(cpu, bits=bits, seed=seed, host_entropy=host_entropy,
                                 errata=errata, mhz=mhz, timing=timing)
+        # What a copy is built with before its state is restored (pickling, deepcopy).
+        self._options: Dict[str, Any] = dict(
+            cpu=self._m.cpu.name, bits=bits, seed=seed, host_entropy=host_entropy,
+            errata=errata, mhz=mhz, timing=timing, check=check)
         self._loader = _core.ObjectLoader(self._m)
         if check:
             self._m.enable_check(self._loader)
@@ -291,6 +327,42 @@ class Machine:
 
     def __repr__(self) -> str:
         return f"<Machine {self.cpu.name} {self.bits}-bit, {len(self._objects)} objects>"
+
+    # --- snapshots ---------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """The machine's state now, to :meth:`restore` later, here or into another Machine
+        (it pickles). Restored, calls repeat what they did after the snapshot: the same
+        results, memory and cycle counts. Not from a stub or hook, and not with
+        ``check=True`` (the checker's findings are not saved): MachineError."""
+        return Snapshot(cpu=self.cpu.name, bits=self.bits, mhz=self.mhz,
+                        timing=bool(self._options["timing"]), now=self.now,
+                        machine=self._m.snapshot(), loader=self._loader.snapshot(),
+                        objects=tuple(copy.deepcopy(self._objects)))
+
+    def restore(self, snap: Snapshot) -> None:
+        """Return to ``snap``'s state. Everything :meth:`snapshot` saved is replaced
+        (memory, registers, units, clock, statistics, loaded objects, stub addresses); the
+        stubs' Python functions and the hooks of this Machine stay.
+
+        Raises:
+            SnapshotError: ``snap`` comes from a Machine of another CPU model, bits, mhz or
+                timing (nothing changes then).
+        """
+        if not isinstance(snap, Snapshot):
+            raise TypeError(f"restore takes a Snapshot, not {type(snap).__name__}")
+        self._m.restore(snap.machine)
+        self._loader.restore(snap.loader)
+        self._objects = list(copy.deepcopy(snap.objects))
+        self.last_call = None
+        for name in self._stubs:  # stubs registered since the snapshot keep an address
+            self._m.stub_address(name)
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        # pickle and copy.deepcopy: a new Machine with this state and these stubs (pickle
+        # stores their functions by reference, so lambdas do not pickle: pickle
+        # m.snapshot() then). Hooks are not carried.
+        return (_machine_from_snapshot, (dict(self._options), self.snapshot(),
+                                         [copy.copy(s) for s in self._stubs.values()]))
 
     # --- identity ----------------------------------------------------------------------
     @property
@@ -610,6 +682,9 @@ class Machine:
                 fault the exception is also the matching PadlockFault (#UD, #GP, #PF).
             UnsupportedSyscall: the code made a system call.
             CallTimeout: ``timeout`` seconds passed.
+            KeyboardInterrupt: Ctrl-C (SIGINT) stopped the guest (Python's default
+                handler; a handler of the program's own runs instead, then CallInterrupted).
+                The machine stays usable.
             UnresolvedSymbolError: an import without a stub was called.
         """
         _return_value(0, 0, "long" if signed else ret, self.bits)  # reject a bad ret early

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bindings.hpp"
@@ -15,6 +16,8 @@
 #include "emulator/harness/object_loader.hpp"
 #include "emulator/observe/check/report.hpp"
 #include "models/cpu_model.hpp"
+#include "models/state_io.hpp"
+#include "sigint_guard.hpp"
 
 namespace py = pybind11;
 
@@ -37,10 +40,14 @@ py::dict regs_dict(const ArchState& s, bool guest64) {
 }  // namespace
 
 void bind_machine(py::module_& m) {
-  register_error<emu::MachineError>(
+  PyObject* machine_error = register_error<emu::MachineError>(
       m, "MachineError",
       "Bad use of the function harness (unmapped memory, unknown register or symbol, ...)",
       m.attr("PadlockError").ptr());
+  register_error<StateError>(m, "SnapshotError",
+                             "A snapshot that does not fit this Machine (another CPU model, bits, "
+                             "mhz or timing, or not written by this build)",
+                             machine_error);
 
   using emu::Machine;
   using emu::MachineFault;
@@ -49,7 +56,8 @@ void bind_machine(py::module_& m) {
       .value("Signal", MachineFault::Kind::Signal)
       .value("Syscall", MachineFault::Kind::Syscall)
       .value("Timeout", MachineFault::Kind::Timeout)
-      .value("InternalStop", MachineFault::Kind::InternalStop);
+      .value("InternalStop", MachineFault::Kind::InternalStop)
+      .value("Interrupted", MachineFault::Kind::Interrupted);
 
   py::class_<MachineFault>(m, "MachineFault", "How a call ended other than by returning")
       .def_readonly("kind", &MachineFault::kind)
@@ -185,7 +193,22 @@ void bind_machine(py::module_& m) {
       .def(
           "call",
           [](Machine& mm, uint64_t address, const std::vector<uint64_t>& args,
-             uint64_t timeout_us) { return mm.call(address, args, timeout_us); },
+             uint64_t timeout_us) {
+            // The outermost call takes SIGINT (sigint_guard.hpp); calls nested in a stub
+            // stop with it, each returning kind Interrupted.
+            if (mm.call_depth() > 0) return mm.call(address, args, timeout_us);
+            emu::CallResult r;
+            try {
+              SigintGuard guard([](void* t) { static_cast<Machine*>(t)->interrupt_from_host(); },
+                                &mm);
+              r = mm.call(address, args, timeout_us);
+            } catch (...) {
+              if (SigintGuard::take_interrupted()) SigintGuard::interrupt_python();
+              throw;
+            }
+            if (SigintGuard::take_interrupted()) SigintGuard::interrupt_python();
+            return r;
+          },
           py::arg("address"), py::arg("args"), py::arg("timeout_us") = 0)
       .def(
           "set_padlock_hooks",
@@ -260,6 +283,20 @@ void bind_machine(py::module_& m) {
            })
       .def("disassemble", &Machine::disassemble, py::arg("pc"))
       .def(
+          "snapshot",
+          [](const Machine& mm) {
+            const std::vector<uint8_t> s = mm.snapshot();
+            return py::bytes(reinterpret_cast<const char*>(s.data()), s.size());
+          },
+          "The machine's state as bytes (emulator/harness/machine.hpp)")
+      .def(
+          "restore",
+          [](Machine& mm, const py::bytes& b) {
+            const std::string_view s = b;
+            mm.restore(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+          },
+          py::arg("data"))
+      .def(
           "rdmsr",
           [](Machine& mm, uint32_t msr) -> py::object {
             uint64_t v = 0;
@@ -309,6 +346,18 @@ void bind_machine(py::module_& m) {
           },
           py::arg("path"), py::arg("base") = 0)
       .def("define", &emu::ObjectLoader::define, py::arg("name"), py::arg("address"))
+      .def("snapshot",
+           [](const emu::ObjectLoader& l) {
+             const std::vector<uint8_t> s = l.snapshot();
+             return py::bytes(reinterpret_cast<const char*>(s.data()), s.size());
+           })
+      .def(
+          "restore",
+          [](emu::ObjectLoader& l, const py::bytes& b) {
+            const std::string_view s = b;
+            l.restore(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+          },
+          py::arg("data"))
       .def(
           "find",
           [](const emu::ObjectLoader& l, const std::string& name) -> py::object {

@@ -13,6 +13,7 @@
 #include "guest_run.hpp"
 #include "isa/instruction_table.hpp"
 #include "models/cpu_model.hpp"
+#include "sigint_guard.hpp"
 
 namespace py = pybind11;
 
@@ -116,8 +117,7 @@ void bind_run(py::module_& m) {
         if (r.interrupted) {
           // Python's SIGINT handler runs now (KeyboardInterrupt by default); the guest's
           // outputs are already closed.
-          PyErr_SetInterrupt();
-          if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+          SigintGuard::interrupt_python();
         }
         py::dict d;
         d["exited"] = !r.result.signaled;

@@ -5,10 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -17,6 +15,7 @@
 #include <thread>
 
 #include "emulator/linux/process.hpp"
+#include "sigint_guard.hpp"
 
 namespace padlock::python {
 
@@ -81,47 +80,6 @@ class StdioRedirect {
   int saved_[3] = {-1, -1, -1};
 };
 
-// SIGINT during a run (Ctrl-C, KeyboardInterrupt's signal): Python's own handler only sets
-// a flag that the interpreter checks between bytecodes, which never run while the guest
-// does. For the run this handler takes SIGINT, ends the guest as the timeout does
-// (kill_from_host stops Unicorn at once) and remembers it; the binding then hands the
-// signal back to Python (PyErr_SetInterrupt), whose handler raises KeyboardInterrupt.
-std::atomic<emu::Process*> g_interruptible{nullptr};
-std::atomic<bool> g_interrupted{false};
-
-void on_sigint(int) {
-  g_interrupted.store(true);
-  if (emu::Process* p = g_interruptible.load()) p->kill_from_host();
-}
-
-class SigintGuard {
- public:
-  explicit SigintGuard(emu::Process& p) {
-    g_interrupted.store(false);
-    struct sigaction cur {};
-    sigaction(SIGINT, nullptr, &cur);
-    // SIG_IGN and SIG_DFL keep their meaning: ignored, or the process dies as it would.
-    if (cur.sa_handler == SIG_IGN || cur.sa_handler == SIG_DFL) return;
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    g_interruptible.store(&p);
-    sigaction(SIGINT, &sa, &saved_);
-    active_ = true;
-  }
-  ~SigintGuard() {
-    if (!active_) return;
-    sigaction(SIGINT, &saved_, nullptr);
-    g_interruptible.store(nullptr);
-  }
-  SigintGuard(const SigintGuard&) = delete;
-  SigintGuard& operator=(const SigintGuard&) = delete;
-
- private:
-  struct sigaction saved_ {};
-  bool active_ = false;
-};
-
 }  // namespace
 
 GuestRunOutput run_guest(const emu::RunOptions& opts_in, const std::string& stdin_data,
@@ -181,12 +139,12 @@ GuestRunOutput run_guest(const emu::RunOptions& opts_in, const std::string& stdi
         });
       }
       try {
-        SigintGuard sigint(p);
+        SigintGuard sigint([](void* t) { static_cast<emu::Process*>(t)->kill_from_host(); }, &p);
         r.result = p.run();
       } catch (...) {
         failure = std::current_exception();
       }
-      r.interrupted = g_interrupted.exchange(false);
+      r.interrupted = SigintGuard::take_interrupted();
       if (watchdog.joinable()) {
         {
           std::lock_guard<std::mutex> lk(m);

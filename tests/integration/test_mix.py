@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import subprocess
 
+import pytest
+
 
 def parse(text):
     """{section: {opcode: count}}; the global section is '$global'."""
@@ -63,3 +65,41 @@ def test_mix_unwritable_file_is_one_line(runner, tmp_path):
     assert p.returncode == 1
     assert p.stderr == (f"padlock-emu: cannot write the instruction mix '{bad}': "
                         "No such file or directory\n")
+
+
+@pytest.mark.parametrize("timing", ["on", "off"])
+def test_counters_block_log_and_hook_agree(runner, target, tmp_path, timing):
+    """--mix alone counts blocks in generated code (Unicorn's UC_CTL_BLOCK_COUNT); with
+    --profile beside it, from the block log; with --stats, in the block hook. The three
+    histograms are the same, with the timing model on and off."""
+    extra = ["--timing", timing]
+    counted, _ = run_mix(runner, target, tmp_path, *extra)
+    logged, _ = run_mix(runner, target, tmp_path, *extra, "--profile", str(tmp_path / "p.out"))
+    hooked, err = run_mix(runner, target, tmp_path, *extra, "--stats", "--profile",
+                          str(tmp_path / "p2.out"))
+    assert counted == logged == hooked
+    assert counted["$global"]["*total"] == int(re.search(r"instructions counted (\d+)", err).group(1)) + 1
+
+
+def test_a_forked_child_counts_its_own_blocks(runner, target, tmp_path):
+    """A forked child writes FILE.PID with the blocks it ran after the fork: the same with
+    generated-code counters (--mix alone) as with the block hook (--stats)."""
+    def mixes(*extra):
+        d = tmp_path / f"run{len(extra)}"
+        d.mkdir()
+        p = subprocess.run([str(runner.emulator), "run", "--cpu", target.cpu, "--mix",
+                            str(d / "m.txt"), *extra, str(runner.guest("procs", target.arch)),
+                            "fork"], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        files = sorted(d.iterdir())
+        assert files[0].name == "m.txt" and len(files) >= 2
+        children = sorted((parse(f.read_text()) for f in files[1:]),
+                          key=lambda s: s["$global"]["*total"])
+        return parse(files[0].read_text()), children, p.stderr
+
+    parent, children, _ = mixes()
+    parent_h, children_h, err = mixes("--stats")
+    assert (parent, children) == (parent_h, children_h)
+    counted = sorted(int(n) for n in re.findall(r"instructions counted (\d+)", err))
+    totals = sorted(m["$global"]["*total"] - m["$global"]["*padlock"] for m in [parent, *children])
+    assert totals == counted

@@ -33,8 +33,12 @@ InstructionMix::InstructionMix(const profile::ObjectMap& objects, GuestMemory& m
 
 InstructionMix::~InstructionMix() = default;
 
+// A forked child's mix is a new InstructionMix over the parent's blocks, whose mix_record
+// names a record of the parent's: it counts only when it names this mix's record of b.
 uint32_t InstructionMix::record(const BlockInfo& b) {
-  if (b.mix_record == 0) b.mix_record = decode(b);
+  const uint32_t r = b.mix_record;
+  if (r != 0 && r < records_.size() && records_[r].block == &b) return r;
+  b.mix_record = decode(b);
   return b.mix_record;
 }
 
@@ -44,6 +48,7 @@ uint32_t InstructionMix::decode(const BlockInfo& b) {
   Record r;
   r.first = static_cast<uint32_t>(ids_.size());
   r.function = objects_.function_at(b.address);
+  r.block = &b;
   walker_.walk(
       b,
       [&](const cs_insn& insn) {
@@ -78,7 +83,7 @@ void InstructionMix::write(FILE* out, const std::string& command) const {
   using Histogram = std::unordered_map<uint32_t, uint64_t>;
   Histogram total;
   std::map<uint32_t, Histogram> by_function;
-  std::vector<uint64_t> counts = counts_;
+  std::vector<uint64_t> counts(counts_.begin(), counts_.end());
   for (size_t i = 1; i < log_records_.size(); ++i) counts[log_records_[i]] += log_counts_[i];
   for (size_t i = 1; i < records_.size(); ++i) {
     const uint64_t n = counts[i];

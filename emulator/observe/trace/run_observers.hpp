@@ -46,6 +46,15 @@ class RunObservers final : public PadlockListener {
   // -d exec and cpu read each block's registers before it runs: the block hook must run
   // on every block (no inline costs, no block log).
   bool wants_every_block() const { return debug_ && debug_->has(kLogExec | kLogCpu); }
+  // on_block_log's `now` is read (the profiler's block times); else any value will do.
+  bool wants_block_times() const { return profiler_ != nullptr; }
+  // The instruction mix alone needs the blocks, and only how often each ran: generated
+  // code can count them (mix::InstructionMix::counter) instead of logging them.
+  mix::InstructionMix* block_counter() const {
+    const bool others =
+        profiler_ != nullptr || (debug_ && debug_->has(kLogInAsm | kLogExec | kLogCpu));
+    return others ? nullptr : mix_.get();
+  }
   // -d / -D (null when no -d item is given).
   DebugLog* debug_log() const { return debug_.get(); }
 
