@@ -225,7 +225,7 @@ class Machine {
 
   // Hooks (through static trampolines; public for them only).
   bool on_invalid_insn();
-  uint64_t on_padlock_insn() { return padlock_insn(); }
+  uint64_t on_padlock_insn(const uc_padlock_state* at) { return padlock_insn(at); }
   void on_interrupt(uint32_t intno);
   void on_syscall_insn();
   void on_sysenter();
@@ -238,7 +238,8 @@ class Machine {
  private:
   class DiagSink;
   void install_hooks();
-  uint64_t padlock_insn();
+  // `at`: the state from generated code (UC_CTL_PADLOCK_INSN), null from the #UD trap.
+  uint64_t padlock_insn(const uc_padlock_state* at = nullptr);
   void setup_tls();
   void invalidate_code(uint64_t va, uint64_t len);
   void stop_with(const MachineFault& f);
