@@ -13,9 +13,10 @@ namespace padlock::emu {
 
 namespace {
 constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-// Past a 32-bit window: an access at 0xFFFFFFFF addressed directly spills up to 15
-// bytes beyond it, which must fault rather than touch a host mapping.
-constexpr uint64_t kGuard32 = 64 * 1024;
+// Past the window: an access at its last byte addressed directly (0xFFFFFFFF in a 32-bit
+// window) spills up to 15 bytes beyond it, which must fault rather than touch a host
+// mapping.
+constexpr uint64_t kGuard = 64 * 1024;
 }  // namespace
 
 AddressSpace::AddressSpace(bool guest64) {
@@ -23,13 +24,12 @@ AddressSpace::AddressSpace(bool guest64) {
   const uint64_t sizes32[] = {1ull << 32};
   const uint64_t* sizes = guest64 ? sizes64 : sizes32;
   const size_t n = guest64 ? 3 : 1;
-  const uint64_t guard = guest64 ? 0 : kGuard32;
   for (size_t i = 0; i < n; ++i) {
-    void* p = mmap(nullptr, sizes[i] + guard, PROT_NONE, kReserveFlags, -1, 0);
+    void* p = mmap(nullptr, sizes[i] + kGuard, PROT_NONE, kReserveFlags, -1, 0);
     if (p != MAP_FAILED) {
       base_ = static_cast<uint8_t*>(p);
       size_ = sizes[i];
-      reserved_ = sizes[i] + guard;
+      reserved_ = sizes[i] + kGuard;
       break;
     }
   }

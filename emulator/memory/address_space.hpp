@@ -4,7 +4,7 @@
 // TLB fill (UC_TLB_VIRTUAL), so mmap/munmap/mprotect are ours alone, and the models read
 // guest memory through translate() at host speed.
 //
-// With host protections mirrored (set_mirror; 32-bit guests whose generated code
+// With host protections mirrored (set_mirror; guests whose generated code
 // addresses the window directly, emulator/memory/direct_memory.hpp), each host page carries
 // its guest page's protections, minus write while the page holds translated code
 // (kPageCode: a store there must invalidate that code first).
