@@ -26,6 +26,7 @@
 #include "emulator/observe/check/checker.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
+#include "emulator/padlock/padlock_call.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"
 #include "models/padlock.hpp"
@@ -269,6 +270,7 @@ class Machine {
   uc_hook block_hook_ = 0;
 
   bool eflags30_ = false;
+  DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
   uint64_t arena_next_ = kArenaBase;
 
   std::vector<StubSlot> stubs_;

@@ -24,6 +24,7 @@
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
+#include "emulator/padlock/padlock_call.hpp"
 #include "emulator/run_options.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "models/padlock.hpp"
@@ -260,6 +261,7 @@ class Process {
   std::unique_ptr<PadlockCore> core_;  // PadLock instructions, their caches (--cache-x86 too)
   uc_hook mem_hook_ = 0;               // --cache-x86
   bool eflags30_ = false;
+  DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;

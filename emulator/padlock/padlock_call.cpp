@@ -29,11 +29,23 @@ void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall
 }
 
 bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, bool eflags30,
-                        PadlockCall& c, const uc_padlock_state* at) {
+                        PadlockCall& c, const uc_padlock_state* at, DecodeMemo* memo) {
   c.pc = at != nullptr ? at->pc : cpu.pc();
-  const uint64_t avail = mem.accessible_with(c.pc, 15, kPageMapped | kPageExec);
-  c.decoded = isa::decode(mem.host(c.pc), avail,
-                          guest64 ? isa::CpuMode::Long64 : isa::CpuMode::Protected32);
+  const uint64_t avail = mem.accessible_with(c.pc, isa::kMaxInsnLength, kPageMapped | kPageExec);
+  const uint8_t* bytes = mem.host(c.pc);
+  const unsigned memo_len = memo != nullptr ? memo->decoded.length : 0;
+  if (memo_len != 0 && memo->pc == c.pc && avail >= memo_len &&
+      std::memcmp(memo->bytes, bytes, memo_len) == 0) {
+    c.decoded = memo->decoded;
+  } else {
+    c.decoded =
+        isa::decode(bytes, avail, guest64 ? isa::CpuMode::Long64 : isa::CpuMode::Protected32);
+    if (memo != nullptr && c.decoded.status != isa::DecodeStatus::NotPadlock) {
+      memo->pc = c.pc;
+      memo->decoded = c.decoded;
+      std::memcpy(memo->bytes, bytes, c.decoded.length);
+    }
+  }
   if (c.decoded.status == isa::DecodeStatus::NotPadlock) return false;
   if (at == nullptr) {
     read_padlock_state(cpu, guest64, eflags30, c);
