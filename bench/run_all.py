@@ -12,13 +12,17 @@ change of the machine's load hits baseline and emulator alike):
                              loop's time is the run's minus a run doing the set-up only
   short REP XCRYPTECB        single-block instructions, host time per instruction
   openssl speed              Debian's i386 openssl with the padlock engine (nehemiah,
-                             1.2 GHz): wall time for `-seconds 1` (skipped without the sysroot)
+                             1.2 GHz, --chip-check warn: the engine's PXOR is SSE2, which a
+                             Nehemiah lacks): wall and CPU time for `-seconds 1` (skipped
+                             without the sysroot)
   harness calls              Machine::call of a small PadLock function against raw Unicorn
                              emu_start of the same code (bench_harness)
   --mix                      compute.c (i386) with --mix FILE against without, timing on
                              and off
 
-usage: bench/run_all.py [--build DIR] [--only ROW[,ROW...]]
+usage: bench/run_all.py [--build DIR] [--before EMU] [--only ROW[,ROW...]]
+  --before EMU: another padlock-emu binary (an earlier build) run interleaved with this
+  one in the plain, short and openssl rows, printed as a "before" column
   env: REPEAT (default 3), ROUNDS (compute's work factor, default 16),
        SHORT_N (single-block instructions, default 10000000),
        BULK_BYTES (bytes per bulk run, default 1 GiB), PADLOCK_SYSROOT_I386
@@ -43,6 +47,7 @@ REPEAT = int(os.environ.get("REPEAT", "3"))
 ROUNDS = os.environ.get("ROUNDS", "16")
 SHORT_N = int(os.environ.get("SHORT_N", "10000000"))
 BULK_BYTES = int(os.environ.get("BULK_BYTES", str(1 << 30)))
+BEFORE: Path | None = None  # --before
 
 
 class Timer:
@@ -95,9 +100,11 @@ def build_guests(work: Path) -> dict[str, Path]:
 
 
 def row(label: str, emu: float, base: float | None, base_label: str, unit: str = "s",
-        goal: str = "") -> None:
+        goal: str = "", before: float | None = None) -> None:
     ratio = f"{emu / base:6.2f}x {base_label}" if base else ""
     base_s = f"{base:9.3f} {unit}" if base is not None else " " * 11
+    if before is not None:
+        ratio += f"  (before: {before:.3f} {unit}" + (f", {before / base:.2f}x)" if base else ")")
     print(f"  {label:<34} {emu:9.3f} {unit}  {base_s}  {ratio}  {goal}".rstrip())
 
 
@@ -110,15 +117,21 @@ def plain_code(emu: Path, guests: dict[str, Path]) -> None:
             print(f"  {qemu} not installed: skipped")
             continue
         cpu = ["--cpu", "esther" if bits == "32" else "nano"]  # nano: the one with long mode
-        t = best_interleaved({
+        cmds = {
             "qemu": [qemu, prog, ROUNDS],
             "off": [str(emu), "run", *cpu, "--timing", "off", prog, ROUNDS],
             "on": [str(emu), "run", *cpu, prog, ROUNDS],
-        })
+        }
+        if BEFORE is not None:
+            cmds["b_off"] = [str(BEFORE), "run", *cpu, "--timing", "off", prog, ROUNDS]
+            cmds["b_on"] = [str(BEFORE), "run", *cpu, prog, ROUNDS]
+        t = best_interleaved(cmds)
         arch = "i386" if bits == "32" else "x86-64"
         goal_off, goal_on = ("0.9", "1.2") if bits == "32" else ("1.0", "1.25")
-        row(f"{arch}, --timing off", t["off"], t["qemu"], qemu, goal=f"(goal <= {goal_off}x)")
-        row(f"{arch}, timing on", t["on"], t["qemu"], qemu, goal=f"(goal <= {goal_on}x)")
+        row(f"{arch}, --timing off", t["off"], t["qemu"], qemu, goal=f"(goal <= {goal_off}x)",
+            before=t.get("b_off"))
+        row(f"{arch}, timing on", t["on"], t["qemu"], qemu, goal=f"(goal <= {goal_on}x)",
+            before=t.get("b_on"))
 
 
 def host_speed(mode: str, size: int) -> float:
@@ -132,19 +145,24 @@ def host_speed(mode: str, size: int) -> float:
     return float(m.group(1)) * 1000
 
 
-def loop_time(emu: Path, prog: Path, mode: str, size: int, count: int) -> dict[str, float]:
-    """Host seconds of `count` instructions (set-up subtracted), timing off and on."""
+def loop_time(emu: Path, prog: Path, mode: str, size: int, count: int,
+              before: Path | None = None) -> dict[str, float]:
+    """Host seconds of `count` instructions (set-up subtracted), timing off and on; with
+    `before`, also "b_off" and "b_on" for that binary, interleaved."""
     cmds = {}
-    for timing in ("off", "on"):
-        for n in (0, count):
-            cmds[f"{timing}{n}"] = [str(emu), "run", "--cpu", "esther", "--timing", timing,
-                                    str(prog), mode, str(size), str(n)]
+    emus = {"": emu} if before is None else {"": emu, "b_": before}
+    for tag, binary in emus.items():
+        for timing in ("off", "on"):
+            for n in (0, count):
+                cmds[f"{tag}{timing}{n}"] = [str(binary), "run", "--cpu", "esther", "--timing",
+                                             timing, str(prog), mode, str(size), str(n)]
     best: dict[str, float] = {}
     for _ in range(REPEAT):
         for name, cmd in cmds.items():
             cpu, _, _ = Timer.run(cmd)
             best[name] = min(best.get(name, cpu), cpu)
-    return {t: max(best[f"{t}{count}"] - best[f"{t}0"], 1e-9) for t in ("off", "on")}
+    return {f"{tag}{t}": max(best[f"{tag}{t}{count}"] - best[f"{tag}{t}0"], 1e-9)
+            for tag in emus for t in ("off", "on")}
 
 
 def bulk(emu: Path, guests: dict[str, Path]) -> None:
@@ -167,10 +185,12 @@ def bulk(emu: Path, guests: dict[str, Path]) -> None:
 
 def short(emu: Path, guests: dict[str, Path]) -> None:
     print(f"short PadLock instructions: {SHORT_N} single-block REP XCRYPTECB, esther")
-    t = loop_time(emu, guests["xcrypt_loop"], "ecb", 16, SHORT_N)
+    t = loop_time(emu, guests["xcrypt_loop"], "ecb", 16, SHORT_N, BEFORE)
     for timing in ("off", "on"):
         goal = "(goal <= 150 ns)" if timing == "on" else ""
-        print(f"  timing {timing:<3} {t[timing] / SHORT_N * 1e9:9.1f} ns per instruction  {goal}")
+        before = f"(before: {t['b_' + timing] / SHORT_N * 1e9:.1f} ns)  " if BEFORE else ""
+        print(f"  timing {timing:<3} {t[timing] / SHORT_N * 1e9:9.1f} ns per instruction  "
+              f"{before}{goal}".rstrip())
 
 
 def openssl_speed(emu: Path) -> None:
@@ -180,11 +200,19 @@ def openssl_speed(emu: Path) -> None:
         print(f"  no i386 sysroot at {root}: skipped (scripts/make-sysroot.sh)")
         return
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PADLOCK_EMU_", "OPENSSL_"))}
-    cmd = [str(emu), "run", "--cpu", "nehemiah", "--mhz", "1200", "-L", str(root),
-           "/usr/bin/openssl", "speed", "-seconds", "1", "-engine", "padlock", "-evp",
-           "aes-128-cbc"]
-    cpu, wall, _ = Timer.run(cmd, env=env)
-    print(f"  {wall:7.1f} s wall, {cpu:7.1f} s CPU (goal <= 5 s wall)")
+    args = ["run", "--cpu", "nehemiah", "--mhz", "1200", "--chip-check", "warn", "-L", str(root),
+            "/usr/bin/openssl", "speed", "-seconds", "1", "-engine", "padlock", "-evp",
+            "aes-128-cbc"]
+    emus = {"": emu} if BEFORE is None else {"": emu, "before: ": BEFORE}
+    best: dict[str, tuple[float, float]] = {}
+    for _ in range(REPEAT):
+        for tag, binary in emus.items():
+            cpu, wall, _ = Timer.run([str(binary), *args], env=env)
+            if tag not in best or cpu < best[tag][0]:
+                best[tag] = (cpu, wall)
+    for tag, (cpu, wall) in best.items():
+        goal = "" if tag else " (goal <= 5 s wall)"
+        print(f"  {tag}{wall:7.1f} s wall, {cpu:7.1f} s CPU{goal}")
 
 
 def mix(emu: Path, guests: dict[str, Path]) -> None:
@@ -221,7 +249,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", type=Path, default=REPO / "build")
     ap.add_argument("--only", default=",".join(ROWS))
+    ap.add_argument("--before", type=Path, help="an earlier padlock-emu, run interleaved")
     a = ap.parse_args()
+    global BEFORE
+    BEFORE = a.before
     emu = Path(os.environ.get("PADLOCK_EMU_BIN", a.build / "emulator/padlock-emu"))
     if not emu.is_file():
         sys.exit(f"run_all: no {emu} (build first or set PADLOCK_EMU_BIN)")

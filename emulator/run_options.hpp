@@ -45,8 +45,8 @@ struct RunOptions {
   // --quantum: a guest thread's time slice in virtual microseconds (emulator/linux/threads.cpp).
   double quantum_us = 1000;
   bool cache_x86 = false;  // --cache-x86: apply the cache model to x86 memory operands
-  // --memory direct|tlb: 32-bit guests' loads and stores address guest memory directly
-  // (emulator/memory/direct_memory.hpp) or through Unicorn's softmmu TLB. x86-64: always the TLB.
+  // --memory direct|tlb: the guest's loads and stores address guest memory directly
+  // (emulator/memory/direct_memory.hpp) or through Unicorn's softmmu TLB.
   bool direct_memory = true;
   ChipCheck chip_check = ChipCheck::Fault;  // emulator/cpu/chip_check.hpp
   // --trace, --chrome-trace, --profile: output files (empty: off; ".gz": gzip).

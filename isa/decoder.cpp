@@ -4,8 +4,6 @@ namespace padlock::isa {
 
 namespace {
 
-constexpr size_t kMaxInsnLength = 15;
-
 // (opcode2, modrm) -> row; the REP form of XSTORE is chosen after prefixes are known.
 const InsnInfo* find_row(uint8_t opcode2, uint8_t modrm, bool rep) {
   for (const InsnInfo& row : kInstructions) {

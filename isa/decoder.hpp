@@ -33,6 +33,9 @@ struct Decoded {
   const InsnInfo& info() const { return isa::info(id); }
 };
 
+// The longest x86 instruction: the decoder examines no more.
+constexpr size_t kMaxInsnLength = 15;
+
 // Decode at most `avail` bytes. Up to 15 bytes are examined, as on x86.
 Decoded decode(const uint8_t* bytes, size_t avail, CpuMode mode);
 

@@ -53,18 +53,12 @@ struct UcHooks {
   }
   // The PC to go on at. When the hook threw, the instruction's own (EIP holds its address
   // here, cmake/unicorn patch): the emulation stops there with the exception kept.
-  static uint64_t padlock(uc_engine* uc, void* o) {
+  static uint64_t padlock(uc_engine* uc, const uc_padlock_state* at, void* o) {
     try {
-      return static_cast<Owner*>(o)->on_padlock_insn();
+      return static_cast<Owner*>(o)->on_padlock_insn(at);
     } catch (...) {
       static_cast<Owner*>(o)->hook_exception().keep(uc);
-      uint64_t pc = 0;
-      if (uc_reg_read(uc, UC_X86_REG_RIP, &pc) != UC_ERR_OK || pc == 0) {
-        uint32_t eip = 0;
-        uc_reg_read(uc, UC_X86_REG_EIP, &eip);
-        pc = eip;
-      }
-      return pc;
+      return at->pc;
     }
   }
   static void sysenter(uc_engine* uc, void* o) {

@@ -442,11 +442,11 @@ bool Machine::on_invalid_insn() {
   return true;
 }
 
-uint64_t Machine::padlock_insn() {
-  uint64_t next = cpu_->pc();
+uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
+  uint64_t next = at != nullptr ? at->pc : cpu_->pc();
   try {
     PadlockCall c;
-    if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c)) {
+    if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c, at, &decode_memo_)) {
       MachineFault f;
       f.signo = SIGILL;
       f.code = kIllIllopn;

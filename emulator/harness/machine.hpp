@@ -27,6 +27,7 @@
 #include "emulator/observe/check/checker.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
+#include "emulator/padlock/padlock_call.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"
 #include "models/padlock.hpp"
@@ -247,7 +248,7 @@ class Machine {
 
   // Hooks (through static trampolines; public for them only).
   bool on_invalid_insn();
-  uint64_t on_padlock_insn() { return padlock_insn(); }
+  uint64_t on_padlock_insn(const uc_padlock_state* at) { return padlock_insn(at); }
   void on_interrupt(uint32_t intno);
   void on_syscall_insn();
   void on_sysenter();
@@ -260,7 +261,8 @@ class Machine {
  private:
   class DiagSink;
   void install_hooks();
-  uint64_t padlock_insn();
+  // `at`: the state from generated code (UC_CTL_PADLOCK_INSN), null from the #UD trap.
+  uint64_t padlock_insn(const uc_padlock_state* at = nullptr);
   void setup_tls();
   void invalidate_code(uint64_t va, uint64_t len);
   void stop_with(const MachineFault& f);
@@ -292,6 +294,7 @@ class Machine {
   uc_hook block_hook_ = 0;
 
   bool eflags30_ = false;
+  DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
   uint64_t arena_next_ = kArenaBase;
 
   std::vector<StubSlot> stubs_;

@@ -22,10 +22,10 @@ bool Process::on_invalid_insn() {
   return true;
 }
 
-uint64_t Process::padlock_insn() {
+uint64_t Process::padlock_insn(const uc_padlock_state* at) {
   drain_block_log();
   PadlockCall c;
-  if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c)) {
+  if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c, at, &decode_memo_)) {
     fault_ = GuestSiginfo{};
     fault_.signo = SIGILL;
     fault_.code = kIllIllopn;

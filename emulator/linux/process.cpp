@@ -110,7 +110,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
   // Before anything is mapped: the host's protections mirror the guest's from the start.
   if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
-  if (!guest64_ && opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
+  if (opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
   // Timing (docs/timing.md): the guest's clock at --mhz, the periodic interrupt model and the
   // caches; per-block x86 costs come from the core's measured instruction costs
   // (models/timing/x86_measured.hpp, x86_block_model.hpp).
@@ -790,7 +790,7 @@ RunResult Process::run() {
   }
   if (opts_.stats) {
     stats_.print(opts_.log, mhz_);
-    // How generated code reached guest memory (--memory, PADLOCK_EMU_MEMORY; x86-64: tlb).
+    // How generated code reached guest memory (--memory, PADLOCK_EMU_MEMORY).
     std::fprintf(opts_.log, "padlock-emu: stats: guest memory %s\n",
                  direct_memory_ ? "direct" : "tlb");
     if (opts_.timing) {

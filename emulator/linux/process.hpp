@@ -26,6 +26,7 @@
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
 #include "emulator/padlock/core.hpp"
+#include "emulator/padlock/padlock_call.hpp"
 #include "emulator/run_options.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "models/padlock.hpp"
@@ -201,7 +202,7 @@ class Process {
   bool on_invalid_insn();
   // A PadLock instruction called from generated code (our Unicorn patch,
   // UC_CTL_PADLOCK_INSN): the PC to go on at.
-  uint64_t on_padlock_insn() { return padlock_insn(); }
+  uint64_t on_padlock_insn(const uc_padlock_state* at) { return padlock_insn(at); }
   void on_block(uint64_t address, uint32_t size);
   // With inline cost accounting: the block's cost is already on the clock; called only
   // for blocks that need it (block_cost) or once an event is due.
@@ -219,7 +220,8 @@ class Process {
   void replay_block_log();
   // Runs the PadLock instruction at the PC (emulator/linux/padlock_trap.cpp) and returns
   // the PC to go on at: the next instruction, or this one to run again or to take a signal.
-  uint64_t padlock_insn();
+  // `at`: the state from generated code (UC_CTL_PADLOCK_INSN), null from the #UD trap.
+  uint64_t padlock_insn(const uc_padlock_state* at = nullptr);
   void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
@@ -343,8 +345,9 @@ class Process {
   std::unique_ptr<PadlockCore> core_;  // PadLock instructions, their caches (--cache-x86 too)
   uc_hook mem_hook_ = 0;               // --cache-x86
   bool eflags30_ = false;
+  DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
   bool block_hook_on_ = false;
-  bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct, i386)
+  bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;
   bool hook_every_block_ = false;  // --stats, --icount: block_cost asks for every block
   // The chip check: instructions found, by address, and blocks to drop before the next

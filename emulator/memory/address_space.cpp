@@ -13,9 +13,10 @@ namespace padlock::emu {
 
 namespace {
 constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-// Past a 32-bit window: an access at 0xFFFFFFFF addressed directly spills up to 15
-// bytes beyond it, which must fault rather than touch a host mapping.
-constexpr uint64_t kGuard32 = 64 * 1024;
+// Past the window: an access at its last byte addressed directly (0xFFFFFFFF in a 32-bit
+// window) spills up to 15 bytes beyond it, which must fault rather than touch a host
+// mapping.
+constexpr uint64_t kGuard = 64 * 1024;
 }  // namespace
 
 AddressSpace::AddressSpace(bool guest64) {
@@ -23,13 +24,12 @@ AddressSpace::AddressSpace(bool guest64) {
   const uint64_t sizes32[] = {1ull << 32};
   const uint64_t* sizes = guest64 ? sizes64 : sizes32;
   const size_t n = guest64 ? 3 : 1;
-  const uint64_t guard = guest64 ? 0 : kGuard32;
   for (size_t i = 0; i < n; ++i) {
-    void* p = mmap(nullptr, sizes[i] + guard, PROT_NONE, kReserveFlags, -1, 0);
+    void* p = mmap(nullptr, sizes[i] + kGuard, PROT_NONE, kReserveFlags, -1, 0);
     if (p != MAP_FAILED) {
       base_ = static_cast<uint8_t*>(p);
       size_ = sizes[i];
-      reserved_ = sizes[i] + guard;
+      reserved_ = sizes[i] + kGuard;
       break;
     }
   }
@@ -186,13 +186,6 @@ uint64_t AddressSpace::next_mapped(uint64_t va, uint64_t end) const {
   return end;
 }
 
-uint8_t AddressSpace::flags(uint64_t va) const {
-  if (va >= size_) return 0;
-  const uint64_t page = va / kPageSize;
-  const uint8_t* l = leaf(page);
-  return l != nullptr ? l[page & ((uint64_t{1} << kLeafBits) - 1)] : 0;
-}
-
 uint64_t AddressSpace::next_run(uint64_t va, uint64_t* end, uint8_t* flags) const {
   const uint64_t per_leaf = uint64_t{1} << kLeafBits, mask = per_leaf - 1;
   const uint64_t last = size_ / kPageSize;
@@ -312,6 +305,13 @@ uint64_t AddressSpace::find_free_below(uint64_t len, uint64_t limit, uint64_t fl
 uint64_t AddressSpace::accessible_with(uint64_t va, uint64_t len, uint8_t need,
                                        uint8_t* seen) const {
   if (va >= size_) return 0;
+  if (len != 0 && len <= kPageSize - (va & kPageMask)) {
+    // Within one page (a PadLock operand, an instruction): one look at the page table.
+    const uint8_t f = flags(va);
+    if ((f & need) != need) return 0;
+    if (seen != nullptr) *seen = f;
+    return len;
+  }
   uint64_t done = 0;
   uint8_t all = 0;
   while (done < len) {

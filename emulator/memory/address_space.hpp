@@ -4,7 +4,7 @@
 // TLB fill (UC_TLB_VIRTUAL), so mmap/munmap/mprotect are ours alone, and the models read
 // guest memory through translate() at host speed.
 //
-// With host protections mirrored (set_mirror; 32-bit guests whose generated code
+// With host protections mirrored (set_mirror; guests whose generated code
 // addresses the window directly, emulator/memory/direct_memory.hpp), each host page carries
 // its guest page's protections, minus write while the page holds translated code
 // (kPageCode: a store there must invalidate that code first).
@@ -87,7 +87,12 @@ class AddressSpace final : public GuestMemory {
   // Returns 0 or -errno (-ENOMEM if any page is unmapped, as Linux does).
   int protect(uint64_t va, uint64_t len, uint8_t prot);
 
-  uint8_t flags(uint64_t va) const;
+  uint8_t flags(uint64_t va) const {
+    if (va >= size_) return 0;
+    const uint64_t page = va / kPageSize;
+    const uint8_t* l = leaf(page);
+    return l != nullptr ? l[page & ((uint64_t{1} << kLeafBits) - 1)] : 0;
+  }
   // The first run of mapped pages at or after `va` whose flags agree except kPageCode
   // (for /proc/self/maps): its start, or size() when there is none; its end and flags.
   uint64_t next_run(uint64_t va, uint64_t* end, uint8_t* flags) const;

@@ -35,7 +35,9 @@ void on_host_sigsegv(int, siginfo_t* si, void* ctx) {
   if (d.mem != nullptr && si->si_code > 0 && d.mem->host_in_reservation(si->si_addr)) {
     const uint64_t offset =
         static_cast<uint64_t>(static_cast<uint8_t*>(si->si_addr) - d.mem->host_base());
-    const uint64_t va = offset & 0xFFFFFFFFu;  // the guard past 4 GiB: the access wrapped
+    // The guard past a 32-bit window: the access wrapped at 4 GiB. Past a 64-bit one it
+    // lies beyond the window, where the guest's page table maps nothing.
+    const uint64_t va = d.mem->size() == (uint64_t{1} << 32) ? offset & 0xFFFFFFFFu : offset;
     const bool write = (uc_ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;  // #PF error code W
     const bool in_jit = uc_direct_memory_in_jit(d.uc, pc);
     if (write && (d.mem->flags(va) & kPageCode)) {
@@ -59,13 +61,13 @@ void on_host_sigsegv(int, siginfo_t* si, void* ctx) {
 
 bool direct_memory_enable(uc_engine* uc, AddressSpace& mem) {
   if (g_direct.uc != nullptr) return false;
-  if (uc_ctl_direct_memory(uc, mem.host_base()) != UC_ERR_OK) return false;
+  if (uc_ctl_direct_memory(uc, mem.host_base(), mem.size()) != UC_ERR_OK) return false;
   struct sigaction sa {};
   sa.sa_sigaction = on_host_sigsegv;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   if (sigaction(SIGSEGV, &sa, &g_direct.saved) != 0) {
-    uc_ctl_direct_memory(uc, nullptr);
+    uc_ctl_direct_memory(uc, nullptr, 0);
     return false;
   }
   g_direct.uc = uc;

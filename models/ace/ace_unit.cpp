@@ -29,6 +29,27 @@ struct KeyRegisters {
   ControlWord cw;
   ace::RoundKeys enc;
   ace::RoundKeys dec;
+  // What enc and dec were last expanded from: a load of the same bytes under a control
+  // word with the same round count, KEYGN and INTER gives the same schedules, so it skips
+  // the expansion (a host shortcut only: the load is still read and timed as a load).
+  bool expanded = false;
+  unsigned src_rounds = 0;
+  bool src_keygn = false, src_inter = false;
+  alignas(16) uint8_t src[256];
+
+  void load(const ControlWord& c, const uint8_t* bytes, unsigned len) {
+    if (!expanded || src_rounds != c.rounds() || src_keygn != c.keygn() || src_inter != c.inter() ||
+        std::memcmp(src, bytes, len) != 0) {
+      ace::load_key_ram(c, bytes, enc, dec);
+      std::memcpy(src, bytes, len);
+      src_rounds = c.rounds();
+      src_keygn = c.keygn();
+      src_inter = c.inter();
+      expanded = true;
+    }
+    cw = c;
+    loaded = true;
+  }
 };
 
 }  // namespace
@@ -240,9 +261,7 @@ class XcryptRun {
       alignas(16) uint8_t key[256];
       if (!readable(ebx_, klen)) return false;
       ace::read_wrap(mem_, ebx_, key, klen, asz_);
-      ace::load_key_ram(cw_, key, keys_.enc, keys_.dec);
-      keys_.cw = cw_;
-      keys_.loaded = true;
+      keys_.load(cw_, key, klen);
       s_.set_eflags30(true);  // §1.8: set after loading
       out.key_reloaded = true;
       out.key_addr = ebx_;

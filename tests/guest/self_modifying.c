@@ -16,7 +16,11 @@
  *   protected    the signal, and si_addr minus the written address, of a store to the
  *                code page after mprotect(PROT_READ | PROT_EXEC); then "after" the value
  *                once the page is writable again and rewritten
- *   wrap         (i386) the signal of a 4-byte load at 0xFFFFFFFE, which crosses 4 GiB */
+ *   wrap         (i386) the signal of a 4-byte load at 0xFFFFFFFE, which crosses 4 GiB
+ *   far          (x86-64) for a load and then a store at each of 2^39, 2^40, 2^44 and
+ *                0x7FFFFFFFF000 (the last user page), none of them mapped: the signal and
+ *                si_addr; past padlock-emu's window for a 64-bit guest (2^36 to 2^40
+ *                bytes) direct memory sends them through the TLB path, which refuses them */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -138,6 +142,25 @@ int main(int argc, char **argv) {
     (void)*(volatile uint32_t *)(uintptr_t)0xFFFFFFFEu;
   }
   printf("wrap=%d\n", (int)fault_sig);
+#else
+  static const uintptr_t far[] = {(uintptr_t)1 << 39, (uintptr_t)1 << 40, (uintptr_t)1 << 44,
+                                  0x7FFFFFFFF000u};
+  printf("far=");
+  for (unsigned i = 0; i < sizeof far / sizeof far[0]; ++i) {
+    for (int store = 0; store < 2; ++store) {
+      fault_sig = 0;
+      fault_addr = 0;
+      if (sigsetjmp(fault_jmp, 1) == 0) {
+        if (store) {
+          *(volatile uint64_t *)far[i] = 1;
+        } else {
+          (void)*(volatile uint64_t *)far[i];
+        }
+      }
+      printf("%s%d:%#lx", i + store > 0 ? " " : "", (int)fault_sig, (unsigned long)fault_addr);
+    }
+  }
+  printf("\n");
 #endif
   return 0;
 }

@@ -60,6 +60,37 @@ TEST(AceKeyCache, StaleControlWordAndNoOperandReads_Sec1_8) {
   EXPECT_EQ(to_hex(r.get(Layout::kOut, 32)), to_hex(evp("ECB", kKeyA, {}, kText, true)));
 }
 
+// §1.8, §3.2: every load expands what memory holds now, under the control word loaded
+// with it; the emulator skips re-expanding an identical key (a host shortcut), which must
+// never serve a stale schedule: the same key again, another key, the first key back, and
+// another round count for the same key bytes.
+TEST(AceKeyCache, EveryReloadExpandsWhatMemoryHolds_Sec1_8_Sec3_2) {
+  AceRig r;
+  r.set_cw(0x00A);
+  r.put(Layout::kIn, kText);
+  for (const Bytes* key : {&kKeyA, &kKeyA, &kKeyB, &kKeyA, &kKeyB}) {
+    r.set_key(*key);
+    r.pushf_popf();
+    const Outcome o = r.run("ECB", 2);
+    EXPECT_TRUE(o.key_reloaded);
+    EXPECT_EQ(to_hex(r.get(Layout::kOut, 32)), to_hex(evp("ECB", *key, {}, kText, true)));
+  }
+  r.set_key(kKeyA);
+  r.set_cw(0x00C);  // 12 rounds from the hardware expansion of the 128-bit key
+  r.pushf_popf();
+  r.run("ECB", 2);
+  const Bytes twelve = r.get(Layout::kOut, 32);
+  EXPECT_NE(to_hex(twelve), to_hex(evp("ECB", kKeyA, {}, kText, true)));
+  r.set_cw(0x00A);
+  r.pushf_popf();
+  r.run("ECB", 2);
+  EXPECT_EQ(to_hex(r.get(Layout::kOut, 32)), to_hex(evp("ECB", kKeyA, {}, kText, true)));
+  r.set_cw(0x00C);
+  r.pushf_popf();
+  r.run("ECB", 2);
+  EXPECT_EQ(to_hex(r.get(Layout::kOut, 32)), to_hex(twelve));
+}
+
 // §1.8: the cached schedule follows the loaded control word's direction and size; a
 // reload with the decrypt control word and the Fig. 15 schedule decrypts (256-bit keys).
 TEST(AceKeyCache, ReloadSwitchesDirectionAndKeySize_Sec1_8_Sec3_2) {

@@ -1,6 +1,7 @@
 // Our Unicorn patch's UC_CTL_PADLOCK_INSN (docs/emulator.md, "Unicorn"): 0F A6 / 0F A7
-// call the callback from generated code with the state precise at the instruction, and
-// execution goes on at the PC it returns; without a callback they raise #UD as before.
+// call the callback from generated code with the state precise at the instruction (read
+// through uc_reg_read and given in uc_padlock_state alike), and execution goes on at the PC
+// it returns; without a callback they raise #UD as before.
 #include <gtest/gtest.h>
 #include <unicorn/unicorn.h>
 
@@ -25,18 +26,28 @@ struct Seen {
   int calls = 0;
   int invalid = 0;
   uint32_t eip = 0, eflags = 0;
-  int repeat = 0;     // return the instruction's own PC this many times first
-  bool stop = false;  // stop emulation and stay at the instruction
+  uint64_t state_pc = 0, state_eflags = 0, state_eax = 0, state_ebx = 0;
+  int repeat = 0;            // return the instruction's own PC this many times first
+  bool stop = false;         // stop emulation and stay at the instruction
+  bool write_state = false;  // write ESI through uc_padlock_state::gpr, not uc_reg_write
   uint64_t length = 4;
 };
 
-uint64_t on_padlock(uc_engine* uc, void* data) {
+uint64_t on_padlock(uc_engine* uc, const uc_padlock_state* at, void* data) {
   Seen& s = *static_cast<Seen*>(data);
   ++s.calls;
   uc_reg_read(uc, UC_X86_REG_EIP, &s.eip);
   uc_reg_read(uc, UC_X86_REG_EFLAGS, &s.eflags);
+  s.state_pc = at->pc;
+  s.state_eflags = at->eflags;
+  s.state_eax = at->gpr[0];
+  s.state_ebx = at->gpr[3];
   const uint32_t esi = 0x1234 + s.calls;
-  uc_reg_write(uc, UC_X86_REG_ESI, &esi);
+  if (s.write_state) {
+    at->gpr[6] = esi;
+  } else {
+    uc_reg_write(uc, UC_X86_REG_ESI, &esi);
+  }
   if (s.stop) {
     uc_emu_stop(uc);
     return s.eip;
@@ -89,6 +100,20 @@ TEST(PadlockInsn, CallbackSeesPreciseStateAndExecutionGoesOn) {
   EXPECT_EQ(s.eflags & (kCf | kZf | kSf), kCf | kSf);  // cmp 1, 2
   EXPECT_EQ(r.esi, 0x1234u + 1);                       // the callback's write stays
   EXPECT_EQ(r.ecx, 7u);                                // the next instruction ran
+}
+
+TEST(PadlockInsn, StateGivesTheSameRegistersAndTakesWrites) {
+  Seen s;
+  s.write_state = true;
+  const Result r = run(program({0xF3, 0x0F, 0xA7, 0xC8}), s, true);
+  EXPECT_EQ(r.err, UC_ERR_OK);
+  EXPECT_EQ(s.state_pc, kInsnAt);
+  EXPECT_EQ(s.state_eflags, s.eflags);  // computed from the lazy flags, as uc_reg_read does
+  EXPECT_EQ(s.state_eflags & (kCf | kZf | kSf), kCf | kSf);
+  EXPECT_EQ(s.state_eax, 1u);
+  EXPECT_EQ(s.state_ebx, 2u);
+  EXPECT_EQ(r.esi, 0x1234u + 1);  // written through the pointer, seen by generated code
+  EXPECT_EQ(r.ecx, 7u);
 }
 
 TEST(PadlockInsn, OpcodeA6IsRoutedToo) {
