@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import pytest
 
 import padlock_emu as pe
+import sarif_schema
 from _cbuild import build
 from test_run import guest
 
@@ -66,6 +68,23 @@ def test_machine_check_names_function_and_line(tmp_path_factory, cpu, bits):
     assert [(f["kind"], f["severity"], f["function"]) for f in found] == \
         [("stale-key", "error", "decrypt_then_encrypt")]
     assert Path(found[0]["file"]).suffix == ".c" and found[0]["line"] == ENCRYPT_LINE
+
+
+def test_machine_sarif_file_uri_is_percent_encoded(tmp_path_factory):
+    """A source under a directory with a space and a '#' gets a valid file URI (SARIF §3.4.3,
+    RFC 3986) that decodes back to the path; the log validates against the official schema."""
+    where = tmp_path_factory.mktemp("src dir #1")
+    obj = build(where, SOURCE + "/* uri */\n", 32, ["-O2", "-g", "-c"], ".o")
+    m = pe.Machine("esther", bits=32, check=True)
+    m.load(obj)
+    m.call("decrypt_then_encrypt")
+    sarif = m.findings_sarif()
+    sarif_schema.validate(sarif)
+    uri = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert " " not in uri["uri"] and "%20" in uri["uri"] and "%23" in uri["uri"]
+    parsed = urlparse(uri["uri"])
+    assert parsed.scheme == "file" and unquote(parsed.path) == m.findings()[0]["file"]
+    assert Path(unquote(parsed.path)).parent == where
 
 
 def test_machine_without_check_has_no_findings():

@@ -46,6 +46,25 @@ void frame_json(std::string& out, const Frame& f) {
   out += '}';
 }
 
+// SARIF §3.4.3: artifactLocation.uri is a URI reference (RFC 3986): an absolute path becomes
+// a file URI; bytes other than unreserved characters and '/' are percent-encoded (a space
+// or '#' in a build directory would otherwise make it invalid or cut it).
+std::string artifact_uri(const std::string& file) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = file.front() == '/' ? "file://" : "";
+  for (const unsigned char c : file) {
+    if ((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '-' ||
+        c == '.' || c == '_' || c == '~' || c == '/') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri;
+}
+
 // A SARIF location: the source line when known, always the address and the function.
 void sarif_location(std::string& out, const Frame& f) {
   out += '{';
@@ -55,7 +74,7 @@ void sarif_location(std::string& out, const Frame& f) {
     json_key(out, "artifactLocation");
     out += '{';
     json_key(out, "uri");
-    json_string(out, f.file.front() == '/' ? "file://" + f.file : f.file);
+    json_string(out, artifact_uri(f.file));
     out += '}';
     json_key(out, "region");
     out += '{';
