@@ -16,9 +16,7 @@
 #include <string.h>
 
 #include "padlock.h"
-
-static const uint32_t kSha256Init[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
-                                        0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+/* kSha256Init (the FIPS 180-2 initial state) comes from padlock.h. */
 
 static uint32_t fnv1a(const uint8_t *p, size_t n) {
   uint32_t h = 2166136261u;
