@@ -458,6 +458,8 @@ uint64_t Machine::padlock_insn() {
       read_padlock_state(*cpu_, guest64_, eflags30_, c);  // the hook may have changed them
       ev.before = c.state;
     }
+    c.state.cr4_osfxsr = cr4_osfxsr_;
+    c.state.cr0_ts = cr0_ts_;
     const PadlockRecord& r = core_->execute(d, c.state, *mem_, pc, interrupt_at);
     const Outcome& o = r.outcome;
     ++padlock_count_;

@@ -147,6 +147,13 @@ class Machine {
   // EFLAGS[30] (§1.8, §3.2): QEMU never holds it; the harness keeps the live bit.
   bool eflags30() const { return eflags30_; }
   void set_eflags30(bool on) { eflags30_ = on; }
+  // Ring-0 state a kernel driver runs under (docs/fidelity/emulator.md): CR4[9] (OSFXSR; clear:
+  // PadLock raises #UD, §1.2) and CR0[3] (TS; set: PadLock raises #NM). The CLI's user-space
+  // guests always run with OSFXSR set and TS clear, as Linux gives them.
+  bool cr4_osfxsr() const { return cr4_osfxsr_; }
+  void set_cr4_osfxsr(bool on) { cr4_osfxsr_ = on; }
+  bool cr0_ts() const { return cr0_ts_; }
+  void set_cr0_ts(bool on) { cr0_ts_ = on; }
 
   // --- virtual time and interrupts -------------------------------------------------------
   uint64_t now() const { return vt_->now(); }
@@ -268,6 +275,8 @@ class Machine {
   uc_hook block_hook_ = 0;
 
   bool eflags30_ = false;
+  bool cr4_osfxsr_ = true;
+  bool cr0_ts_ = false;
   uint64_t arena_next_ = kArenaBase;
 
   std::vector<StubSlot> stubs_;

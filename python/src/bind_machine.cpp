@@ -147,6 +147,8 @@ void bind_machine(py::module_& m) {
       .def("set_reg", &Machine::set_reg, py::arg("name"), py::arg("value"))
       .def_static("is_register", &Machine::is_register)
       .def_property("eflags30", &Machine::eflags30, &Machine::set_eflags30)
+      .def_property("cr4_osfxsr", &Machine::cr4_osfxsr, &Machine::set_cr4_osfxsr)
+      .def_property("cr0_ts", &Machine::cr0_ts, &Machine::set_cr0_ts)
       // Time.
       .def_property_readonly("now", &Machine::now)
       .def("advance", &Machine::advance, py::arg("cycles"))

@@ -221,8 +221,11 @@ void Checker::check_fault(const PadlockRecord& r, GuestMemory& mem) {
   if ((o.diags & kExplainedFaults) != 0) return;
   if (o.fault.kind == FaultKind::InvalidOpcode) {
     if (Finding* f = raise(kind_of(Own::UnitUnavailable), r, mem)) {
-      f->detail = std::string(isa::info(r.decoded.id).guide_name) + " on " + cpu_.name;
+      f->detail = std::string(isa::info(r.decoded.id).guide_name) + " on " + cpu_.name +
+                  (r.before.cr4_osfxsr ? "" : " with CR4[9] (OSFXSR) clear");
     }
+  } else if (o.fault.kind == FaultKind::DeviceNotAvailable) {
+    if (Finding* f = raise(kind_of(Own::FpuNotAvailable), r, mem)) f->detail = "CR0.TS = 1";
   } else if (o.fault.kind == FaultKind::GeneralProtection) {
     if (Finding* f = raise(kind_of(Own::AlignmentFault), r, mem)) {
       f->detail = "#GP at address " + hex(o.fault.address);

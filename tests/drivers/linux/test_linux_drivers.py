@@ -37,6 +37,9 @@ class Driver:
     def __init__(self, src, objdir, driver: str, cpu: str, bits: int, check: bool = False):
         obj, shim = kbuild.build(driver, bits, objdir)
         self.m = pe.Machine(cpu, bits=bits, check=check)
+        # CR0.TS is ring-0 state: the shim reaches the harness's (kernel_shim.h).
+        self.m.stub("shim_read_cr0_ts", lambda mm: int(mm.cr0_ts))
+        self.m.stub("shim_write_cr0_ts", lambda mm, ts: setattr(mm, "cr0_ts", bool(ts)))
         self.m.load(shim)
         self.m.load(obj)
         self.init = self.m.call("shim_module_init") & 0xFFFFFFFF
@@ -196,6 +199,98 @@ def test_requests_with_eflags_stored_between_have_no_finding(linux_src, objdir):
             want = (aes_ref.decrypt_block if decrypt else aes_ref.encrypt_block)(key, block)
             assert drv.crypt(h, decrypt, block) == want
     assert drv.m.findings() == []
+
+
+KEY, BLOCK = bytes(range(16)), bytes.fromhex("00112233445566778899aabbccddeeff")
+MSR_FCR, FCR_PADLOCK = 0x1107, 1 << 28
+
+
+def _ring0_driver(linux_src, objdir, driver: str = "aes") -> Driver:
+    drv = Driver(linux_src, objdir, driver, "esther", 32, check=True)
+    assert drv.init == 0
+    return drv
+
+
+def _ecb_line(linux_src) -> int:
+    source = (linux_src / kbuild.DRIVERS["aes"]).read_text()
+    return _line_of_call(source, "ecb_aes_encrypt", "padlock_xcrypt_ecb(")
+
+
+def test_ring0_osfxsr_clear_is_invalid_opcode(linux_src, objdir):
+    """CR4[9] clear (a kernel that never enabled SSE): §1.2 "PadLock behaves as if it were
+    disabled", so padlock-aes.c's REP XCRYPTECB raises #UD; the checker names the driver's
+    line and says why. With CR4[9] set again the same request is right."""
+    drv = _ring0_driver(linux_src, objdir)
+    h = drv.cipher("ecb(aes)", KEY)
+    drv.m.cr4_osfxsr = False
+    with pytest.raises(pe.GuestFault) as fault:
+        drv.crypt(h, False, BLOCK)
+    assert fault.value.signal_name == "SIGILL" and fault.value.trapno == 6
+    assert fault.value.is_padlock and fault.value.insn.name == "XcryptEcb"
+    findings = drv.m.findings()
+    assert [(f["kind"], f["function"], f["line"]) for f in findings] == \
+        [("unit-unavailable", "ecb_aes_encrypt", _ecb_line(linux_src))]
+    assert findings[0]["message"].endswith("with CR4[9] (OSFXSR) clear]")
+    drv.m.cr4_osfxsr = True
+    assert drv.crypt(h, False, BLOCK) == aes_ref.encrypt_block(KEY, BLOCK)
+
+
+def test_ring0_cr0_ts_needs_kernel_fpu_begin_or_irq_ts_save(linux_src, objdir):
+    """CR0.TS set (a lazy-FPU kernel after a task switch): the driver's REP XCRYPTECB raises
+    #NM (vector 7) and the checker reports fpu-not-available at its line. Inside the shim's
+    kernel_fpu_begin/end, or irq_ts_save/irq_ts_restore, TS is clear and the request is
+    right; each pair leaves TS set again, as it found it."""
+    drv = _ring0_driver(linux_src, objdir)
+    h = drv.cipher("ecb(aes)", KEY)
+    want = aes_ref.encrypt_block(KEY, BLOCK)
+    drv.m.cr0_ts = True
+    with pytest.raises(pe.GuestFault) as fault:
+        drv.crypt(h, False, BLOCK)
+    assert fault.value.trapno == 7 and fault.value.is_padlock
+    assert [(f["kind"], f["severity"], f["function"], f["line"]) for f in drv.m.findings()] == \
+        [("fpu-not-available", "error", "ecb_aes_encrypt", _ecb_line(linux_src))]
+    assert drv.m.cr0_ts
+    drv.m.call("kernel_fpu_begin")
+    assert not drv.m.cr0_ts
+    assert drv.crypt(h, False, BLOCK) == want
+    drv.m.call("kernel_fpu_end")
+    assert drv.m.cr0_ts
+    state = drv.m.call("irq_ts_save")
+    assert state == 1 and not drv.m.cr0_ts
+    assert drv.crypt(h, False, BLOCK) == want
+    drv.m.call("irq_ts_restore", state)
+    assert drv.m.cr0_ts
+    assert len(drv.m.findings()) == 1  # nothing new inside the pairs
+
+
+def test_ring0_cr0_ts_faults_every_unit(linux_src, objdir):
+    """#NM is not an ACE rule: padlock-sha.c's REP XSHA faults the same way with TS set."""
+    drv = _ring0_driver(linux_src, objdir, "sha")
+    drv.m.cr0_ts = True
+    with pytest.raises(pe.GuestFault) as fault:
+        drv.digest("sha1", HOWS["digest"], b"abc", 0)
+    assert fault.value.trapno == 7 and fault.value.insn.name == "Xsha1"
+    assert [f["kind"] for f in drv.m.findings()] == ["fpu-not-available"]
+
+
+def test_ring0_fcr_write_disables_ace(linux_src, objdir):
+    """A WRMSR clearing FCR[28] (MSR 0x1107, §1.5) disables ACE after the driver loaded:
+    its REP XCRYPTECB raises #UD (§1.3) and the checker reports unit-unavailable; setting
+    the bit again enables it."""
+    drv = _ring0_driver(linux_src, objdir)
+    h = drv.cipher("ecb(aes)", KEY)
+    fcr = drv.m.rdmsr(MSR_FCR)
+    assert fcr is not None and fcr & FCR_PADLOCK
+    assert drv.m.wrmsr(MSR_FCR, fcr & ~FCR_PADLOCK)
+    with pytest.raises(pe.GuestFault) as fault:
+        drv.crypt(h, False, BLOCK)
+    assert fault.value.signal_name == "SIGILL"
+    findings = drv.m.findings()
+    assert [(f["kind"], f["function"]) for f in findings] == \
+        [("unit-unavailable", "ecb_aes_encrypt")]
+    assert not findings[0]["message"].endswith("(OSFXSR) clear]")  # the detail: FCR
+    assert drv.m.wrmsr(MSR_FCR, fcr)
+    assert drv.crypt(h, False, BLOCK) == aes_ref.encrypt_block(KEY, BLOCK)
 
 
 # A plain XSTORE loop with the quality factor via-rng uses (EDX = 3: one random byte per
