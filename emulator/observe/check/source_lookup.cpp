@@ -8,8 +8,11 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "emulator/observe/profile/debug_info.hpp"
 
 extern char** environ;
 
@@ -97,8 +100,30 @@ void ObjectSourceLookup::locate(Frame* const* frames, size_t n) {
     if (fn.entry != 0) f.function = fn.name;
     by_object[fn.object].emplace_back(&f, f.pc - objects_.objects()[fn.object].bias);
   }
-  for (size_t o = 0; o < by_object.size(); ++o)
-    addr2line(objects_.objects()[o].path, "", by_object[o]);
+  for (size_t o = 0; o < by_object.size(); ++o) {
+    if (by_object[o].empty()) continue;
+    // In process through libdw: the map's debug information (a separate debug file), else
+    // the object's own DWARF, opened now (the map keeps none for it).
+    const profile::GuestObject& object = objects_.objects()[o];
+    std::unique_ptr<profile::DebugInfo> own;
+    const profile::DebugInfo* debug = object.debug.get();
+    if (debug == nullptr) {
+      const std::string& root = objects_.sysroot();
+      // The guest names a file under -L DIR by its guest path (the loader falls back to the
+      // host's own path when the sysroot has no such file).
+      const bool in_root = !root.empty() && object.path.front() == '/' &&
+                           access((root + object.path).c_str(), R_OK) == 0;
+      own = std::make_unique<profile::DebugInfo>(in_root ? root + object.path : object.path, root);
+      debug = own.get();
+    }
+    for (const auto& [frame, addr] : by_object[o]) {
+      profile::SourceLine line;
+      if (debug->caller_line_at(addr, line) && line.line > 0) {
+        frame->file = line.file;
+        frame->line = static_cast<unsigned>(line.line);
+      }
+    }
+  }
 }
 
 }  // namespace padlock::emu::check
