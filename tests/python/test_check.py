@@ -73,7 +73,7 @@ def test_machine_check_names_function_and_line(tmp_path_factory, cpu, bits):
 def test_machine_sarif_file_uri_is_percent_encoded(tmp_path_factory):
     """A source under a directory with a space and a '#' gets a valid file URI (SARIF §3.4.3,
     RFC 3986) that decodes back to the path; the log validates against the official schema."""
-    where = tmp_path_factory.mktemp("src dir #1")
+    where = tmp_path_factory.mktemp("src dir #x")
     obj = build(where, SOURCE + "/* uri */\n", 32, ["-O2", "-g", "-c"], ".o")
     m = pe.Machine("esther", bits=32, check=True)
     m.load(obj)
