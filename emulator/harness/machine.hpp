@@ -122,6 +122,10 @@ class Machine {
   bool guest64() const { return guest64_; }
   double mhz() const { return mhz_; }
   Padlock& padlock() { return *padlock_; }
+  // RDMSR/WRMSR of MSR 0x110B / 0x1107 as ring-0 code would (false: #GP, §1.3). A write's
+  // diagnostics (§2.2 reserved fields) become checker findings at the current PC.
+  bool rdmsr(uint32_t msr, uint64_t& value);
+  bool wrmsr(uint32_t msr, uint64_t value);
   AddressSpace& mem() { return *mem_; }
 
   // --- memory ---------------------------------------------------------------------------

@@ -265,22 +265,11 @@ void bind_machine(py::module_& m) {
           "rdmsr",
           [](Machine& mm, uint32_t msr) -> py::object {
             uint64_t v = 0;
-            ExecEnv env;
-            env.now = mm.now();
-            env.mhz = mm.mhz();
-            if (!mm.padlock().rdmsr(msr, v, env)) return py::none();
+            if (!mm.rdmsr(msr, v)) return py::none();
             return py::int_(v);
           },
           py::arg("msr"))
-      .def(
-          "wrmsr",
-          [](Machine& mm, uint32_t msr, uint64_t v) {
-            ExecEnv env;
-            env.now = mm.now();
-            env.mhz = mm.mhz();
-            return mm.padlock().wrmsr(msr, v, env);
-          },
-          py::arg("msr"), py::arg("value"));
+      .def("wrmsr", &Machine::wrmsr, py::arg("msr"), py::arg("value"));
 
   py::class_<emu::MachineSymbol>(m, "MachineSymbol")
       .def_readonly("name", &emu::MachineSymbol::name)

@@ -130,6 +130,20 @@ void Checker::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   ++seq_;
 }
 
+void Checker::on_msr_write(uint32_t msr, uint64_t value, uint32_t diags, uint64_t pc, uint64_t sp,
+                           GuestMemory& mem) {
+  PadlockRecord r;
+  r.pc = pc;
+  r.decoded.id = isa::InsnId::Count;  // not a PadLock instruction: "WRMSR" in reports
+  r.before[Gpr::SP] = sp;
+  for (uint32_t bits = diags; bits != 0; bits &= bits - 1) {
+    const unsigned d = static_cast<unsigned>(__builtin_ctz(bits));
+    if (Finding* f = raise(d, r, mem)) {
+      f->detail = "WRMSR " + hex(msr) + " <- " + hex(value);
+    }
+  }
+}
+
 void Checker::check_xcrypt(const PadlockRecord& r, GuestMemory& mem) {
   const Outcome& o = r.outcome;
   const unsigned as = r.decoded.addr_size;

@@ -22,9 +22,14 @@ std::string where(const Frame& f) {
   return s;
 }
 
+// The guide's name of the instruction, or WRMSR for an MSR write (Checker::on_msr_write).
+const char* insn_name(const Finding& f) {
+  return f.insn == isa::InsnId::Count ? "WRMSR" : isa::info(f.insn).guide_name;
+}
+
 std::string message(const Finding& f) {
   const KindInfo& k = kind_info(f.kind);
-  std::string m = std::string(isa::info(f.insn).guide_name) + ": " + k.summary;
+  std::string m = std::string(insn_name(f)) + ": " + k.summary;
   if (!f.detail.empty() && f.detail != k.name) m += " [" + f.detail + "]";
   return m;
 }
@@ -132,7 +137,7 @@ std::string finding_json(const Finding& f, const ReportInfo& info) {
   json_key(line, "section");
   json_string(line, k.section);
   json_key(line, "insn");
-  json_string(line, isa::info(f.insn).guide_name);
+  json_string(line, insn_name(f));
   json_key(line, "pc");
   json_hex(line, f.pc, 1);
   const Frame& top = f.frames[0];

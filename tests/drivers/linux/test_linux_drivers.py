@@ -328,13 +328,21 @@ int xstore_bytes(uint8_t *out, int n) {
 MSR_RNG, RNG_ENABLE, NOISE_SRC1, NOISE_SRC2 = 0x110B, 1 << 6, 1 << 8, 1 << 9
 
 
-def _rng_machine(cpu: str, bits: int, seed: int) -> pe.Machine:
-    m = pe.Machine(cpu, bits=bits, seed=seed)
+def _rng_machine(cpu: str, bits: int, seed: int, check: bool = False) -> pe.Machine:
+    m = pe.Machine(cpu, bits=bits, seed=seed, check=check)
     # rdmsr/wrmsr are ring-0 instructions: the shim's shim_rdmsr/shim_wrmsr reach the
     # modelled MSRs through the harness.
-    m.stub("shim_rdmsr", lambda mm, msr: mm.rdmsr(msr) or 0)
+    m.stub("shim_rdmsr", _rdmsr_stub)
     m.stub("shim_wrmsr", lambda mm, msr, lo, hi: mm.wrmsr(msr, lo | hi << 32) and 0)
     return m
+
+
+def _rdmsr_stub(mm: pe.Machine, msr: int) -> int:
+    """shim_rdmsr returns a u64: on i386 in EDX:EAX (the stub's return value is EAX)."""
+    value = mm.rdmsr(msr) or 0
+    if mm.bits == 32:
+        mm["edx"] = value >> 32
+    return value
 
 
 @pytest.mark.parametrize("cpu,bits", TARGETS, ids=IDS)
@@ -344,17 +352,21 @@ def test_via_rng_reads_the_xstore_stream(linux_src, objdir, tmp_path, cpu, bits)
     no such MSR), then data_present/data_read deliver one byte per XSTORE (quality factor
     EDX = 3): exactly the bytes a plain XSTORE loop reads with the same seed, after the
     same MSR write (a load reset, §2.2, discards the buffer being filled) where the driver
-    makes one."""
+    makes one. The checker watches the MSR writes too."""
     from _cbuild import build as cbuild  # tests/python: compiled, cached snippets
 
     obj, shim = kbuild.build("rng", bits, objdir)
-    m = _rng_machine(cpu, bits, seed=5)
+    m = _rng_machine(cpu, bits, seed=5, check=True)
     m.load(shim)
     m.load(obj)
     assert m.call("shim_module_init") == 0
     out = m.alloc(64)
     assert m.call("glue_rng_read", out, 32, 1) == 32
     got = m.read(out, 32)
+    # Under the checker: via-rng sets noise source 1 (SRC, bits 9:8) on every part, and
+    # §2.2 reserves SRC before Nehemiah stepping 8 (docs/checker.md).
+    reserved_src = pe.cpu(cpu).model == 9 and pe.cpu(cpu).stepping < 8
+    assert [f["kind"] for f in m.findings()] == (["rng-field-reserved"] if reserved_src else [])
     model = pe.cpu(cpu)
     msr = m.rdmsr(MSR_RNG)
     ref = _rng_machine(cpu, bits, seed=5)
