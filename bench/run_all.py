@@ -19,13 +19,21 @@ change of the machine's load hits baseline and emulator alike):
                              emu_start of the same code (bench_harness)
   --mix                      compute.c (i386) with --mix FILE against without, timing on
                              and off
+  --check overhead           the same run with and without --check (docs/checker.md,
+                             "Cost"): the demo guest (esther), Debian's i386 openssl with
+                             the padlock engine (esther): `speed -seconds 1 -evp
+                             aes-128-cbc` and `enc -aes-128-cbc` of CHECK_ENC_BYTES
 
 usage: bench/run_all.py [--build DIR] [--before EMU] [--only ROW[,ROW...]]
   --before EMU: another padlock-emu binary (an earlier build) run interleaved with this
   one in the plain, short and openssl rows, printed as a "before" column
+  rows: plain, mix, bulk, short, openssl, harness, check
   env: REPEAT (default 3), ROUNDS (compute's work factor, default 16),
        SHORT_N (single-block instructions, default 10000000),
-       BULK_BYTES (bytes per bulk run, default 1 GiB), PADLOCK_SYSROOT_I386
+       BULK_BYTES (bytes per bulk run, default 1 GiB), PADLOCK_SYSROOT_I386,
+       CHECK_REPEAT (runs per --check row, default 11, 3 for openssl speed: the median
+       is shown),
+       CHECK_ENC_BYTES (default 4 MiB)
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import os
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,6 +57,9 @@ ROUNDS = os.environ.get("ROUNDS", "16")
 SHORT_N = int(os.environ.get("SHORT_N", "10000000"))
 BULK_BYTES = int(os.environ.get("BULK_BYTES", str(1 << 30)))
 BEFORE: Path | None = None  # --before
+CHECK_REPEAT = int(os.environ.get("CHECK_REPEAT", "11"))
+SPEED_REPEAT = 3  # openssl speed runs 12 s of CPU each
+CHECK_ENC_BYTES = int(os.environ.get("CHECK_ENC_BYTES", str(4 << 20)))
 
 
 class Timer:
@@ -194,12 +206,12 @@ def short(emu: Path, guests: dict[str, Path]) -> None:
 
 
 def openssl_speed(emu: Path) -> None:
-    root = Path(os.environ.get("PADLOCK_SYSROOT_I386", REPO / ".sysroot-i386"))
+    root = sysroot_i386()
     print("openssl speed -seconds 1 -engine padlock -evp aes-128-cbc (i386, nehemiah, 1.2 GHz)")
     if not (root / "usr/bin/openssl").is_file():
         print(f"  no i386 sysroot at {root}: skipped (scripts/make-sysroot.sh)")
         return
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PADLOCK_EMU_", "OPENSSL_"))}
+    env = client_env()
     args = ["run", "--cpu", "nehemiah", "--mhz", "1200", "--chip-check", "warn", "-L", str(root),
             "/usr/bin/openssl", "speed", "-seconds", "1", "-engine", "padlock", "-evp",
             "aes-128-cbc"]
@@ -231,6 +243,63 @@ def mix(emu: Path, guests: dict[str, Path]) -> None:
             row(f"compute, {label}", t["mix"], t["plain"], "without", goal="(goal <= 1.3x)")
 
 
+def sysroot_i386() -> Path:
+    return Path(os.environ.get("PADLOCK_SYSROOT_I386", REPO / ".sysroot-i386"))
+
+
+def client_env() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PADLOCK_EMU_", "OPENSSL_"))}
+
+
+def check_overhead(emu: Path, build: Path) -> None:
+    """Median CPU and wall time of each run without and with --check, interleaved; the
+    outputs of the two must be the same (the checker only observes)."""
+    print(f"--check overhead (median of {CHECK_REPEAT} interleaved runs each, {SPEED_REPEAT} for "
+          "openssl speed; goal <= 1.2x)")
+    print(f"  {'':<40} {'without':>16}  {'with --check':>16}  {'ratio':>12}")
+    print(f"  {'':<40} {'CPU s':>7} {'wall s':>8}  {'CPU s':>7} {'wall s':>8}  {'CPU':>5} {'wall':>6}")
+    cases: list[tuple[str, list[str], dict | None, bool, int]] = []
+    demo = build / "tests/guest/guest_demo_i386"
+    if demo.is_file():
+        cases.append(("demo (guest_demo_i386, esther)",
+                      [str(emu), "run", "--cpu", "esther", "CHECK", str(demo)], None, True,
+                      CHECK_REPEAT))
+    else:
+        print(f"  no {demo}: demo skipped (build target padlock_guests)")
+    root = sysroot_i386()
+    tmp = Path(tempfile.mkdtemp())
+    if (root / "usr/bin/openssl").is_file():
+        base = [str(emu), "run", "--cpu", "esther", "-L", str(root), "CHECK", "/usr/bin/openssl"]
+        cases.append(("openssl speed -seconds 1 aes-128-cbc",
+                      base + ["speed", "-seconds", "1", "-engine", "padlock", "-evp",
+                              "aes-128-cbc"], client_env(), False, SPEED_REPEAT))
+        data = tmp / "in.bin"
+        data.write_bytes(os.urandom(CHECK_ENC_BYTES))
+        cases.append((f"openssl enc -aes-128-cbc, {CHECK_ENC_BYTES >> 20} MiB",
+                      base + ["enc", "-engine", "padlock", "-aes-128-cbc", "-K", "00" * 16,
+                              "-iv", "01" * 16, "-in", str(data), "-out", "-"],
+                      client_env(), True, CHECK_REPEAT))
+    else:
+        print(f"  no i386 sysroot at {root}: openssl skipped (scripts/make-sysroot.sh)")
+    for label, cmd, env, same_output, repeat in cases:
+        runs: dict[str, list[tuple[float, float]]] = {"off": [], "on": []}
+        outs: dict[str, str] = {}
+        for _ in range(repeat):
+            for name, flag in (("off", []), ("on", ["--check"])):
+                i = cmd.index("CHECK")
+                cpu, wall, out = Timer.run(cmd[:i] + flag + cmd[i + 1:], env=env)
+                runs[name].append((cpu, wall))
+                outs[name] = out
+        if same_output and outs["off"] != outs["on"]:
+            sys.exit(f"run_all: {label}: the output differs with --check")
+        med = {k: (statistics.median(c for c, _ in v), statistics.median(w for _, w in v))
+               for k, v in runs.items()}
+        (c0, w0), (c1, w1) = med["off"], med["on"]
+        print(f"  {label:<40} {c0:7.3f} {w0:8.3f}  {c1:7.3f} {w1:8.3f}  "
+              f"{c1 / c0:5.2f}x {w1 / w0:5.2f}x")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
 def harness(build: Path) -> None:
     exe = build / "bench/bench_harness"
     print("harness: calls of a small PadLock function (one REP XCRYPTECB) per second")
@@ -242,7 +311,7 @@ def harness(build: Path) -> None:
 
 
 ROWS = {"plain": plain_code, "mix": mix, "bulk": bulk, "short": short,
-        "openssl": openssl_speed, "harness": harness}
+        "openssl": openssl_speed, "harness": harness, "check": check_overhead}
 
 
 def main() -> None:
@@ -266,6 +335,8 @@ def main() -> None:
                 fn(a.build)
             elif name == "openssl":
                 fn(emu)
+            elif name == "check":
+                fn(emu, a.build)
             else:
                 fn(emu, guests)
             sys.stdout.flush()

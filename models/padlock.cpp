@@ -81,6 +81,8 @@ Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     env.report(Diag::CtrOnNehemiah);
     return Outcome::fault_ud();
   }
+  // After the #UD checks, as for SSE: CR0.TS set raises #NM (ArchState::cr0_ts).
+  if (s.cr0_ts) return Outcome::faulted(FaultKind::DeviceNotAvailable);
   // Each unit executes, then reports what it read and wrote (Outcome's spans).
   const ArchState before = s;
   auto run = [&](auto& u) {

@@ -20,6 +20,10 @@ struct ArchState {
   uint64_t gpr[8] = {};
   uint64_t eflags = 0x2;
   bool cr4_osfxsr = true;  // CR4[9] (§1.2); Linux always sets it
+  // CR0[3] (TS): PadLock runs in the SSE datapath (§1.2 note), so with TS set it raises #NM
+  // as SSE does (older, lazy-FPU Linux kernels cleared TS with irq_ts_save() around each PadLock
+  // instruction "to prevent taking the spurious DNA fault"). Only ring-0 harness code sets it.
+  bool cr0_ts = false;
 
   uint64_t& operator[](Gpr r) { return gpr[static_cast<int>(r)]; }
   uint64_t operator[](Gpr r) const { return gpr[static_cast<int>(r)]; }
@@ -72,15 +76,16 @@ class GuestMemory {
 
 enum class FaultKind : uint8_t {
   None,
-  InvalidOpcode,      // #UD
-  GeneralProtection,  // #GP (misalignment, §3.1 "must be aligned ... or a General Protection")
-  PageFault,          // #PF (an inaccessible byte)
+  InvalidOpcode,       // #UD
+  GeneralProtection,   // #GP (misalignment, §3.1 "must be aligned ... or a General Protection")
+  PageFault,           // #PF (an inaccessible byte)
+  DeviceNotAvailable,  // #NM (CR0.TS set, ArchState::cr0_ts)
 };
 
 // The mnemonic of a fault kind, as traces and the Python API print it: "none", "#UD",
 // "#GP", "#PF".
 inline const char* fault_name(FaultKind k) {
-  static constexpr const char* kNames[] = {"none", "#UD", "#GP", "#PF"};
+  static constexpr const char* kNames[] = {"none", "#UD", "#GP", "#PF", "#NM"};
   const auto i = static_cast<size_t>(k);
   return i < std::size(kNames) ? kNames[i] : "?";
 }
@@ -129,12 +134,13 @@ struct Outcome {
   // Diagnostics raised by this execution: bit i is Diag(i) (filled by the execution core).
   uint32_t diags = 0;
 
-  static Outcome fault_ud() {
+  static Outcome faulted(FaultKind k) {
     Outcome o;
     o.status = Status::Faulted;
-    o.fault.kind = FaultKind::InvalidOpcode;
+    o.fault.kind = k;
     return o;
   }
+  static Outcome fault_ud() { return faulted(FaultKind::InvalidOpcode); }
 };
 
 // The environment of one PadLock instruction: the virtual clock, the pending interrupt

@@ -469,6 +469,8 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
       read_padlock_state(*cpu_, guest64_, eflags30_, c);  // the hook may have changed them
       ev.before = c.state;
     }
+    c.state.cr4_osfxsr = cr4_osfxsr_;
+    c.state.cr0_ts = cr0_ts_;
     const PadlockRecord& r = core_->execute(d, c.state, *mem_, pc, interrupt_at);
     const Outcome& o = r.outcome;
     ++padlock_count_;
@@ -699,6 +701,31 @@ std::string Machine::disassemble(uint64_t pc) const {
   if (insn[0].op_str[0] != '\0') s += std::string(" ") + insn[0].op_str;
   cs_free(insn, n);
   return s;
+}
+
+bool Machine::rdmsr(uint32_t msr, uint64_t& value) {
+  ExecEnv env;
+  env.now = now();
+  env.mhz = mhz();
+  return padlock_->rdmsr(msr, value, env);
+}
+
+bool Machine::wrmsr(uint32_t msr, uint64_t value) {
+  struct Collect final : DiagnosticSink {
+    uint32_t bits = 0;
+    void report(Diag d, uint64_t) override { bits |= 1u << static_cast<unsigned>(d); }
+  } sink;
+  ExecEnv env;
+  env.now = now();
+  env.mhz = mhz();
+  env.pc = cpu_->pc();
+  env.diag = &sink;
+  const bool ok = padlock_->wrmsr(msr, value, env);
+  if (checker_ && sink.bits != 0) {
+    const uint64_t sp = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
+    checker_->on_msr_write(msr, value, sink.bits, env.pc, sp, *mem_);
+  }
+  return ok;
 }
 
 void Machine::enable_check(std::unique_ptr<check::SourceLookup> lookup) {

@@ -126,6 +126,10 @@ class Machine {
   bool guest64() const { return guest64_; }
   double mhz() const { return mhz_; }
   Padlock& padlock() { return *padlock_; }
+  // RDMSR/WRMSR of MSR 0x110B / 0x1107 as ring-0 code would (false: #GP, §1.3). A write's
+  // diagnostics (§2.2 reserved fields) become checker findings at the current PC.
+  bool rdmsr(uint32_t msr, uint64_t& value);
+  bool wrmsr(uint32_t msr, uint64_t value);
   AddressSpace& mem() { return *mem_; }
 
   // --- memory ---------------------------------------------------------------------------
@@ -151,6 +155,13 @@ class Machine {
   // EFLAGS[30] (§1.8, §3.2): QEMU never holds it; the harness keeps the live bit.
   bool eflags30() const { return eflags30_; }
   void set_eflags30(bool on) { eflags30_ = on; }
+  // Ring-0 state a kernel driver runs under (docs/fidelity/emulator.md): CR4[9] (OSFXSR; clear:
+  // PadLock raises #UD, §1.2) and CR0[3] (TS; set: PadLock raises #NM). The CLI's user-space
+  // guests always run with OSFXSR set and TS clear, as Linux gives them.
+  bool cr4_osfxsr() const { return cr4_osfxsr_; }
+  void set_cr4_osfxsr(bool on) { cr4_osfxsr_ = on; }
+  bool cr0_ts() const { return cr0_ts_; }
+  void set_cr0_ts(bool on) { cr0_ts_ = on; }
 
   // --- virtual time and interrupts -------------------------------------------------------
   uint64_t now() const { return vt_->now(); }
@@ -295,6 +306,8 @@ class Machine {
 
   bool eflags30_ = false;
   DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
+  bool cr4_osfxsr_ = true;
+  bool cr0_ts_ = false;
   uint64_t arena_next_ = kArenaBase;
 
   std::vector<StubSlot> stubs_;

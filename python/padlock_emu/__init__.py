@@ -75,7 +75,9 @@ from .direct import (
 from .errors import (
     CallInterrupted,
     CallTimeout,
+    DeviceNotAvailable,
     GeneralProtection,
+    GuestDeviceNotAvailable,
     GuestFault,
     GuestGeneralProtection,
     GuestInvalidOpcode,
@@ -110,10 +112,10 @@ __all__ = [
     "XCRYPT_MODES", "XSHA_ALGORITHMS", "XcryptResult", "XshaResult", "MontmulResult",
     "XstoreResult", "xcrypt", "xsha", "montmul", "xstore",
     "PadlockError", "PadlockFault", "InvalidOpcode", "GeneralProtection", "PageFault",
-    "UnmappedMemoryError",
+    "DeviceNotAvailable", "UnmappedMemoryError",
     "run", "Emulator", "Result", "RunStats", "PadlockStat", "features", "guest_program",
     "Machine", "LoadedObject", "PadlockEvent", "CallInfo", "PROT_READ", "PROT_WRITE", "PROT_EXEC",
     "GuestFault", "GuestInvalidOpcode", "GuestGeneralProtection", "GuestPageFault",
-    "UnsupportedSyscall", "CallTimeout", "CallInterrupted", "UnresolvedSymbolError", "GuestTimeout", "LoadError",
+    "GuestDeviceNotAvailable", "UnsupportedSyscall", "CallTimeout", "CallInterrupted", "UnresolvedSymbolError", "GuestTimeout", "LoadError",
     "MachineError", "Snapshot", "SnapshotError",
 ]

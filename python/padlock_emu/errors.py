@@ -30,6 +30,7 @@ __all__ = [
     "InvalidOpcode",
     "GeneralProtection",
     "PageFault",
+    "DeviceNotAvailable",
     "raise_for_fault",
     "MachineError",
     "SnapshotError",
@@ -38,6 +39,7 @@ __all__ = [
     "GuestInvalidOpcode",
     "GuestGeneralProtection",
     "GuestPageFault",
+    "GuestDeviceNotAvailable",
     "UnsupportedSyscall",
     "CallTimeout",
     "CallInterrupted",
@@ -101,10 +103,16 @@ class PageFault(PadlockFault):
     """#PF: a byte the instruction had to access is not mapped or lacks the permission (§1.7)."""
 
 
+class DeviceNotAvailable(PadlockFault):
+    """#NM: CR0.TS is set (ring-0 code: ``Machine.cr0_ts``, ``Model.cr0_ts``); PadLock runs in
+    the SSE datapath (§1.2 note) and faults as SSE does."""
+
+
 _FAULT_CLASSES = {
     _core.FaultKind.InvalidOpcode: InvalidOpcode,
     _core.FaultKind.GeneralProtection: GeneralProtection,
     _core.FaultKind.PageFault: PageFault,
+    _core.FaultKind.DeviceNotAvailable: DeviceNotAvailable,
 }
 
 
@@ -208,6 +216,10 @@ class GuestPageFault(GuestFault, PageFault):
     """SIGSEGV from a PadLock instruction's page fault (§1.7)."""
 
 
+class GuestDeviceNotAvailable(GuestFault, DeviceNotAvailable):
+    """A PadLock #NM (trapno 7) in harness code run with ``Machine.cr0_ts`` set."""
+
+
 class UnsupportedSyscall(GuestFault):
     """The function made a system call (int 0x80, syscall, sysenter); the harness has no kernel.
 
@@ -258,6 +270,7 @@ _GUEST_PADLOCK_CLASSES = {
     _core.FaultKind.InvalidOpcode: GuestInvalidOpcode,
     _core.FaultKind.GeneralProtection: GuestGeneralProtection,
     _core.FaultKind.PageFault: GuestPageFault,
+    _core.FaultKind.DeviceNotAvailable: GuestDeviceNotAvailable,
 }
 
 

@@ -511,6 +511,27 @@ class Machine:
     def eflags30(self, on: bool) -> None:
         self._m.eflags30 = bool(on)
 
+    @property
+    def cr4_osfxsr(self) -> bool:
+        """CR4[9] (OSFXSR), set by default. Clear, every PadLock instruction raises #UD
+        (§1.2: PadLock behaves as if disabled): a kernel that never enabled SSE."""
+        return bool(self._m.cr4_osfxsr)
+
+    @cr4_osfxsr.setter
+    def cr4_osfxsr(self, on: bool) -> None:
+        self._m.cr4_osfxsr = bool(on)
+
+    @property
+    def cr0_ts(self) -> bool:
+        """CR0[3] (TS), clear by default. Set, every PadLock instruction raises #NM, as SSE
+        does: a lazy-FPU kernel's state between a task switch and the next FPU use (older
+        Linux kernels, whose drivers cleared TS with irq_ts_save or kernel_fpu_begin)."""
+        return bool(self._m.cr0_ts)
+
+    @cr0_ts.setter
+    def cr0_ts(self, on: bool) -> None:
+        self._m.cr0_ts = bool(on)
+
     def force_key_reload(self) -> None:
         """Clear EFLAGS[30], as storing EFLAGS does (§1.8): the next REP XCRYPT reloads
         the control word and key."""

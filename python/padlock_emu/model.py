@@ -58,7 +58,8 @@ class Model(_core.Model):
             model's memory stalls and the §3.3 overlap (docs/timing.md).
 
     Registers are read and written by name: ``m["esi"] = addr``; ``m["eax"]``.
-    ``eflags30`` is EFLAGS[30] (§1.8), ``cr4_osfxsr`` is CR4[9] (§1.2), ``now`` the virtual
+    ``eflags30`` is EFLAGS[30] (§1.8), ``cr4_osfxsr`` is CR4[9] (§1.2), ``cr0_ts`` is CR0[3]
+    (set: every PadLock instruction raises #NM, as SSE does), ``now`` the virtual
     clock in cycles (each :meth:`step` advances it by the instruction's cycles).
     """
 

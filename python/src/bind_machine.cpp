@@ -155,6 +155,8 @@ void bind_machine(py::module_& m) {
       .def("set_reg", &Machine::set_reg, py::arg("name"), py::arg("value"))
       .def_static("is_register", &Machine::is_register)
       .def_property("eflags30", &Machine::eflags30, &Machine::set_eflags30)
+      .def_property("cr4_osfxsr", &Machine::cr4_osfxsr, &Machine::set_cr4_osfxsr)
+      .def_property("cr0_ts", &Machine::cr0_ts, &Machine::set_cr0_ts)
       // Time.
       .def_property_readonly("now", &Machine::now)
       .def("advance", &Machine::advance, py::arg("cycles"))
@@ -300,22 +302,11 @@ void bind_machine(py::module_& m) {
           "rdmsr",
           [](Machine& mm, uint32_t msr) -> py::object {
             uint64_t v = 0;
-            ExecEnv env;
-            env.now = mm.now();
-            env.mhz = mm.mhz();
-            if (!mm.padlock().rdmsr(msr, v, env)) return py::none();
+            if (!mm.rdmsr(msr, v)) return py::none();
             return py::int_(v);
           },
           py::arg("msr"))
-      .def(
-          "wrmsr",
-          [](Machine& mm, uint32_t msr, uint64_t v) {
-            ExecEnv env;
-            env.now = mm.now();
-            env.mhz = mm.mhz();
-            return mm.padlock().wrmsr(msr, v, env);
-          },
-          py::arg("msr"), py::arg("value"));
+      .def("wrmsr", &Machine::wrmsr, py::arg("msr"), py::arg("value"));
 
   py::class_<emu::MachineSymbol>(m, "MachineSymbol")
       .def_readonly("name", &emu::MachineSymbol::name)

@@ -61,7 +61,8 @@ void bind_model(py::module_& m) {
       .value("NoFault", FaultKind::None)
       .value("InvalidOpcode", FaultKind::InvalidOpcode)
       .value("GeneralProtection", FaultKind::GeneralProtection)
-      .value("PageFault", FaultKind::PageFault);
+      .value("PageFault", FaultKind::PageFault)
+      .value("DeviceNotAvailable", FaultKind::DeviceNotAvailable);
   m.def("fault_name", &fault_name, "Mnemonic of a fault kind: #UD, #GP, #PF");
 
   py::enum_<Status>(m, "Status")
@@ -193,6 +194,9 @@ void bind_model(py::module_& m) {
       .def_property(
           "cr4_osfxsr", [](DirectModel& d) { return d.state().cr4_osfxsr; },
           [](DirectModel& d, bool v) { d.state().cr4_osfxsr = v; }, "CR4[9] (§1.2)")
+      .def_property(
+          "cr0_ts", [](DirectModel& d) { return d.state().cr0_ts; },
+          [](DirectModel& d, bool v) { d.state().cr0_ts = v; }, "CR0[3] (TS): #NM when set")
       // Execution.
       .def(
           "encode",

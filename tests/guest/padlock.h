@@ -179,11 +179,13 @@ struct montmul_regs {
   uintptr_t esi; /* unchanged */
 };
 
-/* REP MONTMUL: EAX = 0, ECX = bits (256..32768, multiple of 128), ESI = context. */
-static inline struct montmul_regs padlock_montmul(struct mont_ctx *ctx, uint32_t bits) {
+/* REP MONTMUL: EAX = restart state (0 for a new product), ECX = bits (256..32768, a
+ * multiple of 128), ESI = context. */
+static inline struct montmul_regs padlock_montmul_from(struct mont_ctx *ctx, uint32_t bits,
+                                                       uint32_t state) {
   struct montmul_regs r;
   uintptr_t si = (uintptr_t)ctx;
-  uint32_t ax = 0, cx = bits, dx;
+  uint32_t ax = state, cx = bits, dx;
   __asm__ volatile(
 #if defined(__x86_64__)
       ".byte 0x67,0xf3,0x0f,0xa6,0xc0" /* addr32 rep montmul */
@@ -198,6 +200,10 @@ static inline struct montmul_regs padlock_montmul(struct mont_ctx *ctx, uint32_t
   r.edx = dx;
   r.esi = si;
   return r;
+}
+
+static inline struct montmul_regs padlock_montmul(struct mont_ctx *ctx, uint32_t bits) {
+  return padlock_montmul_from(ctx, bits, 0);
 }
 
 #endif /* PADLOCK_GUEST_PADLOCK_H */

@@ -62,6 +62,22 @@ def test_cr4_osfxsr_clear_is_invalid_opcode_section_1_2():
     assert m.step(pe.InsnId.Xstore, edi=buf, edx=0).status == pe.Status.Completed
 
 
+def test_cr0_ts_set_is_device_not_available():
+    """CR0.TS set: #NM, after the #UD checks (as for SSE: CR4[9] clear is still #UD)."""
+    m = pe.Model("esther")
+    buf = m.alloc(16)
+    m.advance(1_000_000)
+    m.cr0_ts = True
+    with pytest.raises(pe.DeviceNotAvailable, match="#NM"):
+        m.step(pe.InsnId.Xstore, edi=buf, edx=0, check=True)
+    m.cr4_osfxsr = False
+    with pytest.raises(pe.InvalidOpcode):
+        m.step(pe.InsnId.Xstore, edi=buf, edx=0, check=True)
+    m.cr4_osfxsr = True
+    m.cr0_ts = False
+    assert m.step(pe.InsnId.Xstore, edi=buf, edx=0).status == pe.Status.Completed
+
+
 def test_fcr_bit_28_disables_ace_section_1_5():
     m = pe.Model("esther")
     fcr = m.rdmsr(pe.MSR_FCR)

@@ -56,6 +56,13 @@ FaultSignal padlock_fault_signal(const Fault& f, const AddressSpace& mem, uint64
       s.code = kSiKernel;  // Linux reports #GP with si_addr 0
       s.trapno = 13;
       break;
+    case FaultKind::DeviceNotAvailable:
+      // Only the function harness sets CR0.TS (ring-0 driver code); Linux has no signal for
+      // a kernel #NM: SIGSEGV with the vector, as for #GP.
+      s.signo = SIGSEGV;
+      s.code = kSiKernel;
+      s.trapno = 7;
+      break;
     case FaultKind::InvalidOpcode:
     case FaultKind::None:
       s.signo = SIGILL;

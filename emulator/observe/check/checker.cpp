@@ -130,6 +130,20 @@ void Checker::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   ++seq_;
 }
 
+void Checker::on_msr_write(uint32_t msr, uint64_t value, uint32_t diags, uint64_t pc, uint64_t sp,
+                           GuestMemory& mem) {
+  PadlockRecord r;
+  r.pc = pc;
+  r.decoded.id = isa::InsnId::Count;  // not a PadLock instruction: "WRMSR" in reports
+  r.before[Gpr::SP] = sp;
+  for (uint32_t bits = diags; bits != 0; bits &= bits - 1) {
+    const unsigned d = static_cast<unsigned>(__builtin_ctz(bits));
+    if (Finding* f = raise(d, r, mem)) {
+      f->detail = "WRMSR " + hex(msr) + " <- " + hex(value);
+    }
+  }
+}
+
 void Checker::check_xcrypt(const PadlockRecord& r, GuestMemory& mem) {
   const Outcome& o = r.outcome;
   const unsigned as = r.decoded.addr_size;
@@ -221,8 +235,11 @@ void Checker::check_fault(const PadlockRecord& r, GuestMemory& mem) {
   if ((o.diags & kExplainedFaults) != 0) return;
   if (o.fault.kind == FaultKind::InvalidOpcode) {
     if (Finding* f = raise(kind_of(Own::UnitUnavailable), r, mem)) {
-      f->detail = std::string(isa::info(r.decoded.id).guide_name) + " on " + cpu_.name;
+      f->detail = std::string(isa::info(r.decoded.id).guide_name) + " on " + cpu_.name +
+                  (r.before.cr4_osfxsr ? "" : " with CR4[9] (OSFXSR) clear");
     }
+  } else if (o.fault.kind == FaultKind::DeviceNotAvailable) {
+    if (Finding* f = raise(kind_of(Own::FpuNotAvailable), r, mem)) f->detail = "CR0.TS = 1";
   } else if (o.fault.kind == FaultKind::GeneralProtection) {
     if (Finding* f = raise(kind_of(Own::AlignmentFault), r, mem)) {
       f->detail = "#GP at address " + hex(o.fault.address);

@@ -37,6 +37,11 @@ class Checker final : public PadlockListener {
   Checker(const CpuModel& cpu, bool guest64, SourceLookup* lookup);
 
   void on_padlock(const PadlockRecord& r, GuestMemory& mem) override;
+  // A WRMSR of a PadLock MSR by ring-0 code the harness runs (§1.5, §2.2): each diagnostic
+  // the model raised (bit i: Diag(i)) is a finding at `pc` (the instruction, or the stub
+  // the write came through), with the backtrace from `sp`. Its instruction is InsnId::Count.
+  void on_msr_write(uint32_t msr, uint64_t value, uint32_t diags, uint64_t pc, uint64_t sp,
+                    GuestMemory& mem);
 
   // Symbolizes the frames of the findings raised since the last call.
   void finish();

@@ -71,11 +71,17 @@ constexpr KindInfo kOwn[] = {
      "plain XSTORE stores up to 8 bytes; REP XSTORE may store up to 7 bytes beyond ECX: the "
      "chip faults or overwrites what follows"},
     {"unit-unavailable", Severity::Error, "§1.2, §1.3",
-     "a PadLock instruction of a unit this processor lacks or has disabled",
+     "a PadLock instruction of a unit this processor lacks or has disabled (FCR, MSR 0x110B), "
+     "or any PadLock instruction with CR4[9] (OSFXSR) clear",
      "the chip raises #UD (invalid opcode): the program gets SIGILL"},
     {"alignment-fault", Severity::Error, "§3.1, §4.1",
      "a pointer the instruction needs 16-byte aligned is not",
      "the chip raises #GP: the program gets SIGSEGV"},
+    {"fpu-not-available", Severity::Error, "§1.2 note",
+     "a PadLock instruction ran in kernel code with CR0.TS set (no kernel_fpu_begin or "
+     "irq_ts_save before it)",
+     "PadLock runs in the SSE datapath, so the chip raises #NM (device not available) as an "
+     "SSE instruction would; older Linux drivers cleared TS with irq_ts_save() first"},
 };
 static_assert(std::size(kOwn) == static_cast<size_t>(Own::Count), "one row per Own kind");
 

@@ -25,6 +25,7 @@ enum class Own : uint8_t {
   XstoreOverrun,    // §2.1 the bytes XSTORE may store past the request are not writable
   UnitUnavailable,  // §1.2, §1.3 #UD: the unit is absent or disabled (FCR)
   AlignmentFault,   // §3.1, §4.1 #GP: a pointer the instruction needs aligned is not
+  FpuNotAvailable,  // §1.2 note #NM: CR0.TS set (ring-0 code without kernel_fpu_begin)
   Count
 };
 

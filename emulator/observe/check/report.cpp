@@ -22,9 +22,14 @@ std::string where(const Frame& f) {
   return s;
 }
 
+// The guide's name of the instruction, or WRMSR for an MSR write (Checker::on_msr_write).
+const char* insn_name(const Finding& f) {
+  return f.insn == isa::InsnId::Count ? "WRMSR" : isa::info(f.insn).guide_name;
+}
+
 std::string message(const Finding& f) {
   const KindInfo& k = kind_info(f.kind);
-  std::string m = std::string(isa::info(f.insn).guide_name) + ": " + k.summary;
+  std::string m = std::string(insn_name(f)) + ": " + k.summary;
   if (!f.detail.empty() && f.detail != k.name) m += " [" + f.detail + "]";
   return m;
 }
@@ -46,6 +51,25 @@ void frame_json(std::string& out, const Frame& f) {
   out += '}';
 }
 
+// SARIF §3.4.3: artifactLocation.uri is a URI reference (RFC 3986): an absolute path becomes
+// a file URI; bytes other than unreserved characters and '/' are percent-encoded (a space
+// or '#' in a build directory would otherwise make it invalid or cut it).
+std::string artifact_uri(const std::string& file) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = file.front() == '/' ? "file://" : "";
+  for (const unsigned char c : file) {
+    if ((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '-' ||
+        c == '.' || c == '_' || c == '~' || c == '/') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri;
+}
+
 // A SARIF location: the source line when known, always the address and the function.
 void sarif_location(std::string& out, const Frame& f) {
   out += '{';
@@ -55,7 +79,7 @@ void sarif_location(std::string& out, const Frame& f) {
     json_key(out, "artifactLocation");
     out += '{';
     json_key(out, "uri");
-    json_string(out, f.file.front() == '/' ? "file://" + f.file : f.file);
+    json_string(out, artifact_uri(f.file));
     out += '}';
     json_key(out, "region");
     out += '{';
@@ -113,7 +137,7 @@ std::string finding_json(const Finding& f, const ReportInfo& info) {
   json_key(line, "section");
   json_string(line, k.section);
   json_key(line, "insn");
-  json_string(line, isa::info(f.insn).guide_name);
+  json_string(line, insn_name(f));
   json_key(line, "pc");
   json_hex(line, f.pc, 1);
   const Frame& top = f.frames[0];

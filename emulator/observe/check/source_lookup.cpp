@@ -1,10 +1,20 @@
 #include "emulator/observe/check/source_lookup.hpp"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "emulator/observe/profile/debug_info.hpp"
+
+extern char** environ;
 
 namespace padlock::emu::check {
 
@@ -15,20 +25,35 @@ namespace padlock::emu::check {
 // helper's line would name a header).
 void addr2line(const std::string& path, const std::string& section,
                const std::vector<std::pair<Frame*, uint64_t>>& at) {
-  if (path.find('\'') != std::string::npos || section.find('\'') != std::string::npos ||
-      at.empty()) {
-    return;
-  }
-  std::string cmd = "addr2line -a -i -e '" + path + "'";
-  if (!section.empty()) cmd += " -j '" + section + "'";
+  if (at.empty()) return;
+  // Spawned directly, not through popen's shell: the lookup is the checker's one fixed cost
+  // at exit (docs/checker.md, "Cost"), and a shell doubles it.
+  std::vector<std::string> args = {"addr2line", "-a", "-i", "-e", path};
+  if (!section.empty()) args.insert(args.end(), {"-j", section});
   for (const auto& [frame, addr] : at) {
     char buf[24];
-    std::snprintf(buf, sizeof buf, " 0x%" PRIx64, addr);
-    cmd += buf;
+    std::snprintf(buf, sizeof buf, "0x%" PRIx64, addr);
+    args.emplace_back(buf);
   }
-  cmd += " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int spawned = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  FILE* p = spawned == 0 ? fdopen(fds[0], "r") : nullptr;
+  if (p == nullptr) {
+    close(fds[0]);
+    if (spawned == 0) waitpid(pid, nullptr, 0);
+    return;
+  }
   std::vector<std::string> last(at.size());
   size_t group = 0;
   bool started = false;
@@ -42,7 +67,8 @@ void addr2line(const std::string& path, const std::string& section,
       last[group] = line;
     }
   }
-  pclose(p);
+  std::fclose(p);
+  waitpid(pid, nullptr, 0);
   for (size_t i = 0; i < at.size(); ++i) {
     std::string out = last[i];
     const size_t paren = out.find(" (");  // "(discriminator N)"
@@ -74,8 +100,30 @@ void ObjectSourceLookup::locate(Frame* const* frames, size_t n) {
     if (fn.entry != 0) f.function = fn.name;
     by_object[fn.object].emplace_back(&f, f.pc - objects_.objects()[fn.object].bias);
   }
-  for (size_t o = 0; o < by_object.size(); ++o)
-    addr2line(objects_.objects()[o].path, "", by_object[o]);
+  for (size_t o = 0; o < by_object.size(); ++o) {
+    if (by_object[o].empty()) continue;
+    // In process through libdw: the map's debug information (a separate debug file), else
+    // the object's own DWARF, opened now (the map keeps none for it).
+    const profile::GuestObject& object = objects_.objects()[o];
+    std::unique_ptr<profile::DebugInfo> own;
+    const profile::DebugInfo* debug = object.debug.get();
+    if (debug == nullptr) {
+      const std::string& root = objects_.sysroot();
+      // The guest names a file under -L DIR by its guest path (the loader falls back to the
+      // host's own path when the sysroot has no such file).
+      const bool in_root = !root.empty() && object.path.front() == '/' &&
+                           access((root + object.path).c_str(), R_OK) == 0;
+      own = std::make_unique<profile::DebugInfo>(in_root ? root + object.path : object.path, root);
+      debug = own.get();
+    }
+    for (const auto& [frame, addr] : by_object[o]) {
+      profile::SourceLine line;
+      if (debug->caller_line_at(addr, line) && line.line > 0) {
+        frame->file = line.file;
+        frame->line = static_cast<unsigned>(line.line);
+      }
+    }
+  }
 }
 
 }  // namespace padlock::emu::check

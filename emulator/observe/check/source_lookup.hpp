@@ -1,7 +1,7 @@
 // The checker's SourceLookup over the guest's loaded objects (profile::ObjectMap): the
-// function from the ELF symbols, the file and line from the object's DWARF line table
-// through binutils' addr2line when it is installed (none otherwise). Kept behind
-// check::SourceLookup so a libdw-based lookup can replace it.
+// function from the ELF symbols, the file and line from the object's DWARF (its own or a
+// separate debug file) in process through libdw (profile::DebugInfo), or through binutils'
+// addr2line when the map found no debug information (none if it is not installed).
 #pragma once
 
 #include <string>

@@ -1,5 +1,7 @@
 #include "emulator/observe/profile/debug_info.hpp"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -106,6 +108,40 @@ bool DebugInfo::line_at(uint64_t link_addr, SourceLine& out) const {
   if (file == nullptr) return false;
   out.file = file;
   out.line = lineno;
+  return true;
+}
+
+bool DebugInfo::caller_line_at(uint64_t link_addr, SourceLine& out) const {
+  if (!line_at(link_addr, out)) return false;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(search_->module, link_addr, &bias);
+  Dwarf_Files* files = nullptr;
+  size_t nfiles = 0;
+  if (cu == nullptr || dwarf_getsrcfiles(cu, &files, &nfiles) != 0) return true;
+  // Innermost scope first. Each inlined_subroutine's call site lies in the next scope out;
+  // dwarf_getscopes_die continues from an inlined instance into the code it was inlined
+  // into (as eu-addr2line -i walks it), until the real function.
+  Dwarf_Die* scopes = nullptr;
+  int n = dwarf_getscopes(cu, link_addr - bias, &scopes);
+  for (int i = 0; i < n; ++i) {
+    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+    Dwarf_Attribute attr;
+    Dwarf_Word line = 0, file = 0;
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &line) == 0 &&
+        dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &file) == 0 && line != 0 &&
+        file < nfiles) {
+      if (const char* name = dwarf_filesrc(files, file, nullptr, nullptr)) {
+        out.file = name;
+        out.line = static_cast<int>(line);
+      }
+    }
+    Dwarf_Die inlined = scopes[i];
+    std::free(scopes);
+    scopes = nullptr;
+    n = dwarf_getscopes_die(&inlined, &scopes);  // [0] is the instance itself
+    i = 0;
+  }
+  std::free(scopes);
   return true;
 }
 

@@ -35,6 +35,10 @@ class DebugInfo {
   const std::vector<FunctionSymbol>& functions() const { return functions_; }
   // The source line of a link-time address; false without line information.
   bool line_at(uint64_t link_addr, SourceLine& out) const;
+  // The same, but for code inlined into the function the symbol table names, the line of
+  // the outermost inlined call in that function (addr2line -i's last line): an inline asm
+  // helper's instruction is reported at its caller's line, not in a header.
+  bool caller_line_at(uint64_t link_addr, SourceLine& out) const;
 
  private:
   struct Search;  // libdwfl's state for this file

@@ -55,6 +55,7 @@ class ObjectMap {
   // -L DIR: where a stripped object's debug file is looked for first (DebugInfo). Files
   // added before this call keep what they found.
   void set_sysroot(const std::string& sysroot) { sysroot_ = sysroot; }
+  const std::string& sysroot() const { return sysroot_; }
 
   // An ELF image mapped at `bias` (guest address = link-time address + bias). `host_path`
   // is read for symbols; `guest_path` names it. The same file at the same bias is added

@@ -8,19 +8,17 @@ the decrypt-then-encrypt stale control word the PadLock checker must report
 
 from __future__ import annotations
 
-import json
 import re
 
-import jsonschema
 import pytest
 
 import aes_ref
 import kbuild
 import padlock_emu as pe
+import sarif_schema
 import testmgr
 
 ENODEV = 19
-SARIF_SCHEMA = kbuild.HERE.parents[1] / "integration" / "data" / "sarif-2.1.0-subset.schema.json"
 # (cpu, bits): every model in 32-bit mode, and 64-bit where the model has long mode.
 TARGETS = [(c.name, 32) for c in pe.cpus()] + [(c.name, 64) for c in pe.cpus() if c.long_mode]
 IDS = [f"{c}-{'i386' if b == 32 else 'x86_64'}" for c, b in TARGETS]
@@ -39,6 +37,9 @@ class Driver:
     def __init__(self, src, objdir, driver: str, cpu: str, bits: int, check: bool = False):
         obj, shim = kbuild.build(driver, bits, objdir)
         self.m = pe.Machine(cpu, bits=bits, check=check)
+        # CR0.TS is ring-0 state: the shim reaches the harness's (kernel_shim.h).
+        self.m.stub("shim_read_cr0_ts", lambda mm: int(mm.cr0_ts))
+        self.m.stub("shim_write_cr0_ts", lambda mm, ts: setattr(mm, "cr0_ts", bool(ts)))
         self.m.load(shim)
         self.m.load(obj)
         self.init = self.m.call("shim_module_init") & 0xFFFFFFFF
@@ -178,9 +179,9 @@ def test_stale_control_word_is_reported(linux_src, objdir, cpu, bits, case):
     assert findings[0]["file"].endswith("drivers/crypto/padlock-aes.c")
     line = _line_of_call(source, function, call)
     assert findings[0]["line"] == line
-    # The same finding as SARIF 2.1.0 for code review, valid against the structure schema.
+    # The same finding as SARIF 2.1.0 for code review, valid against the official schema.
     sarif = drv.m.findings_sarif()
-    jsonschema.validate(sarif, json.loads(SARIF_SCHEMA.read_text()))
+    sarif_schema.validate(sarif)
     loc = sarif["runs"][0]["results"][0]["locations"][0]
     assert loc["physicalLocation"]["artifactLocation"]["uri"].endswith(kbuild.DRIVERS["aes"])
     assert loc["physicalLocation"]["region"]["startLine"] == line
@@ -198,6 +199,98 @@ def test_requests_with_eflags_stored_between_have_no_finding(linux_src, objdir):
             want = (aes_ref.decrypt_block if decrypt else aes_ref.encrypt_block)(key, block)
             assert drv.crypt(h, decrypt, block) == want
     assert drv.m.findings() == []
+
+
+KEY, BLOCK = bytes(range(16)), bytes.fromhex("00112233445566778899aabbccddeeff")
+MSR_FCR, FCR_PADLOCK = 0x1107, 1 << 28
+
+
+def _ring0_driver(linux_src, objdir, driver: str = "aes") -> Driver:
+    drv = Driver(linux_src, objdir, driver, "esther", 32, check=True)
+    assert drv.init == 0
+    return drv
+
+
+def _ecb_line(linux_src) -> int:
+    source = (linux_src / kbuild.DRIVERS["aes"]).read_text()
+    return _line_of_call(source, "ecb_aes_encrypt", "padlock_xcrypt_ecb(")
+
+
+def test_ring0_osfxsr_clear_is_invalid_opcode(linux_src, objdir):
+    """CR4[9] clear (a kernel that never enabled SSE): §1.2 "PadLock behaves as if it were
+    disabled", so padlock-aes.c's REP XCRYPTECB raises #UD; the checker names the driver's
+    line and says why. With CR4[9] set again the same request is right."""
+    drv = _ring0_driver(linux_src, objdir)
+    h = drv.cipher("ecb(aes)", KEY)
+    drv.m.cr4_osfxsr = False
+    with pytest.raises(pe.GuestFault) as fault:
+        drv.crypt(h, False, BLOCK)
+    assert fault.value.signal_name == "SIGILL" and fault.value.trapno == 6
+    assert fault.value.is_padlock and fault.value.insn.name == "XcryptEcb"
+    findings = drv.m.findings()
+    assert [(f["kind"], f["function"], f["line"]) for f in findings] == \
+        [("unit-unavailable", "ecb_aes_encrypt", _ecb_line(linux_src))]
+    assert findings[0]["message"].endswith("with CR4[9] (OSFXSR) clear]")
+    drv.m.cr4_osfxsr = True
+    assert drv.crypt(h, False, BLOCK) == aes_ref.encrypt_block(KEY, BLOCK)
+
+
+def test_ring0_cr0_ts_needs_kernel_fpu_begin_or_irq_ts_save(linux_src, objdir):
+    """CR0.TS set (a lazy-FPU kernel after a task switch): the driver's REP XCRYPTECB raises
+    #NM (vector 7) and the checker reports fpu-not-available at its line. Inside the shim's
+    kernel_fpu_begin/end, or irq_ts_save/irq_ts_restore, TS is clear and the request is
+    right; each pair leaves TS set again, as it found it."""
+    drv = _ring0_driver(linux_src, objdir)
+    h = drv.cipher("ecb(aes)", KEY)
+    want = aes_ref.encrypt_block(KEY, BLOCK)
+    drv.m.cr0_ts = True
+    with pytest.raises(pe.GuestFault) as fault:
+        drv.crypt(h, False, BLOCK)
+    assert fault.value.trapno == 7 and fault.value.is_padlock
+    assert [(f["kind"], f["severity"], f["function"], f["line"]) for f in drv.m.findings()] == \
+        [("fpu-not-available", "error", "ecb_aes_encrypt", _ecb_line(linux_src))]
+    assert drv.m.cr0_ts
+    drv.m.call("kernel_fpu_begin")
+    assert not drv.m.cr0_ts
+    assert drv.crypt(h, False, BLOCK) == want
+    drv.m.call("kernel_fpu_end")
+    assert drv.m.cr0_ts
+    state = drv.m.call("irq_ts_save")
+    assert state == 1 and not drv.m.cr0_ts
+    assert drv.crypt(h, False, BLOCK) == want
+    drv.m.call("irq_ts_restore", state)
+    assert drv.m.cr0_ts
+    assert len(drv.m.findings()) == 1  # nothing new inside the pairs
+
+
+def test_ring0_cr0_ts_faults_every_unit(linux_src, objdir):
+    """#NM is not an ACE rule: padlock-sha.c's REP XSHA faults the same way with TS set."""
+    drv = _ring0_driver(linux_src, objdir, "sha")
+    drv.m.cr0_ts = True
+    with pytest.raises(pe.GuestFault) as fault:
+        drv.digest("sha1", HOWS["digest"], b"abc", 0)
+    assert fault.value.trapno == 7 and fault.value.insn.name == "Xsha1"
+    assert [f["kind"] for f in drv.m.findings()] == ["fpu-not-available"]
+
+
+def test_ring0_fcr_write_disables_ace(linux_src, objdir):
+    """A WRMSR clearing FCR[28] (MSR 0x1107, §1.5) disables ACE after the driver loaded:
+    its REP XCRYPTECB raises #UD (§1.3) and the checker reports unit-unavailable; setting
+    the bit again enables it."""
+    drv = _ring0_driver(linux_src, objdir)
+    h = drv.cipher("ecb(aes)", KEY)
+    fcr = drv.m.rdmsr(MSR_FCR)
+    assert fcr is not None and fcr & FCR_PADLOCK
+    assert drv.m.wrmsr(MSR_FCR, fcr & ~FCR_PADLOCK)
+    with pytest.raises(pe.GuestFault) as fault:
+        drv.crypt(h, False, BLOCK)
+    assert fault.value.signal_name == "SIGILL"
+    findings = drv.m.findings()
+    assert [(f["kind"], f["function"]) for f in findings] == \
+        [("unit-unavailable", "ecb_aes_encrypt")]
+    assert not findings[0]["message"].endswith("(OSFXSR) clear]")  # the detail: FCR
+    assert drv.m.wrmsr(MSR_FCR, fcr)
+    assert drv.crypt(h, False, BLOCK) == aes_ref.encrypt_block(KEY, BLOCK)
 
 
 # A plain XSTORE loop with the quality factor via-rng uses (EDX = 3: one random byte per
@@ -235,13 +328,21 @@ int xstore_bytes(uint8_t *out, int n) {
 MSR_RNG, RNG_ENABLE, NOISE_SRC1, NOISE_SRC2 = 0x110B, 1 << 6, 1 << 8, 1 << 9
 
 
-def _rng_machine(cpu: str, bits: int, seed: int) -> pe.Machine:
-    m = pe.Machine(cpu, bits=bits, seed=seed)
+def _rng_machine(cpu: str, bits: int, seed: int, check: bool = False) -> pe.Machine:
+    m = pe.Machine(cpu, bits=bits, seed=seed, check=check)
     # rdmsr/wrmsr are ring-0 instructions: the shim's shim_rdmsr/shim_wrmsr reach the
     # modelled MSRs through the harness.
-    m.stub("shim_rdmsr", lambda mm, msr: mm.rdmsr(msr) or 0)
+    m.stub("shim_rdmsr", _rdmsr_stub)
     m.stub("shim_wrmsr", lambda mm, msr, lo, hi: mm.wrmsr(msr, lo | hi << 32) and 0)
     return m
+
+
+def _rdmsr_stub(mm: pe.Machine, msr: int) -> int:
+    """shim_rdmsr returns a u64: on i386 in EDX:EAX (the stub's return value is EAX)."""
+    value = mm.rdmsr(msr) or 0
+    if mm.bits == 32:
+        mm["edx"] = value >> 32
+    return value
 
 
 @pytest.mark.parametrize("cpu,bits", TARGETS, ids=IDS)
@@ -251,17 +352,21 @@ def test_via_rng_reads_the_xstore_stream(linux_src, objdir, tmp_path, cpu, bits)
     no such MSR), then data_present/data_read deliver one byte per XSTORE (quality factor
     EDX = 3): exactly the bytes a plain XSTORE loop reads with the same seed, after the
     same MSR write (a load reset, §2.2, discards the buffer being filled) where the driver
-    makes one."""
+    makes one. The checker watches the MSR writes too."""
     from _cbuild import build as cbuild  # tests/python: compiled, cached snippets
 
     obj, shim = kbuild.build("rng", bits, objdir)
-    m = _rng_machine(cpu, bits, seed=5)
+    m = _rng_machine(cpu, bits, seed=5, check=True)
     m.load(shim)
     m.load(obj)
     assert m.call("shim_module_init") == 0
     out = m.alloc(64)
     assert m.call("glue_rng_read", out, 32, 1) == 32
     got = m.read(out, 32)
+    # Under the checker: via-rng sets noise source 1 (SRC, bits 9:8) on every part, and
+    # §2.2 reserves SRC before Nehemiah stepping 8 (docs/checker.md).
+    reserved_src = pe.cpu(cpu).model == 9 and pe.cpu(cpu).stepping < 8
+    assert [f["kind"] for f in m.findings()] == (["rng-field-reserved"] if reserved_src else [])
     model = pe.cpu(cpu)
     msr = m.rdmsr(MSR_RNG)
     ref = _rng_machine(cpu, bits, seed=5)

@@ -135,6 +135,24 @@ TEST(Padlock, Cr4OsfxsrClearMeansUd_S1_2) {
   }
 }
 
+// CR0.TS set (ring 0 only): every PadLock instruction raises #NM, after the #UD checks, as
+// an SSE instruction does (PadLock runs in the SSE datapath, §1.2 note).
+TEST(Padlock, Cr0TsSetMeansNm) {
+  for (const CpuModel* m : all_cpu_models()) {
+    Machine mc(m->name);
+    mc.env.now += 10'000'000;
+    mc.s.cr0_ts = true;
+    const Outcome o = mc.run(kXstore);
+    EXPECT_EQ(o.status, Status::Faulted) << m->name;
+    EXPECT_EQ(o.fault.kind, FaultKind::DeviceNotAvailable) << m->name;
+    mc.s.cr4_osfxsr = false;  // #UD comes first
+    EXPECT_TRUE(mc.ud(kXstore)) << m->name;
+    mc.s.cr4_osfxsr = true;
+    mc.s.cr0_ts = false;
+    EXPECT_EQ(mc.run(kXstore).status, Status::Completed) << m->name;
+  }
+}
+
 // §1.3: absent units raise #UD whatever the enables (C5XL: RNG only; C5P: no PHE/PMM).
 TEST(Padlock, AbsentUnitsUd_S1_3) {
   Machine c5xl("nehemiah-c5xl");

@@ -77,11 +77,24 @@ const struct x86_cpu_id* x86_match_cpu(const struct x86_cpu_id* ids) {
   return 0;
 }
 int shim_fpu_depth;
+static int shim_fpu_ts; /* TS as kernel_fpu_begin found it */
 void kernel_fpu_begin(void) {
-  ++shim_fpu_depth;
+  if (shim_fpu_depth++ == 0) {
+    shim_fpu_ts = shim_read_cr0_ts();
+    shim_write_cr0_ts(0);
+  }
 }
 void kernel_fpu_end(void) {
-  --shim_fpu_depth;
+  if (--shim_fpu_depth == 0) shim_write_cr0_ts(shim_fpu_ts);
+}
+/* 1 when TS was set and is now clear: irq_ts_restore sets it again. */
+int irq_ts_save(void) {
+  if (!shim_read_cr0_ts()) return 0;
+  shim_write_cr0_ts(0);
+  return 1;
+}
+void irq_ts_restore(int ts_state) {
+  if (ts_state) shim_write_cr0_ts(1);
 }
 
 /* Spins on the time-stamp counter for usecs x 2000 cycles (at least usecs microseconds up

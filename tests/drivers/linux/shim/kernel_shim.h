@@ -91,8 +91,18 @@ struct x86_cpu_id {
   { (f) + 1, (d) }
 int boot_cpu_has(int feature);
 const struct x86_cpu_id* x86_match_cpu(const struct x86_cpu_id* ids);
+/* ---- CR0.TS (ring 0): shim_read_cr0_ts / shim_write_cr0_ts are left undefined so the
+ * harness binds them to Machine.cr0_ts. With TS set a PadLock instruction raises #NM, as an
+ * SSE one does. kernel_fpu_begin clears TS and kernel_fpu_end puts back what it found, as a
+ * lazy-FPU kernel's did for code that owns no FPU state; irq_ts_save / irq_ts_restore are
+ * the same pair as older kernels exported it for the PadLock drivers (Linux 6.1's drivers
+ * call neither: its kernel never leaves TS set). ------------------------------------------ */
+int shim_read_cr0_ts(void);
+void shim_write_cr0_ts(int ts);
 void kernel_fpu_begin(void);
 void kernel_fpu_end(void);
+int irq_ts_save(void);
+void irq_ts_restore(int ts_state);
 #define cpu_has_xstore boot_cpu_has(X86_FEATURE_XSTORE)
 
 /* ---- MSRs (ring 0 in the kernel): shim_rdmsr / shim_wrmsr are left undefined so the

@@ -132,5 +132,23 @@ TEST(Checker, XstoreNeedsEightWritableBytes_Sec2_1) {
   EXPECT_EQ(rig.kinds(), std::vector<std::string>{"xstore-overrun"});
 }
 
+// A fault the unit does not explain: #UD is a missing or disabled unit (with CR4[9] clear,
+// the detail says so), #NM is CR0.TS set (§1.2 note).
+TEST(Checker, FaultsNameTheirCause_Sec1_2) {
+  Rig rig;
+  PadlockRecord r = rig.xcrypt(0x100, kCw, kKey, true);
+  r.outcome = Outcome::fault_ud();
+  r.before.cr4_osfxsr = false;
+  rig.checker.on_padlock(r, rig.mem);
+  r.pc = 0x104;
+  r.before.cr4_osfxsr = true;
+  r.before.cr0_ts = true;
+  r.outcome = Outcome::faulted(FaultKind::DeviceNotAvailable);
+  rig.checker.on_padlock(r, rig.mem);
+  EXPECT_EQ(rig.kinds(), (std::vector<std::string>{"unit-unavailable", "fpu-not-available"}));
+  EXPECT_NE(rig.checker.findings()[0].detail.find("CR4[9] (OSFXSR) clear"), std::string::npos);
+  EXPECT_TRUE(rig.checker.has_error());
+}
+
 }  // namespace
 }  // namespace padlock::emu::check
