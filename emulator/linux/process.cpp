@@ -1,6 +1,7 @@
 #include "emulator/linux/process.hpp"
 
 #include <capstone/capstone.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -91,6 +92,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
   if (opts_.cpu == nullptr) throw LoadError("no CPU model selected");
   mhz_ = opts_.mhz > 0 ? opts_.mhz : opts_.cpu->default_mhz.value;
   paths_ = GuestPaths(opts_.sysroot);
+  if (!opts_.sandbox.empty()) sandbox_ = Sandbox(opts_.sandbox, paths_.sysroot(), opts_.net);
   // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
   const std::string program = paths_.resolve(opts_.program);
   require_exec_permission(program);
@@ -664,8 +666,35 @@ std::string Process::disassemble(uint64_t pc) {
 
 // --- the run loop ------------------------------------------------------------------------
 
+namespace {
+
+// The emulator's own descriptors when the guest starts: the close-on-exec ones. A
+// descriptor the guest inherited has come through an exec, so it is not close-on-exec.
+std::unordered_set<int> host_descriptors() {
+  std::unordered_set<int> fds;
+  DIR* d = opendir("/proc/self/fd");
+  if (d == nullptr) return fds;
+  while (const dirent* e = readdir(d)) {
+    const int fd = std::atoi(e->d_name);
+    if (e->d_name[0] == '.' || fd == dirfd(d)) continue;
+    const int f = fcntl(fd, F_GETFD);
+    if (f >= 0 && (f & FD_CLOEXEC)) fds.insert(fd);
+  }
+  closedir(d);
+  return fds;
+}
+
+}  // namespace
+
 RunResult Process::run() {
   g_current = this;
+  kernel_.host_fds = host_descriptors();
+  // --sandbox: a guest that starts outside its directory starts in it.
+  char cwd[PATH_MAX];
+  if (sandbox_.active() && (getcwd(cwd, sizeof cwd) == nullptr || !sandbox_.contains(cwd)) &&
+      chdir(sandbox_.dir().c_str()) != 0) {
+    throw LoadError("--sandbox '" + sandbox_.dir() + "': " + std::strerror(errno));
+  }
   host_signals_init(*this);
   if (gdb_) gdb_->attach();
   // Not under gdb: the guest's pauses there are the user's.

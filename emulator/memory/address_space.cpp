@@ -164,9 +164,30 @@ void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
   for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
     const uint64_t run = std::min(end, (page | mask) + 1) - page;
     uint8_t* l = f != 0 ? leaf_alloc(page) : leaf(page);
-    if (l != nullptr) std::memset(l + (page & mask), f, run);
+    if (l != nullptr) {
+      uint8_t* first = l + (page & mask);
+      mapped_pages_ -= static_cast<uint64_t>(
+          std::count_if(first, first + run, [](uint8_t x) { return (x & kPageMapped) != 0; }));
+      std::memset(first, f, run);
+      if (f & kPageMapped) mapped_pages_ += run;
+    }
     page += run;
   }
+}
+
+uint64_t AddressSpace::mapped_in(uint64_t va, uint64_t len) const {
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  uint64_t pages = 0;
+  for (uint64_t page = va / kPageSize, end = std::min(va + len, size_) / kPageSize; page < end;) {
+    const uint64_t run = std::min(end, (page | mask) + 1) - page;
+    if (const uint8_t* l = leaf(page)) {
+      pages +=
+          static_cast<uint64_t>(std::count_if(l + (page & mask), l + (page & mask) + run,
+                                              [](uint8_t x) { return (x & kPageMapped) != 0; }));
+    }
+    page += run;
+  }
+  return pages * kPageSize;
 }
 
 uint64_t AddressSpace::next_mapped(uint64_t va, uint64_t end) const {
