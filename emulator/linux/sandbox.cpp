@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -93,14 +94,11 @@ const Sandbox::Root* Sandbox::root_for(const std::string& abs, std::string& rel)
   for (int i = 0; i < nroots_; ++i) {
     const std::string& r = roots_[i].path;
     if (abs.compare(0, r.size(), r) != 0) continue;
-    if (abs.size() == r.size()) {
-      rel = ".";
-    } else if (abs[r.size()] == '/') {
-      rel = abs.substr(r.size() + 1);
-      if (rel.empty()) rel = ".";
-    } else {
-      continue;
-    }
+    if (abs.size() > r.size() && abs[r.size()] != '/') continue;  // /a/bc is not below /a/b
+    // The rest below the root ("." for the root itself).
+    const size_t from = std::min(abs.size(), r.size() + 1);
+    rel.assign(abs, from, std::string::npos);
+    if (rel.empty()) rel.push_back('.');
     return &roots_[i];
   }
   return nullptr;
@@ -144,8 +142,9 @@ int Sandbox::parent(int dirfd, const std::string& path, int* dir, std::string& l
   std::string p = path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   const size_t slash = p.rfind('/');
-  std::string head = slash == std::string::npos ? "." : p.substr(0, slash);
-  if (slash == 0) head = "/";
+  // The directory part: "." for a bare name, "/" for a name in the root.
+  std::string head =
+      slash == std::string::npos ? std::string(1, '.') : p.substr(0, std::max<size_t>(slash, 1));
   leaf = slash == std::string::npos ? p : p.substr(slash + 1);
   if (leaf.empty() || leaf == "." || leaf == "..") return -EACCES;
   const int fd = open(dirfd, head, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -44,7 +44,7 @@ class Sandbox {
  private:
   struct Root {
     std::string path;  // absolute, no trailing slash
-    int fd = -1;  // O_PATH directory
+    int fd = -1;       // O_PATH directory
     bool in_root = false;
   };
   // The root that holds `abs` (an absolute path) and the rest of the path below it.
