@@ -12,10 +12,12 @@
  *   exec:PATH          execve PATH with the operations after this one as its arguments
  *                      (prints only when it fails)
  *   fds                the entries of /proc/self/fd/ (getdents64) and what each names
+ *   dupfds             the same, read through a dup of the listing's descriptor
  *   race:DIR:OUTSIDE   a child swaps DIR/sub between DIR/real and a symbolic link to
- *                      OUTSIDE (renames) while this process opens DIR/sub/secret until it
- *                      read DIR/real/secret ("inside") 50 times or OUTSIDE/secret once:
- *                      "opened=some|none escaped=N"
+ *                      OUTSIDE (renames) while this process opens DIR/sub/secret until
+ *                      it read DIR/real/secret ("inside") 50 times and went through the
+ *                      link 50 times (read OUTSIDE/secret or got EACCES):
+ *                      "opened=some|none linked=some|none escaped=some|none"
  *   mmap:MB  brk:MB  mremap:MB   grow memory by MB MiB: 0 or -errno */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -50,8 +52,13 @@ static void read_first_line(const char *op, const char *path, int fd) {
   printf("%s %s=text:%s\n", op, path, buf);
 }
 
-static void list_fds(void) {
+static void list_fds(int dup_first) {
   DIR *d = opendir("/proc/self/fd");
+  if (d != NULL && dup_first) { /* the listing through a duplicate of its descriptor */
+    int fd = dup(dirfd(d));
+    closedir(d);
+    d = fd < 0 ? NULL : fdopendir(fd);
+  }
   if (d == NULL) {
     result("fds", "/proc/self/fd", -1);
     return;
@@ -100,12 +107,15 @@ static void race(const char *dir, const char *outside) {
   }
   char r;
   read(ready[0], &r, 1);
-  /* Until both outcomes were possible many times over: the inside file read 50 times, or
-   * an escape, or 200000 tries. */
-  int escaped = 0, opened = 0;
-  for (int i = 0; i < 200000 && opened < 50 && escaped == 0; ++i) {
+  /* Until both states were met 50 times: the inside file read, and the link hit (an escape
+   * or EACCES); or 200000 tries. */
+  int escaped = 0, opened = 0, denied = 0;
+  for (int i = 0; i < 200000 && (opened < 50 || escaped + denied < 50); ++i) {
     int fd = open(secret, O_RDONLY);
-    if (fd < 0) continue;
+    if (fd < 0) {
+      denied += errno == EACCES;
+      continue;
+    }
     char buf[16] = "";
     if (read(fd, buf, sizeof buf - 1) > 0) {
       if (strncmp(buf, "outside", 7) == 0) ++escaped;
@@ -115,7 +125,8 @@ static void race(const char *dir, const char *outside) {
   }
   kill(child, SIGKILL);
   waitpid(child, NULL, 0);
-  printf("race opened=%s escaped=%d\n", opened > 0 ? "some" : "none", escaped);
+  printf("race opened=%s linked=%s escaped=%s\n", opened > 0 ? "some" : "none",
+         escaped + denied > 0 ? "some" : "none", escaped > 0 ? "some" : "none");
 }
 
 static void grow(const char *how, long mb) {
@@ -207,8 +218,8 @@ int main(int argc, char **argv) {
       argv[i] = a; /* the new image gets the operations after this one */
       execv(a, argv + i);
       result(op, a, -1);
-    } else if (strcmp(op, "fds") == 0) {
-      list_fds();
+    } else if (strcmp(op, "fds") == 0 || strcmp(op, "dupfds") == 0) {
+      list_fds(op[0] == 'd');
     } else if (strcmp(op, "race") == 0) {
       race(a, b);
     } else if (strcmp(op, "mmap") == 0 || strcmp(op, "brk") == 0 || strcmp(op, "mremap") == 0) {

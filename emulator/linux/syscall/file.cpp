@@ -295,7 +295,8 @@ int64_t sys_openat(SyscallContext& c) {
       const std::string host = n == kFdDir ? "/proc/self/fd" : fd_path(n);
       const int fd = open(host.c_str(), static_cast<int>(c.a[2]), static_cast<mode_t>(c.a[3]));
       if (fd < 0) return -errno;
-      if (n == kFdDir) c.p.kernel().fd_dirs.insert(fd);
+      // The listing stays filtered when its descriptor is reopened too.
+      if (n == kFdDir || c.p.kernel().fd_dirs.count(n) != 0) c.p.kernel().fd_dirs.insert(fd);
       return fd;
     }
   }
@@ -722,16 +723,32 @@ int64_t sys_fcntl64(SyscallContext& c) {
   return fcntl_common(c, true);
 }
 
+namespace {
+// A new descriptor for the file of `from`: what /proc/self/fd/ knows of `from` (a filtered
+// listing, a generated file's name) goes with it, and what it knew of `to` is gone.
+int64_t after_dup(SyscallContext& c, int from, int64_t to) {
+  if (to < 0 || to == from) return to;
+  KernelState& k = c.p.kernel();
+  const int fd = static_cast<int>(to);
+  k.dir_cookies.erase(fd);
+  k.self_mem.erase(fd);
+  k.fd_dirs.erase(fd);
+  k.fd_names.erase(fd);
+  if (k.fd_dirs.count(from) != 0) k.fd_dirs.insert(fd);
+  if (auto it = k.fd_names.find(from); it != k.fd_names.end()) k.fd_names[fd] = it->second;
+  return to;
+}
+}  // namespace
+
 int64_t sys_dup(SyscallContext& c) {
-  return host_result(dup(fd_arg(c.a[0])));
+  return after_dup(c, fd_arg(c.a[0]), host_result(dup(fd_arg(c.a[0]))));
 }
 int64_t sys_dup2(SyscallContext& c) {
-  if (c.a[0] != c.a[1]) c.p.kernel().dir_cookies.erase(fd_arg(c.a[1]));
-  return host_result(dup2(fd_arg(c.a[0]), fd_arg(c.a[1])));
+  return after_dup(c, fd_arg(c.a[0]), host_result(dup2(fd_arg(c.a[0]), fd_arg(c.a[1]))));
 }
 int64_t sys_dup3(SyscallContext& c) {
-  c.p.kernel().dir_cookies.erase(fd_arg(c.a[1]));
-  return host_result(dup3(fd_arg(c.a[0]), fd_arg(c.a[1]), static_cast<int>(c.a[2])));
+  return after_dup(c, fd_arg(c.a[0]),
+                   host_result(dup3(fd_arg(c.a[0]), fd_arg(c.a[1]), static_cast<int>(c.a[2]))));
 }
 
 int64_t sys_pipe2(SyscallContext& c) {
