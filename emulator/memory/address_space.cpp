@@ -66,7 +66,7 @@ int AddressSpace::host_prot(uint8_t f) const {
 
 int AddressSpace::apply_host(uint64_t va, uint64_t len) {
   // One mprotect per run of pages with equal host protections: glibc reserves and
-  // mprotects ranges of many MiB at once.
+  // mprotects ranges of many MiB at once. The flag bytes are walked a leaf at a time.
   uint64_t run = va;
   int run_prot = -1;
   auto flush = [&](uint64_t end) -> int {
@@ -75,14 +75,30 @@ int AddressSpace::apply_host(uint64_t va, uint64_t len) {
     }
     return 0;
   };
-  for (uint64_t a = va; a < va + len; a += kPageSize) {
-    const uint8_t f = flags(a);
-    const int p = (mirror_ || (f & kPageShared)) ? host_prot(f) : -1;
-    if (p != run_prot) {
-      if (const int r = flush(a); r != 0) return r;
-      run = a;
-      run_prot = p;
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
+    const uint64_t n = std::min(end, (page | mask) + 1) - page;
+    const uint8_t* l = leaf(page);
+    for (uint64_t i = 0; i < n; ++i) {
+      // Without mirroring only shared pages have host protections of their own: skip eight
+      // pages at a time while none is (a lazily mapped bss of a terabyte is 2^28 pages).
+      static_assert(kPageShared == 16);
+      while (!mirror_ && run_prot < 0 && l != nullptr && i + 8 <= n) {
+        uint64_t w;
+        std::memcpy(&w, l + (page & mask) + i, 8);
+        if (w & 0x1010101010101010ull) break;
+        i += 8;
+      }
+      if (i >= n) break;
+      const uint8_t f = l != nullptr ? l[(page & mask) + i] : 0;
+      const int p = (mirror_ || (f & kPageShared)) ? host_prot(f) : -1;
+      if (p != run_prot) {
+        if (const int r = flush((page + i) * kPageSize); r != 0) return r;
+        run = (page + i) * kPageSize;
+        run_prot = p;
+      }
     }
+    page += n;
   }
   return flush(va + len);
 }
@@ -292,10 +308,14 @@ void AddressSpace::unmap(uint64_t va, uint64_t len) {
 
 int AddressSpace::protect(uint64_t va, uint64_t len, uint8_t prot) {
   if (!in_window(va, len) || !range_mapped(va, len)) return -ENOMEM;
-  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end; ++page) {
-    uint8_t& f = flags_of(page);
-    f = static_cast<uint8_t>((f & ~7) | (prot & 7));
-    if (!(prot & kPageWrite)) f &= static_cast<uint8_t>(~kPageCode);
+  // A leaf's run at a time (every leaf exists: the range is mapped).
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  const uint8_t keep = static_cast<uint8_t>(~7 & ((prot & kPageWrite) ? 0xFF : ~kPageCode));
+  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
+    const uint64_t n = std::min(end, (page | mask) + 1) - page;
+    uint8_t* f = leaf(page) + (page & mask);
+    for (uint64_t i = 0; i < n; ++i) f[i] = static_cast<uint8_t>((f[i] & keep) | (prot & 7));
+    page += n;
   }
   return apply_host(va, len);
 }
