@@ -94,8 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   put(kB, b);
   put(kM, m);
   std::memset(mem.host(kT, 4 * n + 16), 0, 4 * n + 16);
-  const uint32_t ctx[6] = {mzp, uint32_t(kA), uint32_t(kB), uint32_t(kT), uint32_t(kM),
-                           uint32_t(kScratch)};
+  const uint32_t ctx[6] = {mzp,          uint32_t(kA), uint32_t(kB),
+                           uint32_t(kT), uint32_t(kM), uint32_t(kScratch)};
   std::memcpy(mem.host(kCtx, sizeof ctx), ctx, sizeof ctx);
   ArchState s;
   s[Gpr::AX] = 0;

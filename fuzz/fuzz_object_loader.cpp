@@ -32,8 +32,8 @@ Machine& machine(bool is64) {
   Slot& s = slots[is64];
   if (!s.machine || ++s.uses % 256 == 0) {
     s.machine.reset();
-    s.machine = std::make_unique<Machine>(*find_cpu_model("nano"), is64 ? 64 : 32,
-                                          PadlockConfig{}, 0.0);
+    s.machine =
+        std::make_unique<Machine>(*find_cpu_model("nano"), is64 ? 64 : 32, PadlockConfig{}, 0.0);
   }
   return *s.machine;
 }

@@ -89,71 +89,85 @@ std::string find_cli() {
 }
 
 Process::Process(const RunOptions& opts) : opts_(opts) {
-  if (opts_.cpu == nullptr) throw LoadError("no CPU model selected");
-  mhz_ = opts_.mhz > 0 ? opts_.mhz : opts_.cpu->default_mhz.value;
-  paths_ = GuestPaths(opts_.sysroot);
-  if (!opts_.sandbox.empty()) sandbox_ = Sandbox(opts_.sandbox, paths_.sysroot(), opts_.net);
-  // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
-  const std::string program = paths_.resolve(opts_.program);
-  require_exec_permission(program);
-  elf_ = ElfFile::read(program);
-  guest64_ = elf_.is64;
-  if (guest64_ && !opts_.cpu->long_mode) {
-    throw LoadError(opts_.program + ": a 64-bit (x86-64) program, but CPU model '" +
-                    opts_.cpu->name + "' has no long mode (only nano does)");
+  // A program that fails to load throws from here, and no destructor runs: what the
+  // destructor would release (the disassembler, direct memory) is released now.
+  try {
+    if (opts_.cpu == nullptr) throw LoadError("no CPU model selected");
+    mhz_ = opts_.mhz > 0 ? opts_.mhz : opts_.cpu->default_mhz.value;
+    paths_ = GuestPaths(opts_.sysroot);
+    if (!opts_.sandbox.empty()) sandbox_ = Sandbox(opts_.sandbox, paths_.sysroot(), opts_.net);
+    // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
+    const std::string program = paths_.resolve(opts_.program);
+    require_exec_permission(program);
+    elf_ = ElfFile::read(program);
+    guest64_ = elf_.is64;
+    if (guest64_ && !opts_.cpu->long_mode) {
+      throw LoadError(opts_.program + ": a 64-bit (x86-64) program, but CPU model '" +
+                      opts_.cpu->name + "' has no long mode (only nano does)");
+    }
+    if (!elf_.interp.empty()) read_interpreter();
+    PadlockConfig pc;
+    pc.seed = opts_.seed;
+    pc.errata = opts_.errata;
+    padlock_ = std::make_unique<Padlock>(*opts_.cpu, pc);
+    diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
+    mem_ = std::make_unique<AddressSpace>(guest64_);
+    cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
+    // Before anything is mapped: the host's protections mirror the guest's from the start.
+    if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
+    if (!guest64_ && opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
+    // Timing (docs/timing.md): the guest's clock at --mhz, the periodic interrupt model and the
+    // caches; per-block x86 costs come from the core's measured instruction costs
+    // (models/timing/x86_measured.hpp, x86_block_model.hpp).
+    VirtualTimeConfig vtc;
+    vtc.mhz = mhz_;
+    vtc.enabled = opts_.timing;
+    vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
+    vtc.seed = opts_.seed;
+    vt_ = std::make_unique<VirtualTime>(vtc);
+    PadlockTiming pt;
+    pt.memory = pt.overlap = opts_.timing;
+    core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
+    if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
+    blocks_ = std::make_unique<BlockCache>(
+        guest64_, *mem_,
+        opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt,
+        chip_.get());
+    csh h = 0;
+    if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
+      throw LoadError("capstone: cannot open the x86 disassembler");
+    }
+    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+    cs_ = h;
+    pid_ = getpid();
+    emulator_path_ = find_cli();
+    kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
+    char real[PATH_MAX];
+    exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
+    obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
+    if (obs_) core_->set_listener(obs_.get());
+    if (obs_ && obs_->debug_log() != nullptr) obs_->debug_log()->set_cpu(cpu_.get());
+    load_program();
+    install_hooks();
+    if (opts_.gdb_port >= 0) gdb_ = std::make_unique<GdbSession>(*this, opts_.gdb_port);
+  } catch (...) {
+    release();
+    throw;
   }
-  if (!elf_.interp.empty()) read_interpreter();
-  PadlockConfig pc;
-  pc.seed = opts_.seed;
-  pc.errata = opts_.errata;
-  padlock_ = std::make_unique<Padlock>(*opts_.cpu, pc);
-  diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
-  mem_ = std::make_unique<AddressSpace>(guest64_);
-  cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
-  // Before anything is mapped: the host's protections mirror the guest's from the start.
-  if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
-  if (!guest64_ && opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
-  // Timing (docs/timing.md): the guest's clock at --mhz, the periodic interrupt model and the
-  // caches; per-block x86 costs come from the core's measured instruction costs
-  // (models/timing/x86_measured.hpp, x86_block_model.hpp).
-  VirtualTimeConfig vtc;
-  vtc.mhz = mhz_;
-  vtc.enabled = opts_.timing;
-  vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
-  vtc.seed = opts_.seed;
-  vt_ = std::make_unique<VirtualTime>(vtc);
-  PadlockTiming pt;
-  pt.memory = pt.overlap = opts_.timing;
-  core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
-  if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
-  blocks_ = std::make_unique<BlockCache>(
-      guest64_, *mem_,
-      opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt, chip_.get());
-  csh h = 0;
-  if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
-    throw LoadError("capstone: cannot open the x86 disassembler");
-  }
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  cs_ = h;
-  pid_ = getpid();
-  emulator_path_ = find_cli();
-  kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
-  char real[PATH_MAX];
-  exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
-  obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
-  if (obs_) core_->set_listener(obs_.get());
-  if (obs_ && obs_->debug_log() != nullptr) obs_->debug_log()->set_cpu(cpu_.get());
-  load_program();
-  install_hooks();
-  if (opts_.gdb_port >= 0) gdb_ = std::make_unique<GdbSession>(*this, opts_.gdb_port);
 }
 
 Process::~Process() {
+  release();
+}
+
+void Process::release() noexcept {
   if (g_current == this) g_current = nullptr;
   if (direct_memory_) direct_memory_disable();
+  direct_memory_ = false;
   if (cs_ != 0) {
     csh h = cs_;
     cs_close(&h);
+    cs_ = 0;
   }
 }
 

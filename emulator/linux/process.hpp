@@ -211,6 +211,8 @@ class Process {
   std::string disassemble(uint64_t pc);
 
  private:
+  // What the destructor releases (also when the constructor throws).
+  void release() noexcept;
   // The REP string instruction in progress (charge_rep_string): its address, the clock
   // when its last block ended (a block that is the instruction alone costs 0, so an
   // iteration that follows at once finds the clock unchanged), elements charged so far,
