@@ -83,6 +83,13 @@ struct RunOptions {
   // --max-time: the guest is stopped after this many seconds of host time (0: no limit);
   // checked while it runs code, not while it blocks in a host system call.
   double max_time = 0;
+  // --sandbox DIR: guest file access confined to DIR and the sysroot (emulator/linux/
+  // sandbox.hpp); empty: none. --net: sockets allowed in the sandbox.
+  std::string sandbox;
+  bool net = false;
+  // --max-memory: guest mappings (mmap, brk, mremap) beyond this many bytes fail with
+  // ENOMEM; 0: no cap.
+  uint64_t max_memory = 0;
   FILE* log = stderr;  // where strace, diagnostics and stats go
   // Run inside another program (the Python module): host signals at SIG_DFL keep their
   // host action, and SIGINT is the embedder's (emulator/linux/signal/host_signals.hpp).

@@ -10,12 +10,28 @@ usage: fuzz/seeds.py OUT"""
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
 import elfcraft  # noqa: E402
+
+
+# A relocatable object's source: data and code sections, relocations of several kinds.
+OBJECT_SOURCE = """
+extern int imported(int);
+int common_counter;
+static const char table[] = "padlock";
+int values[4] = {1, 2, 3, 4};
+int pick(int i) {
+  switch (i) { case 0: return values[0]; case 1: return table[1]; case 2: return imported(i);
+               case 3: return common_counter; default: return -1; }
+}
+int twice(int i) { return pick(i) + pick(i + 1); }
+"""
 
 
 def put(out: Path, target: str, data: bytes) -> None:
@@ -53,6 +69,36 @@ def main() -> int:
         e = elfcraft.static_exit(bits, base, 0)
         e.segments[0].memsz = 0x10000
         put(out, "elf_loader", e.build())
+    # Object loader: the same programs, a shared object, and relocatable objects compiled
+    # here (gcc -c) with data, calls to an import, a common symbol and a switch table.
+    for bits, base in ((32, 0x08048000), (64, 0x400000)):
+        put(out, "object_loader", elfcraft.static_exit(bits, base, 0).build())
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "obj.c"
+        src.write_text(OBJECT_SOURCE)
+        for flags in (["-m32"], ["-m64"], ["-m64", "-fPIC"], ["-m32", "-fPIC", "-shared"],
+                      ["-m64", "-fPIC", "-shared"]):
+            obj = Path(tmp) / "obj.o"
+            cmd = ["gcc", "-O1", "-nostdlib", *flags, "-o", str(obj), str(src)]
+            if "-shared" not in flags:
+                cmd.insert(1, "-c")
+            if subprocess.run(cmd, capture_output=True).returncode == 0:
+                put(out, "object_loader", obj.read_bytes())
+    # Memory system calls: byte 0 the memory mode; 14-byte records (call, address, length,
+    # protections, flags, a second address in pages).
+    def rec(call, addr, length, prot=3, flags=0, addr2=0):
+        return (bytes([call]) + addr.to_bytes(4, "little") + length.to_bytes(4, "little") +
+                bytes([prot, flags]) + addr2.to_bytes(3, "little"))
+    for mode in (0, 1):
+        put(out, "memory_syscalls", bytes([mode]) + rec(0, 0, 0x3000) + rec(2, 0, 0x1000, 1))
+        put(out, "memory_syscalls", bytes([mode]) + rec(0, 0xFFFFD000, 0x1000, 3, 2) +
+            rec(1, 0xFFFFE000, 0x2000) + rec(3, 0xFFFFD000, 0x1000, 0, 3, 0xFFFFF))
+        put(out, "memory_syscalls", bytes([mode]) + rec(4, 0x100000, 0) + rec(4, 0x1000, 0) +
+            rec(0, 0x40000000, 0x10000, 7, 1) + rec(3, 0x40000000, 0x10000, 0, 1, 0x20))
+    # MONTMUL: control byte, size byte, then operand bytes.
+    for ctl in (0, 1, 2, 3, 0x40, 0x41, 0xFC):
+        for size in (0, 2, 6, 30):
+            put(out, "montmul_vs_gmp", bytes([ctl, size]) + bytes(range(1, 200, 3)))
     # Differential units: a control byte, then key/IV/data (xcrypt) or the message (xsha).
     for ctl in range(0, 256, 5):
         put(out, "xcrypt_vs_openssl", bytes([ctl]) + bytes(range(48)) + bytes(16 * (ctl % 9)))

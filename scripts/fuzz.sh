@@ -3,18 +3,22 @@
 # under libFuzzer with ASan and UBSan, one process at the lowest CPU priority, keeping its
 # corpus between runs (build-fuzz/corpus/TARGET, grown from the seeds of fuzz/seeds.py).
 # Prints the executions, coverage (edges and features) and corpus size of the run.
-# Every crash, timeout or out-of-memory input is minimised into tests/regressions/TARGET/,
-# which CTest replays (fuzz/CMakeLists.txt), and the run fails.
+# Every crash, timeout or out-of-memory input is minimised into tests/regressions/TARGET/
+# as hex text (fuzz/regressions.py: the repository holds no binaries), which CTest replays
+# (fuzz/CMakeLists.txt), and the run fails.
 #
-# usage: scripts/fuzz.sh TARGET SECONDS      TARGET: decoder, elf_loader, cli, trace_reader,
-#                                            xsha_vs_openssl, xcrypt_vs_openssl
+# usage: scripts/fuzz.sh TARGET SECONDS      TARGET: decoder, elf_loader, object_loader,
+#                                            memory_syscalls, cli, trace_reader,
+#                                            xsha_vs_openssl, xcrypt_vs_openssl, montmul_vs_gmp
 #        scripts/fuzz.sh --list
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev; scripts/setup.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS="decoder elf_loader cli trace_reader xsha_vs_openssl xcrypt_vs_openssl"
+TARGETS="decoder elf_loader object_loader memory_syscalls cli trace_reader xsha_vs_openssl
+xcrypt_vs_openssl montmul_vs_gmp"
+TARGETS=$(echo $TARGETS)
 if [ "${1:-}" = "--list" ]; then echo "$TARGETS"; exit 0; fi
-[ $# = 2 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
+[ $# = 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
 target=$1 seconds=$2
 case " $TARGETS " in *" $target "*) ;; *) echo "fuzz.sh: unknown target '$target' ($TARGETS)" >&2; exit 2 ;; esac
 
@@ -57,13 +61,12 @@ echo "fuzz $target: ${runs:-0} executions in ${seconds} s, coverage ${cov:-?} ed
 status=0
 shopt -s nullglob
 for crash in "$crashes"/crash-* "$crashes"/timeout-* "$crashes"/oom-* "$crashes"/leak-*; do
-  out="tests/regressions/$target/$(basename "$crash")"
-  mkdir -p "tests/regressions/$target"
   # Bounded: a timeout input takes the full -timeout on every try.
   (cd "$work" && nice -n 19 "$bin" -minimize_crash=1 -max_total_time=120 -timeout=10 \
     -exact_artifact_path="$PWD/min" "$crash" >/dev/null 2>&1) || true
-  if [ -f "$work/min" ]; then cp "$work/min" "$out"; else cp "$crash" "$out"; fi
-  rm -f "$crash" "$work/min"
+  [ -f "$work/min" ] && mv "$work/min" "$crash"
+  out=$(python3 fuzz/regressions.py add "$target" "$crash")
+  rm -f "$crash"
   echo "fuzz $target: FINDING $(basename "$crash") minimised into $out (a regression input: fix it, keep it)"
   status=1
 done

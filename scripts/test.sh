@@ -40,7 +40,7 @@ if ls tests/integration/test_*.py tests/python/test_*.py tests/repo/test_*.py >/
   # pytest exit 5 means no tests were collected: that is a failure of the suite.
   [ "$rc" = 0 ] || status=1
 fi
-# A short run of every fuzz target (scripts/fuzz.sh, docs/reliability.md): 6 targets x
+# A short run of every fuzz target (scripts/fuzz.sh, docs/reliability.md): 9 targets x
 # PADLOCK_FUZZ_SECONDS (default 60) plus the fuzz build, well inside CI's 45 minutes. A
 # finding fails the run and leaves its minimised input in tests/regressions/.
 for t in $(bash scripts/fuzz.sh --list); do

@@ -1,6 +1,7 @@
 #include "emulator/cli/cli.hpp"
 
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@ const char* kDefaultCpu = "esther";
 
 // --trace-max below this could not hold a file's first and last records.
 constexpr uint64_t kMinTraceMax = 4096;
+constexpr uint64_t kMinMaxMemory = 1 << 20;  // below it not even a static program starts
 
 // qemu-user's single-dash spellings of the options both have.
 constexpr struct {
@@ -340,6 +342,18 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       if (v.empty() || *end != '\0' || errno != 0 || !(t > 0) || t > 1e7)
         throw UsageError("invalid time '" + v + "': expected seconds > 0, e.g. --max-time 60");
       o.max_time = t;
+    } else if (name == "--max-memory") {
+      value(name, i, v);
+      if (!emu::parse_size(v, o.max_memory) || o.max_memory < kMinMaxMemory) {
+        throw UsageError("--max-memory expects a size of at least 1M (e.g. 512M, 2G), got '" + v +
+                         "'");
+      }
+    } else if (name == "--sandbox") {
+      value(name, i, v);
+      if (v.empty()) throw UsageError("option '--sandbox' needs a directory");
+      o.sandbox = v;
+    } else if (a == "--net") {
+      o.net = true;
     } else if (a == "--cache-x86") {
       o.cache_x86 = true;
     } else if (name == "--chip-check") {
@@ -557,6 +571,18 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   if (!o.sysroot.empty() && !is_directory(o.sysroot)) {
     throw UsageError("sysroot '" + o.sysroot + "' is not a directory");
   }
+  if (!o.sandbox.empty() && !is_directory(o.sandbox)) {
+    throw UsageError("--sandbox '" + o.sandbox + "' is not a directory");
+  }
+  if (o.net && o.sandbox.empty()) {
+    throw UsageError("--net allows sockets in a --sandbox; without one they are allowed anyway");
+  }
+  // The guest's memory cap defaults to the host's address-space limit, as a process under
+  // that limit would meet it.
+  if (inv.given.count("--max-memory") == 0) {
+    rlimit as{};
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) o.max_memory = as.rlim_cur;
+  }
   check_clock(o);
   o.program = args[prog];
   o.argv.assign(args.begin() + static_cast<long>(prog), args.end());
@@ -679,6 +705,14 @@ void print_run_usage(FILE* out) {
                "                   (docs/debugging.md)\n"
                "  --max-time S     stop the guest after S seconds of host time, with status\n"
                "                   124 (while it runs code, not while it blocks in a call)\n"
+               "  --max-memory SIZE\n"
+               "                   cap the guest's mappings (mmap, brk, mremap) at SIZE (K, M,\n"
+               "                   G); beyond it they fail with ENOMEM; default: the host's\n"
+               "                   RLIMIT_AS, if any\n"
+               "  --sandbox DIR    confine the guest's file access to DIR and the sysroot:\n"
+               "                   paths that leave them fail with EACCES; no sockets\n"
+               "                   (docs/reliability.md)\n"
+               "  --net            with --sandbox: allow sockets\n"
                "  -h, --help       this text;  -V, --version  the version\n"
                "\n"
                "qemu-user spellings: -cpu, -seed, -strace, -0, -E, -U, -L, -g, -d, -D.\n"

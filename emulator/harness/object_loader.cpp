@@ -594,6 +594,15 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const ElfView& v,
   if (symtab != nullptr) {
     for (size_t i = 0; i < v.symbol_count(*symtab); ++i) syms.push_back(v.symbol(*symtab, i));
   }
+  // A section index past the table is a broken file (the object_loader fuzz target's first
+  // finding: it was read out of bounds), refused before anything is mapped.
+  for (size_t i = 1; i < syms.size(); ++i) {
+    const uint16_t sh = syms[i].shndx;
+    if (sh != SHN_UNDEF && sh < SHN_LORESERVE && sh >= sections.size()) {
+      v.fail("symbol " + std::to_string(i) + " is in section " + std::to_string(sh) +
+             ", past the " + std::to_string(sections.size()) + " section headers");
+    }
+  }
   std::vector<uint64_t> common_off(syms.size(), 0);
   for (size_t i = 0; i < syms.size(); ++i) {
     if (syms[i].shndx == SHN_COMMON) {

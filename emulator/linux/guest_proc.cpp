@@ -316,18 +316,22 @@ int open_guest_proc(Process& p, const std::string& path, int flags) {
     }
     return kNotGenerated;
   }
-  // /proc/self/X, /proc/thread-self/X, /proc/<our pid>/X.
   std::string_view rest;
+  if (!proc_self_path(p, path, rest)) return kNotGenerated;
+  if (rest == "maps") return generated_file(maps_text(p), flags);
+  if (rest == "auxv") return generated_file(p.saved_auxv(), flags);
+  return kNotGenerated;
+}
+
+bool proc_self_path(const Process& p, const std::string& path, std::string_view& rest) {
   for (const std::string& prefix : {std::string("/proc/self/"), std::string("/proc/thread-self/"),
                                     "/proc/" + std::to_string(p.pid()) + "/"}) {
     if (path.rfind(prefix, 0) == 0) {
       rest = std::string_view(path).substr(prefix.size());
-      break;
+      return true;
     }
   }
-  if (rest == "maps") return generated_file(maps_text(p), flags);
-  if (rest == "auxv") return generated_file(p.saved_auxv(), flags);
-  return kNotGenerated;
+  return false;
 }
 
 }  // namespace padlock::emu

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
@@ -57,5 +58,9 @@ std::string cpuinfo_text(const CpuModel& model, const Padlock& padlock, double m
 // open flags: a host descriptor, -errno, or kNotGenerated when `path` is not one of them.
 inline constexpr int kNotGenerated = INT_MIN;
 int open_guest_proc(Process& p, const std::string& path, int flags);
+
+// For /proc/self/X, /proc/thread-self/X and /proc/<the guest's pid>/X: true, with X in
+// `rest`.
+bool proc_self_path(const Process& p, const std::string& path, std::string_view& rest);
 
 }  // namespace padlock::emu

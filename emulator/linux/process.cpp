@@ -1,6 +1,7 @@
 #include "emulator/linux/process.hpp"
 
 #include <capstone/capstone.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -88,74 +89,89 @@ std::string find_cli() {
 }
 
 Process::Process(const RunOptions& opts) : opts_(opts) {
-  if (opts_.cpu == nullptr) throw LoadError("no CPU model selected");
-  mhz_ = opts_.mhz > 0 ? opts_.mhz : opts_.cpu->default_mhz.value;
-  paths_ = GuestPaths(opts_.sysroot);
-  // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
-  const std::string program = paths_.resolve(opts_.program);
-  require_exec_permission(program);
-  elf_ = ElfFile::read(program);
-  guest64_ = elf_.is64;
-  if (guest64_ && !opts_.cpu->long_mode) {
-    throw LoadError(opts_.program + ": a 64-bit (x86-64) program, but CPU model '" +
-                    opts_.cpu->name + "' has no long mode (only nano does)");
+  // A program that fails to load throws from here, and no destructor runs: what the
+  // destructor would release (the disassembler, direct memory) is released now.
+  try {
+    if (opts_.cpu == nullptr) throw LoadError("no CPU model selected");
+    mhz_ = opts_.mhz > 0 ? opts_.mhz : opts_.cpu->default_mhz.value;
+    paths_ = GuestPaths(opts_.sysroot);
+    if (!opts_.sandbox.empty()) sandbox_ = Sandbox(opts_.sandbox, paths_.sysroot(), opts_.net);
+    // An absolute PROGRAM is a guest path like any other: the sysroot's copy first.
+    const std::string program = paths_.resolve(opts_.program);
+    require_exec_permission(program);
+    elf_ = ElfFile::read(program);
+    guest64_ = elf_.is64;
+    if (guest64_ && !opts_.cpu->long_mode) {
+      throw LoadError(opts_.program + ": a 64-bit (x86-64) program, but CPU model '" +
+                      opts_.cpu->name + "' has no long mode (only nano does)");
+    }
+    if (!elf_.interp.empty()) read_interpreter();
+    PadlockConfig pc;
+    pc.seed = opts_.seed;
+    pc.errata = opts_.errata;
+    padlock_ = std::make_unique<Padlock>(*opts_.cpu, pc);
+    diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
+    mem_ = std::make_unique<AddressSpace>(guest64_);
+    cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
+    // Before anything is mapped: the host's protections mirror the guest's from the start.
+    if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
+    if (opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
+    // Timing (docs/timing.md): the guest's clock at --mhz, the periodic interrupt model and the
+    // caches; per-block x86 costs come from the core's measured instruction costs
+    // (models/timing/x86_measured.hpp, x86_block_model.hpp).
+    VirtualTimeConfig vtc;
+    vtc.mhz = mhz_;
+    vtc.enabled = opts_.timing;
+    vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
+    vtc.seed = opts_.seed;
+    vt_ = std::make_unique<VirtualTime>(vtc);
+    PadlockTiming pt;
+    pt.memory = pt.overlap = opts_.timing;
+    core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
+    if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
+    blocks_ = std::make_unique<BlockCache>(
+        guest64_, *mem_,
+        opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt,
+        chip_.get());
+    csh h = 0;
+    if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
+      throw LoadError("capstone: cannot open the x86 disassembler");
+    }
+    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+    cs_ = h;
+    pid_ = getpid();
+    // The first thread's TID is the PID; clone numbers the others from PID + 1.
+    threads_.push_back(std::make_unique<Thread>());
+    threads_[0]->tid = pid_;
+    next_tid_ = pid_ + 1;
+    emulator_path_ = find_cli();
+    kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
+    char real[PATH_MAX];
+    exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
+    obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
+    if (obs_) core_->set_listener(obs_.get());
+    if (obs_ && obs_->debug_log() != nullptr) obs_->debug_log()->set_cpu(cpu_.get());
+    load_program();
+    install_hooks();
+    if (opts_.gdb_port >= 0) gdb_ = std::make_unique<GdbSession>(*this, opts_.gdb_port);
+  } catch (...) {
+    release();
+    throw;
   }
-  if (!elf_.interp.empty()) read_interpreter();
-  PadlockConfig pc;
-  pc.seed = opts_.seed;
-  pc.errata = opts_.errata;
-  padlock_ = std::make_unique<Padlock>(*opts_.cpu, pc);
-  diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
-  mem_ = std::make_unique<AddressSpace>(guest64_);
-  cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
-  // Before anything is mapped: the host's protections mirror the guest's from the start.
-  if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
-  if (opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
-  // Timing (docs/timing.md): the guest's clock at --mhz, the periodic interrupt model and the
-  // caches; per-block x86 costs come from the core's measured instruction costs
-  // (models/timing/x86_measured.hpp, x86_block_model.hpp).
-  VirtualTimeConfig vtc;
-  vtc.mhz = mhz_;
-  vtc.enabled = opts_.timing;
-  vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
-  vtc.seed = opts_.seed;
-  vt_ = std::make_unique<VirtualTime>(vtc);
-  PadlockTiming pt;
-  pt.memory = pt.overlap = opts_.timing;
-  core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
-  if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
-  blocks_ = std::make_unique<BlockCache>(
-      guest64_, *mem_,
-      opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt, chip_.get());
-  csh h = 0;
-  if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
-    throw LoadError("capstone: cannot open the x86 disassembler");
-  }
-  cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-  cs_ = h;
-  pid_ = getpid();
-  // The first thread's TID is the PID; clone numbers the others from PID + 1.
-  threads_.push_back(std::make_unique<Thread>());
-  threads_[0]->tid = pid_;
-  next_tid_ = pid_ + 1;
-  emulator_path_ = find_cli();
-  kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
-  char real[PATH_MAX];
-  exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
-  obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
-  if (obs_) core_->set_listener(obs_.get());
-  if (obs_ && obs_->debug_log() != nullptr) obs_->debug_log()->set_cpu(cpu_.get());
-  load_program();
-  install_hooks();
-  if (opts_.gdb_port >= 0) gdb_ = std::make_unique<GdbSession>(*this, opts_.gdb_port);
 }
 
 Process::~Process() {
+  release();
+}
+
+void Process::release() noexcept {
   if (g_current == this) g_current = nullptr;
   if (direct_memory_) direct_memory_disable();
+  direct_memory_ = false;
   if (cs_ != 0) {
     csh h = cs_;
     cs_close(&h);
+    cs_ = 0;
   }
 }
 
@@ -703,8 +719,35 @@ std::string Process::disassemble(uint64_t pc) {
 
 // --- the run loop ------------------------------------------------------------------------
 
+namespace {
+
+// The emulator's own descriptors when the guest starts: the close-on-exec ones. A
+// descriptor the guest inherited has come through an exec, so it is not close-on-exec.
+std::unordered_set<int> host_descriptors() {
+  std::unordered_set<int> fds;
+  DIR* d = opendir("/proc/self/fd");
+  if (d == nullptr) return fds;
+  while (const dirent* e = readdir(d)) {
+    const int fd = std::atoi(e->d_name);
+    if (e->d_name[0] == '.' || fd == dirfd(d)) continue;
+    const int f = fcntl(fd, F_GETFD);
+    if (f >= 0 && (f & FD_CLOEXEC)) fds.insert(fd);
+  }
+  closedir(d);
+  return fds;
+}
+
+}  // namespace
+
 RunResult Process::run() {
   g_current = this;
+  kernel_.host_fds = host_descriptors();
+  // --sandbox: a guest that starts outside its directory starts in it.
+  char cwd[PATH_MAX];
+  if (sandbox_.active() && (getcwd(cwd, sizeof cwd) == nullptr || !sandbox_.contains(cwd)) &&
+      chdir(sandbox_.dir().c_str()) != 0) {
+    throw LoadError("--sandbox '" + sandbox_.dir() + "': " + std::strerror(errno));
+  }
   host_signals_init(*this);
   if (gdb_) gdb_->attach();
   // Not under gdb: the guest's pauses there are the user's.

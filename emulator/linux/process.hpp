@@ -21,6 +21,7 @@
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/guest_paths.hpp"
 #include "emulator/linux/guest_proc.hpp"
+#include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
@@ -56,6 +57,14 @@ struct KernelState {
   // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
   // their file offsets, which are guest addresses (syscall/file.cpp).
   std::unordered_map<int, uint64_t> self_mem;
+  // The emulator's own descriptors (its output files, Unicorn's): open, close-on-exec, when
+  // the guest started. /proc/self/fd/ leaves them out (syscall/file.cpp).
+  std::unordered_set<int> host_fds;
+  // Descriptors on the host's /proc/self/fd/ directory, whose listing is filtered.
+  std::unordered_set<int> fd_dirs;
+  // What /proc/self/fd/N names for descriptors whose host file is a stand-in
+  // (/proc/self/mem's /dev/null, the generated /proc files' memory files).
+  std::unordered_map<int, std::string> fd_names;
 };
 
 // The page-granular layout we give a process.
@@ -92,6 +101,7 @@ class Process {
   Padlock& padlock() { return *padlock_; }
   const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
   const GuestPaths& paths() const { return paths_; }         // -L/--sysroot lookups
+  const Sandbox& sandbox() const { return sandbox_; }        // --sandbox DIR, --net
   int pid() const { return pid_; }
   MapNames& map_names() { return map_names_; }             // /proc/self/maps
   const std::string& saved_auxv() const { return auxv_; }  // /proc/self/auxv
@@ -235,6 +245,8 @@ class Process {
   std::string disassemble(uint64_t pc);
 
  private:
+  // What the destructor releases (also when the constructor throws).
+  void release() noexcept;
   // The REP string instruction in progress (charge_rep_string): its address, the clock
   // when its last block ended (a block that is the instruction alone costs 0, so an
   // iteration that follows at once finds the clock unchanged), elements charged so far,
@@ -332,6 +344,7 @@ class Process {
   ElfFile elf_;
   ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
   GuestPaths paths_;
+  Sandbox sandbox_;
   std::string exe_path_;
   MapNames map_names_;
   std::string emulator_path_;  // this padlock-emu's executable, for execve

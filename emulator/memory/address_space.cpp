@@ -4,6 +4,7 @@
 #include <unicorn/unicorn.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -65,7 +66,7 @@ int AddressSpace::host_prot(uint8_t f) const {
 
 int AddressSpace::apply_host(uint64_t va, uint64_t len) {
   // One mprotect per run of pages with equal host protections: glibc reserves and
-  // mprotects ranges of many MiB at once.
+  // mprotects ranges of many MiB at once. The flag bytes are walked a leaf at a time.
   uint64_t run = va;
   int run_prot = -1;
   auto flush = [&](uint64_t end) -> int {
@@ -74,14 +75,30 @@ int AddressSpace::apply_host(uint64_t va, uint64_t len) {
     }
     return 0;
   };
-  for (uint64_t a = va; a < va + len; a += kPageSize) {
-    const uint8_t f = flags(a);
-    const int p = (mirror_ || (f & kPageShared)) ? host_prot(f) : -1;
-    if (p != run_prot) {
-      if (const int r = flush(a); r != 0) return r;
-      run = a;
-      run_prot = p;
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
+    const uint64_t n = std::min(end, (page | mask) + 1) - page;
+    const uint8_t* l = leaf(page);
+    for (uint64_t i = 0; i < n; ++i) {
+      // Without mirroring only shared pages have host protections of their own: skip eight
+      // pages at a time while none is (a lazily mapped bss of a terabyte is 2^28 pages).
+      static_assert(kPageShared == 16);
+      while (!mirror_ && run_prot < 0 && l != nullptr && i + 8 <= n) {
+        uint64_t w;
+        std::memcpy(&w, l + (page & mask) + i, 8);
+        if (w & 0x1010101010101010ull) break;
+        i += 8;
+      }
+      if (i >= n) break;
+      const uint8_t f = l != nullptr ? l[(page & mask) + i] : 0;
+      const int p = (mirror_ || (f & kPageShared)) ? host_prot(f) : -1;
+      if (p != run_prot) {
+        if (const int r = flush((page + i) * kPageSize); r != 0) return r;
+        run = (page + i) * kPageSize;
+        run_prot = p;
+      }
     }
+    page += n;
   }
   return flush(va + len);
 }
@@ -158,15 +175,46 @@ bool AddressSpace::leaves_for(uint64_t va, uint64_t len) {
   return true;
 }
 
+namespace {
+// Mapped pages among `n` flag bytes, eight at a time (kPageMapped is bit 3 of each byte).
+uint64_t count_mapped(const uint8_t* f, uint64_t n) {
+  static_assert(kPageMapped == 8);
+  uint64_t pages = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, f + i, 8);
+    pages += static_cast<uint64_t>(std::popcount((w >> 3) & 0x0101010101010101ull));
+  }
+  for (; i < n; ++i) pages += (f[i] >> 3) & 1;
+  return pages;
+}
+}  // namespace
+
 void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
   // A leaf's run at a time (a range of gigabytes is millions of pages).
   const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
   for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
     const uint64_t run = std::min(end, (page | mask) + 1) - page;
     uint8_t* l = f != 0 ? leaf_alloc(page) : leaf(page);
-    if (l != nullptr) std::memset(l + (page & mask), f, run);
+    if (l != nullptr) {
+      uint8_t* first = l + (page & mask);
+      mapped_pages_ -= count_mapped(first, run);
+      std::memset(first, f, run);
+      if (f & kPageMapped) mapped_pages_ += run;
+    }
     page += run;
   }
+}
+
+uint64_t AddressSpace::mapped_in(uint64_t va, uint64_t len) const {
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  uint64_t pages = 0;
+  for (uint64_t page = va / kPageSize, end = std::min(va + len, size_) / kPageSize; page < end;) {
+    const uint64_t run = std::min(end, (page | mask) + 1) - page;
+    if (const uint8_t* l = leaf(page)) pages += count_mapped(l + (page & mask), run);
+    page += run;
+  }
+  return pages * kPageSize;
 }
 
 uint64_t AddressSpace::next_mapped(uint64_t va, uint64_t end) const {
@@ -253,20 +301,45 @@ void AddressSpace::unmap(uint64_t va, uint64_t len) {
 
 int AddressSpace::protect(uint64_t va, uint64_t len, uint8_t prot) {
   if (!in_window(va, len) || !range_mapped(va, len)) return -ENOMEM;
-  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end; ++page) {
-    uint8_t& f = flags_of(page);
-    f = static_cast<uint8_t>((f & ~7) | (prot & 7));
-    if (!(prot & kPageWrite)) f &= static_cast<uint8_t>(~kPageCode);
+  // A leaf's run at a time (every leaf exists: the range is mapped).
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  const uint8_t keep = static_cast<uint8_t>(~7 & ((prot & kPageWrite) ? 0xFF : ~kPageCode));
+  for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
+    const uint64_t n = std::min(end, (page | mask) + 1) - page;
+    uint8_t* f = leaf(page) + (page & mask);
+    for (uint64_t i = 0; i < n; ++i) f[i] = static_cast<uint8_t>((f[i] & keep) | (prot & 7));
+    page += n;
   }
   return apply_host(va, len);
 }
 
-bool AddressSpace::range_free(uint64_t va, uint64_t len) const {
-  if (!in_window(va, len)) return false;
-  for (uint64_t a = va; a < va + len; a += kPageSize) {
-    if (flags(a) & kPageMapped) return false;
+namespace {
+// Calls f(flags, n) for the leaf-sized runs of the pages of [va, va + len) (va rounded down,
+// the end up; `mask` the pages-per-leaf mask): `flags` the run's flag bytes, or nullptr where
+// no leaf exists (nothing mapped). Stops early, returning false, when f returns false. The
+// range functions below work this way rather than page by page with a leaf lookup each: a
+// guest's mmap or munmap of gigabytes is millions of pages.
+template <class LeafOf, class F>
+bool leaf_runs(uint64_t va, uint64_t len, uint64_t mask, LeafOf leaf_of, F f) {
+  constexpr uint64_t kPage = AddressSpace::kPageSize;
+  for (uint64_t page = va / kPage, end = (va + len + kPage - 1) / kPage; page < end;) {
+    const uint64_t run = std::min(end, (page | mask) + 1) - page;
+    const uint8_t* l = leaf_of(page);
+    if (!f(l != nullptr ? l + (page & mask) : nullptr, run)) return false;
+    page += run;
   }
   return true;
+}
+}  // namespace
+
+bool AddressSpace::range_free(uint64_t va, uint64_t len) const {
+  if (!in_window(va, len)) return false;
+  if (len == 0) return true;
+  const auto leaf_of = [this](uint64_t page) { return leaf(page); };
+  return leaf_runs(
+      va, len, (uint64_t{1} << kLeafBits) - 1, leaf_of, [](const uint8_t* f, uint64_t n) {
+        return f == nullptr || std::none_of(f, f + n, [](uint8_t x) { return x & kPageMapped; });
+      });
 }
 
 bool AddressSpace::range_mapped(uint64_t va, uint64_t len) const {
@@ -275,17 +348,22 @@ bool AddressSpace::range_mapped(uint64_t va, uint64_t len) const {
 
 bool AddressSpace::range_has(uint64_t va, uint64_t len, uint8_t flag) const {
   if (!in_window(va, len)) return false;
-  for (uint64_t a = va & ~kPageMask; a < va + len; a += kPageSize) {
-    if ((flags(a) & flag) != flag) return false;
-  }
-  return true;
+  const auto leaf_of = [this](uint64_t page) { return leaf(page); };
+  return leaf_runs(va, len, (uint64_t{1} << kLeafBits) - 1, leaf_of,
+                   [flag](const uint8_t* f, uint64_t n) {
+                     if (f == nullptr) return flag == 0;
+                     return std::all_of(f, f + n, [flag](uint8_t x) { return (x & flag) == flag; });
+                   });
 }
 
 bool AddressSpace::range_any(uint64_t va, uint64_t len, uint8_t flag) const {
-  for (uint64_t a = va & ~kPageMask; a < va + len && a < size_; a += kPageSize) {
-    if (flags(a) & flag) return true;
-  }
-  return false;
+  if (va >= size_) return false;
+  const auto leaf_of = [this](uint64_t page) { return leaf(page); };
+  return !leaf_runs(va, std::min(len, size_ - va), (uint64_t{1} << kLeafBits) - 1, leaf_of,
+                    [flag](const uint8_t* f, uint64_t n) {
+                      return f == nullptr ||
+                             std::none_of(f, f + n, [flag](uint8_t x) { return x & flag; });
+                    });
 }
 
 uint64_t AddressSpace::find_free_below(uint64_t len, uint64_t limit, uint64_t floor) const {

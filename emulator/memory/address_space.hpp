@@ -97,6 +97,10 @@ class AddressSpace final : public GuestMemory {
   // (for /proc/self/maps): its start, or size() when there is none; its end and flags.
   uint64_t next_run(uint64_t va, uint64_t* end, uint8_t* flags) const;
   bool range_free(uint64_t va, uint64_t len) const;
+  // Bytes of mapped pages: in all (kept as pages are mapped and unmapped), and in
+  // [va, va+len) (--max-memory).
+  uint64_t mapped_bytes() const { return mapped_pages_ * kPageSize; }
+  uint64_t mapped_in(uint64_t va, uint64_t len) const;
   bool range_mapped(uint64_t va, uint64_t len) const;
   bool range_has(uint64_t va, uint64_t len, uint8_t flag) const;  // every page
   bool range_any(uint64_t va, uint64_t len, uint8_t flag) const;  // some page
@@ -136,6 +140,7 @@ class AddressSpace final : public GuestMemory {
   uint8_t* base_ = nullptr;
   uint64_t size_ = 0;
   uint64_t reserved_ = 0;
+  uint64_t mapped_pages_ = 0;
   bool mirror_ = false;
   void (*on_code_write_)(uint64_t, void*) = nullptr;
   void* on_code_write_data_ = nullptr;

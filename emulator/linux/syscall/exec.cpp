@@ -51,7 +51,19 @@ int64_t read_strings(SyscallContext& c, uint64_t va, std::vector<std::string>& o
 // What the file at guest path `path` is: 0 for an ELF program this model runs, 1 for a
 // #! script (interpreter and optional argument filled in), or -errno.
 int64_t inspect(const Process& p, const std::string& path, std::string& interp, std::string& arg) {
-  const std::string host = p.paths().resolve(path);
+  std::string host = p.paths().resolve(path);
+  if (p.sandbox().active()) {
+    // --sandbox: the program and its interpreters must lie beneath the roots; from here on
+    // the checks use the file the sandbox found.
+    const int sfd = p.sandbox().open(AT_FDCWD, host, O_PATH | O_CLOEXEC);
+    if (sfd < 0) return sfd;
+    char real[PATH_MAX];
+    const std::string link = "/proc/self/fd/" + std::to_string(sfd);
+    const ssize_t len = readlink(link.c_str(), real, sizeof real - 1);
+    close(sfd);
+    if (len <= 0) return -EACCES;
+    host.assign(real, static_cast<size_t>(len));
+  }
   struct stat st {};
   if (stat(host.c_str(), &st) != 0) return -errno;
   if (!S_ISREG(st.st_mode)) return -EACCES;
@@ -119,6 +131,10 @@ std::vector<std::string> run_arguments(const Process& p) {
   if (o.stats) a.push_back("--stats");
   if (o.icount) a.push_back("--icount");
   if (o.cache_x86) a.push_back("--cache-x86");
+  // The new image stays in the sandbox and under the memory cap.
+  if (p.sandbox().active()) a.insert(a.end(), {"--sandbox", p.sandbox().dir()});
+  if (o.net) a.push_back("--net");
+  if (o.max_memory != 0) a.insert(a.end(), {"--max-memory", std::to_string(o.max_memory)});
   // The new image writes files of its own: FILE.PID (a forked child's already are).
   const auto file = [&](const char* opt, const std::string& f) {
     if (f.empty()) return;

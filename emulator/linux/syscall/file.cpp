@@ -1,7 +1,8 @@
 // File and descriptor system calls. Guest descriptors are host descriptors. Guest paths
 // that are looked up (open, access, readlink) go through -L/--sysroot (GuestPaths),
-// /proc/self/exe names the guest program and /proc/self/mem serves the guest's memory;
-// paths that create or remove are the host's.
+// /proc/self/exe names the guest program, /proc/self/mem serves the guest's memory and
+// /proc/self/fd/ lists the guest's descriptors only; paths that create or remove are the
+// host's. With --sandbox every path is opened beneath the sandbox's roots (sandbox.hpp).
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -51,6 +52,80 @@ bool is_self_mem(const Process& p, const std::string& path) {
 // The host file a looked-up guest path names.
 std::string lookup_path(const Process& p, const std::string& path) {
   return p.paths().resolve(is_self_exe(p, path) ? p.exe_path() : path);
+}
+
+// A host descriptor closed on scope exit.
+struct ScopedFd {
+  int fd = -1;
+  ~ScopedFd() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+// /proc/self/fd (the directory) and /proc/self/fd/N (-1: neither; -2: the directory).
+constexpr int kFdDir = -2;
+int self_fd(const Process& p, const std::string& path) {
+  std::string_view rest;
+  if (!proc_self_path(p, path, rest)) return -1;
+  if (rest == "fd" || rest == "fd/") return kFdDir;
+  if (rest.substr(0, 3) != "fd/" || rest.size() == 3 || rest.size() > 12) return -1;
+  int n = 0;
+  for (const char ch : rest.substr(3)) {
+    if (ch < '0' || ch > '9') return -1;
+    n = n * 10 + (ch - '0');
+  }
+  return n;
+}
+
+bool hidden_fd(Process& p, int fd) {
+  return p.kernel().host_fds.count(fd) != 0;
+}
+
+// The name /proc/self/fd/N gives a /proc/self/X file: /proc/<pid>/X, as Linux shows it.
+std::string proc_name(const Process& p, const std::string& path) {
+  std::string_view rest;
+  if (!proc_self_path(p, path, rest)) return path;
+  return "/proc/" + std::to_string(p.pid()) + "/" + std::string(rest);
+}
+
+// The emulator's descriptors out of a dirent64 batch read from /proc/self/fd/: the
+// records that stay, moved together; the new length.
+size_t drop_host_fds(Process& p, uint8_t* buf, size_t len) {
+  size_t in = 0, out = 0;
+  while (in + 19 <= len) {
+    const uint16_t reclen = get_field<uint16_t>(buf, in + 16);
+    if (reclen == 0) break;
+    const char* name = reinterpret_cast<const char*>(buf + in + 19);
+    const bool drop = name[0] >= '0' && name[0] <= '9' && hidden_fd(p, std::atoi(name));
+    if (!drop) {
+      if (out != in) std::memmove(buf + out, buf + in, reclen);
+      out += reclen;
+    }
+    in += reclen;
+  }
+  return out;
+}
+
+// getdents64 on the host; for /proc/self/fd/ without the emulator's descriptors (a batch
+// that held only those is followed by the next, so 0 still means the end).
+long host_getdents64(SyscallContext& c, int fd, uint8_t* buf, uint64_t count) {
+  for (;;) {
+    const long n = syscall(SYS_getdents64, fd, buf, count);
+    if (n <= 0 || c.p.kernel().fd_dirs.count(fd) == 0) return n < 0 ? -errno : n;
+    const size_t kept = drop_host_fds(c.p, buf, static_cast<size_t>(n));
+    if (kept > 0) return static_cast<long>(kept);
+  }
+}
+
+// --sandbox: a host path opened O_PATH beneath the roots (follow: the last component's
+// symbolic link too); the descriptor or -errno.
+int sandbox_lookup(const Process& p, int dirfd, const std::string& path, bool follow) {
+  return p.sandbox().open(dirfd, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+}
+
+// --sandbox: "/proc/self/fd/N" of a descriptor, for host calls that take a path.
+std::string fd_path(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
 }
 
 // The accessible prefix of a guest buffer: -EFAULT when none of a non-empty one is.
@@ -206,13 +281,30 @@ int64_t sys_openat(SyscallContext& c) {
     const int fd = open("/dev/null", (flags & O_ACCMODE) | (flags & O_CLOEXEC));
     if (fd < 0) return -errno;
     c.p.kernel().self_mem[fd] = 0;
+    c.p.kernel().fd_names[fd] = proc_name(c.p, path);
     return fd;
   }
   if (path[0] == '/') {
     const int g = open_guest_proc(c.p, path, static_cast<int>(c.a[2]));
+    if (g >= 0) c.p.kernel().fd_names[g] = proc_name(c.p, path);
     if (g != kNotGenerated) return g;
+    // /proc/self/fd/: the host's directory, listed without the emulator's descriptors;
+    // /proc/self/fd/N reopens the guest's descriptor N.
+    if (const int n = self_fd(c.p, path); n != -1) {
+      if (n >= 0 && hidden_fd(c.p, n)) return -ENOENT;
+      const std::string host = n == kFdDir ? "/proc/self/fd" : fd_path(n);
+      const int fd = open(host.c_str(), static_cast<int>(c.a[2]), static_cast<mode_t>(c.a[3]));
+      if (fd < 0) return -errno;
+      // The listing stays filtered when its descriptor is reopened too.
+      if (n == kFdDir || c.p.kernel().fd_dirs.count(n) != 0) c.p.kernel().fd_dirs.insert(fd);
+      return fd;
+    }
   }
   path = lookup_path(c.p, path);
+  if (c.p.sandbox().active()) {
+    return after_read(c, c.p.sandbox().open(fd_arg(c.a[0]), path, static_cast<int>(c.a[2]),
+                                            static_cast<mode_t>(c.a[3])));
+  }
   return after_read(c, host_result(openat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
                                           static_cast<mode_t>(c.a[3]))));
 }
@@ -235,6 +327,8 @@ int64_t sys_close(SyscallContext& c) {
   c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
   c.p.kernel().timerfd_clock.erase(fd_arg(c.a[0]));
   c.p.kernel().self_mem.erase(fd_arg(c.a[0]));
+  c.p.kernel().fd_dirs.erase(fd_arg(c.a[0]));
+  c.p.kernel().fd_names.erase(fd_arg(c.a[0]));
   return host_result(close(fd_arg(c.a[0])));
 }
 
@@ -299,8 +393,15 @@ int64_t sys_faccessat2(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
   path = lookup_path(c.p, path);
-  return host_result(syscall(SYS_faccessat2, fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
-                             static_cast<int>(c.a[3])));
+  const int flags = static_cast<int>(c.a[3]);
+  if (c.p.sandbox().active()) {
+    ScopedFd f{sandbox_lookup(c.p, fd_arg(c.a[0]), path, !(flags & AT_SYMLINK_NOFOLLOW))};
+    if (f.fd < 0) return f.fd;
+    return host_result(syscall(SYS_faccessat2, AT_FDCWD, fd_path(f.fd).c_str(),
+                               static_cast<int>(c.a[2]), flags & AT_EACCESS));
+  }
+  return host_result(
+      syscall(SYS_faccessat2, fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]), flags));
 }
 
 int64_t sys_faccessat(SyscallContext& c) {
@@ -329,7 +430,29 @@ int64_t sys_readlinkat(SyscallContext& c) {
     std::memcpy(buf, exe.data(), n);
     return static_cast<int64_t>(n);
   }
+  // /proc/self/fd/N: what the guest's descriptor N names, as the guest sees it.
+  if (const int n = self_fd(c.p, path); n >= 0) {
+    if (hidden_fd(c.p, n)) return -ENOENT;
+    std::string target;
+    if (auto it = c.p.kernel().fd_names.find(n); it != c.p.kernel().fd_names.end()) {
+      target = it->second;
+    } else {
+      char host[PATH_MAX];
+      const ssize_t len = readlink(fd_path(n).c_str(), host, sizeof host);
+      if (len < 0) return -errno;
+      target = c.p.paths().guest_view(std::string(host, static_cast<size_t>(len)));
+    }
+    const size_t len = std::min<size_t>(target.size(), static_cast<size_t>(size));
+    std::memcpy(buf, target.data(), len);
+    return static_cast<int64_t>(len);
+  }
   path = lookup_path(c.p, path);
+  if (c.p.sandbox().active()) {
+    ScopedFd f{sandbox_lookup(c.p, fd_arg(c.a[0]), path, false)};
+    if (f.fd < 0) return f.fd;
+    return host_result(
+        readlinkat(f.fd, "", reinterpret_cast<char*>(buf), static_cast<size_t>(size)));
+  }
   return host_result(readlinkat(fd_arg(c.a[0]), path.c_str(), reinterpret_cast<char*>(buf),
                                 static_cast<size_t>(size)));
 }
@@ -353,6 +476,11 @@ int64_t sys_getcwd(SyscallContext& c) {
 int64_t sys_chdir(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[0], path); r < 0) return r;
+  if (c.p.sandbox().active()) {
+    ScopedFd f{c.p.sandbox().open(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC)};
+    if (f.fd < 0) return f.fd;
+    return host_result(fchdir(f.fd));
+  }
   return host_result(chdir(path.c_str()));
 }
 
@@ -363,8 +491,8 @@ int64_t sys_fchdir(SyscallContext& c) {
 int64_t sys_getdents64(SyscallContext& c) {
   uint8_t* buf = c.p.user_ptr(c.a[1], c.a[2], true);
   if (buf == nullptr) return -EFAULT;
-  const long n = syscall(SYS_getdents64, fd_arg(c.a[0]), buf, c.a[2]);
-  if (n < 0) return -errno;
+  const long n = host_getdents64(c, fd_arg(c.a[0]), buf, c.a[2]);
+  if (n < 0) return n;
   cookie_offsets(c, fd_arg(c.a[0]), buf, static_cast<size_t>(n));
   return n;
 }
@@ -373,29 +501,39 @@ int64_t sys_getdents(SyscallContext& c) {
   const uint64_t count = c.a[2];
   uint8_t* out = c.p.user_ptr(c.a[1], count, true);
   if (out == nullptr) return -EFAULT;
-  if (c.abi.wide) return host_result(syscall(SYS_getdents, fd_arg(c.a[0]), out, count));
-  // i386 struct linux_dirent: d_ino, d_off (32 bits), d_reclen, d_name, NUL, d_type last.
-  // Its records are never larger than dirent64's, so one host batch always fits.
+  if (c.abi.wide && c.p.kernel().fd_dirs.count(fd_arg(c.a[0])) == 0) {
+    return host_result(syscall(SYS_getdents, fd_arg(c.a[0]), out, count));
+  }
+  // struct linux_dirent: d_ino, d_off (longs), d_reclen, d_name, NUL, d_type last (here for
+  // i386, and for x86-64's /proc/self/fd/, whose listing is filtered). Its records are never
+  // larger than dirent64's, so one host batch always fits.
+  const size_t w = c.abi.wide ? 8 : 4;
   std::vector<uint8_t> tmp(count);
-  const long n = syscall(SYS_getdents64, fd_arg(c.a[0]), tmp.data(), count);
-  if (n < 0) return -errno;
+  const long n = host_getdents64(c, fd_arg(c.a[0]), tmp.data(), count);
+  if (n < 0) return n;
   size_t in = 0, o = 0;
   while (in < static_cast<size_t>(n)) {
     const uint64_t ino = get_field<uint64_t>(tmp.data(), in);
     std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd_arg(c.a[0])];
     table.push_back(get_field<int64_t>(tmp.data(), in + 8));
-    const int64_t off = static_cast<int64_t>(table.size());
+    const int64_t off =
+        c.abi.wide ? get_field<int64_t>(tmp.data(), in + 8) : static_cast<int64_t>(table.size());
     const uint16_t reclen = get_field<uint16_t>(tmp.data(), in + 16);
     const uint8_t type = tmp[in + 18];
     const char* name = reinterpret_cast<const char*>(tmp.data() + in + 19);
     const size_t len = std::strlen(name);
-    const size_t rec = (10 + len + 2 + 3) & ~size_t{3};
+    const size_t rec = (2 * w + 2 + len + 2 + w - 1) & ~(w - 1);
     if (o + rec > count) break;
     std::memset(out + o, 0, rec);
-    put_field<uint32_t>(out, o, static_cast<uint32_t>(ino));
-    put_field<uint32_t>(out, o + 4, static_cast<uint32_t>(off));
-    put_field<uint16_t>(out, o + 8, static_cast<uint16_t>(rec));
-    std::memcpy(out + o + 10, name, len);
+    if (c.abi.wide) {
+      put_field<uint64_t>(out, o, ino);
+      put_field<int64_t>(out, o + 8, off);
+    } else {
+      put_field<uint32_t>(out, o, static_cast<uint32_t>(ino));
+      put_field<uint32_t>(out, o + 4, static_cast<uint32_t>(off));
+    }
+    put_field<uint16_t>(out, o + 2 * w, static_cast<uint16_t>(rec));
+    std::memcpy(out + o + 2 * w + 2, name, len);
     out[o + rec - 1] = type;
     o += rec;
     in += reclen;
@@ -406,6 +544,12 @@ int64_t sys_getdents(SyscallContext& c) {
 int64_t sys_unlinkat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  if (c.p.sandbox().active()) {
+    ScopedFd dir;
+    std::string leaf;
+    if (const int r = c.p.sandbox().parent(fd_arg(c.a[0]), path, &dir.fd, leaf); r < 0) return r;
+    return host_result(unlinkat(dir.fd, leaf.c_str(), static_cast<int>(c.a[2])));
+  }
   return host_result(unlinkat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2])));
 }
 
@@ -427,6 +571,15 @@ int64_t sys_renameat2(SyscallContext& c) {
   std::string from, to;
   if (const int r = path_arg(c, c.a[1], from); r < 0) return r;
   if (const int r = path_arg(c, c.a[3], to); r < 0) return r;
+  if (c.p.sandbox().active()) {
+    ScopedFd from_dir, to_dir;
+    std::string from_leaf, to_leaf;
+    const Sandbox& s = c.p.sandbox();
+    if (const int r = s.parent(fd_arg(c.a[0]), from, &from_dir.fd, from_leaf); r < 0) return r;
+    if (const int r = s.parent(fd_arg(c.a[2]), to, &to_dir.fd, to_leaf); r < 0) return r;
+    return host_result(syscall(SYS_renameat2, from_dir.fd, from_leaf.c_str(), to_dir.fd,
+                               to_leaf.c_str(), static_cast<unsigned>(c.a[4])));
+  }
   return host_result(syscall(SYS_renameat2, fd_arg(c.a[0]), from.c_str(), fd_arg(c.a[2]),
                              to.c_str(), static_cast<unsigned>(c.a[4])));
 }
@@ -447,6 +600,12 @@ int64_t sys_rename(SyscallContext& c) {
 int64_t sys_mkdirat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  if (c.p.sandbox().active()) {
+    ScopedFd dir;
+    std::string leaf;
+    if (const int r = c.p.sandbox().parent(fd_arg(c.a[0]), path, &dir.fd, leaf); r < 0) return r;
+    return host_result(mkdirat(dir.fd, leaf.c_str(), static_cast<mode_t>(c.a[2])));
+  }
   return host_result(mkdirat(fd_arg(c.a[0]), path.c_str(), static_cast<mode_t>(c.a[2])));
 }
 
@@ -564,16 +723,32 @@ int64_t sys_fcntl64(SyscallContext& c) {
   return fcntl_common(c, true);
 }
 
+namespace {
+// A new descriptor for the file of `from`: what /proc/self/fd/ knows of `from` (a filtered
+// listing, a generated file's name) goes with it, and what it knew of `to` is gone.
+int64_t after_dup(SyscallContext& c, int from, int64_t to) {
+  if (to < 0 || to == from) return to;
+  KernelState& k = c.p.kernel();
+  const int fd = static_cast<int>(to);
+  k.dir_cookies.erase(fd);
+  k.self_mem.erase(fd);
+  k.fd_dirs.erase(fd);
+  k.fd_names.erase(fd);
+  if (k.fd_dirs.count(from) != 0) k.fd_dirs.insert(fd);
+  if (auto it = k.fd_names.find(from); it != k.fd_names.end()) k.fd_names[fd] = it->second;
+  return to;
+}
+}  // namespace
+
 int64_t sys_dup(SyscallContext& c) {
-  return host_result(dup(fd_arg(c.a[0])));
+  return after_dup(c, fd_arg(c.a[0]), host_result(dup(fd_arg(c.a[0]))));
 }
 int64_t sys_dup2(SyscallContext& c) {
-  if (c.a[0] != c.a[1]) c.p.kernel().dir_cookies.erase(fd_arg(c.a[1]));
-  return host_result(dup2(fd_arg(c.a[0]), fd_arg(c.a[1])));
+  return after_dup(c, fd_arg(c.a[0]), host_result(dup2(fd_arg(c.a[0]), fd_arg(c.a[1]))));
 }
 int64_t sys_dup3(SyscallContext& c) {
-  c.p.kernel().dir_cookies.erase(fd_arg(c.a[1]));
-  return host_result(dup3(fd_arg(c.a[0]), fd_arg(c.a[1]), static_cast<int>(c.a[2])));
+  return after_dup(c, fd_arg(c.a[0]),
+                   host_result(dup3(fd_arg(c.a[0]), fd_arg(c.a[1]), static_cast<int>(c.a[2]))));
 }
 
 int64_t sys_pipe2(SyscallContext& c) {
@@ -681,6 +856,11 @@ int64_t sys_ftruncate64_i386(SyscallContext& c) {
 int64_t sys_chmod(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[0], path); r < 0) return r;
+  if (c.p.sandbox().active()) {
+    ScopedFd f{sandbox_lookup(c.p, AT_FDCWD, path, true)};
+    if (f.fd < 0) return f.fd;
+    return host_result(chmod(fd_path(f.fd).c_str(), static_cast<mode_t>(c.a[1])));
+  }
   return host_result(chmod(path.c_str(), static_cast<mode_t>(c.a[1])));
 }
 
@@ -692,6 +872,13 @@ int64_t sys_symlink(SyscallContext& c) {
   std::string target, path;
   if (const int r = path_arg(c, c.a[0], target); r < 0) return r;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
+  if (c.p.sandbox().active()) {
+    // The link's text is only data: every lookup through it stays beneath the roots.
+    ScopedFd dir;
+    std::string leaf;
+    if (const int r = c.p.sandbox().parent(AT_FDCWD, path, &dir.fd, leaf); r < 0) return r;
+    return host_result(symlinkat(target.c_str(), dir.fd, leaf.c_str()));
+  }
   return host_result(symlink(target.c_str(), path.c_str()));
 }
 
@@ -699,6 +886,14 @@ int64_t sys_link(SyscallContext& c) {
   std::string from, to;
   if (const int r = path_arg(c, c.a[0], from); r < 0) return r;
   if (const int r = path_arg(c, c.a[1], to); r < 0) return r;
+  if (c.p.sandbox().active()) {
+    ScopedFd from_dir, to_dir;
+    std::string from_leaf, to_leaf;
+    const Sandbox& s = c.p.sandbox();
+    if (const int r = s.parent(AT_FDCWD, from, &from_dir.fd, from_leaf); r < 0) return r;
+    if (const int r = s.parent(AT_FDCWD, to, &to_dir.fd, to_leaf); r < 0) return r;
+    return host_result(linkat(from_dir.fd, from_leaf.c_str(), to_dir.fd, to_leaf.c_str(), 0));
+  }
   return host_result(link(from.c_str(), to.c_str()));
 }
 

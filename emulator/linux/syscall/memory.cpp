@@ -64,6 +64,13 @@ static bool user_range(const AddressSpace& mem, const MemoryLayout& l, uint64_t 
   return mem.in_window(va, len) && va + len <= l.system_page;
 }
 
+// --max-memory: would `adding` more bytes of mappings pass the cap? Linux's may_expand_vm
+// refuses a mapping that would take the address space past RLIMIT_AS with ENOMEM.
+static bool over_cap(const RunOptions& o, const AddressSpace& mem, uint64_t adding) {
+  return o.max_memory != 0 && adding > 0 &&
+         (adding > o.max_memory || mem.mapped_bytes() > o.max_memory - adding);
+}
+
 int64_t Process::do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags, int fd,
                          uint64_t offset) {
   const uint64_t type = flags & 3;
@@ -95,6 +102,9 @@ int64_t Process::do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t fl
       va = mem_->find_free_below(len, layout_.mmap_top, layout_.mmap_floor);
     }
     if (va == 0) return -ENOMEM;
+  }
+  if (opts_.max_memory != 0 && over_cap(opts_, *mem_, len - mem_->mapped_in(va, len))) {
+    return -ENOMEM;
   }
   const uint8_t guest = prot_to_flags(prot);
   invalidate_code(va, len);
@@ -175,7 +185,7 @@ int64_t Process::do_brk(uint64_t addr) {
   const uint64_t old_end = page_up(l.brk), new_end = page_up(addr);
   if (new_end > old_end) {
     const uint64_t n = new_end - old_end;
-    if (new_end > l.mmap_top || !mem_->range_free(old_end, n)) {
+    if (new_end > l.mmap_top || !mem_->range_free(old_end, n) || over_cap(opts_, *mem_, n)) {
       return static_cast<int64_t>(l.brk);
     }
     if (!mem_->map_anonymous(old_end, n, prot_to_flags(PROT_READ | PROT_WRITE))) {
@@ -202,6 +212,7 @@ int64_t Process::do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len
     return -EFAULT;
   }
   const uint8_t prot = mem_->flags(old_addr) & 7;
+  if (new_len > old_len && over_cap(opts_, *mem_, new_len - old_len)) return -ENOMEM;
   auto move_to = [&](uint64_t dst) -> int64_t {
     if (!mem_->map_anonymous(dst, new_len, kPageRead | kPageWrite)) return -ENOMEM;
     mem_->copy(dst, old_addr, std::min(old_len, new_len));  // whatever the protections

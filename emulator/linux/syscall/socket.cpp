@@ -156,6 +156,9 @@ size_t control_out(msghdr& hm, uint8_t* g, size_t cap, bool wide, int& flags) {
 }  // namespace
 
 int64_t sys_socket(SyscallContext& c) {
+  // --sandbox without --net: no socket reaches the network or a host socket file (EACCES,
+  // as a security module refuses socket()). socketpair stays: it reaches nothing.
+  if (c.p.sandbox().active() && !c.p.sandbox().net()) return -EACCES;
   return host_result(
       socket(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2])));
 }

@@ -19,6 +19,23 @@ namespace {
 
 enum class StatLayout { X86_64, I386Stat64, I386Old };
 
+// --sandbox: `path` (after -L) opened O_PATH beneath the roots, so that the call can act on
+// the descriptor (AT_EMPTY_PATH); the descriptor or -errno. Without a sandbox, or for a
+// call on a descriptor, -1 and the call goes ahead as given.
+struct SandboxedPath {
+  int fd = -1;
+  SandboxedPath(const Process& p, int dirfd, const std::string& path, int at_flags) {
+    if (!p.sandbox().active() || path.empty()) return;
+    fd = p.sandbox().open(dirfd, path,
+                          O_PATH | O_CLOEXEC | ((at_flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
+    if (fd < 0) error = fd;
+  }
+  ~SandboxedPath() {
+    if (fd >= 0) close(fd);
+  }
+  int error = 0;
+};
+
 int64_t stat_common(SyscallContext& c, int dirfd, uint64_t path_va, uint64_t buf_va, int flags,
                     StatLayout layout) {
   std::string path;
@@ -27,8 +44,12 @@ int64_t stat_common(SyscallContext& c, int dirfd, uint64_t path_va, uint64_t buf
   }
   if (path == "/proc/self/exe") path = c.p.exe_path();
   path = c.p.paths().resolve(path);  // -L/--sysroot
+  const SandboxedPath sp(c.p, dirfd, path, flags);
+  if (sp.error < 0) return sp.error;
   struct stat st;
-  if (fstatat(dirfd, path.c_str(), &st, flags) != 0) return -errno;
+  const int r = sp.fd >= 0 ? fstatat(sp.fd, "", &st, AT_EMPTY_PATH)
+                           : fstatat(dirfd, path.c_str(), &st, flags);
+  if (r != 0) return -errno;
   uint8_t out[kStatSizeX86_64];
   size_t size = 0;
   switch (layout) {
@@ -96,6 +117,12 @@ int64_t sys_statx(SyscallContext& c) {
   path = c.p.paths().resolve(path);  // -L/--sysroot
   uint8_t* buf = c.p.user_ptr(c.a[4], 256, true);
   if (buf == nullptr) return -EFAULT;
+  const SandboxedPath sp(c.p, fd_arg(c.a[0]), path, flags);
+  if (sp.error < 0) return sp.error;
+  if (sp.fd >= 0) {
+    return host_result(syscall(SYS_statx, sp.fd, "", (flags & ~AT_SYMLINK_NOFOLLOW) | AT_EMPTY_PATH,
+                               static_cast<unsigned>(c.a[3]), buf));
+  }
   return host_result(
       syscall(SYS_statx, fd_arg(c.a[0]), path.c_str(), flags, static_cast<unsigned>(c.a[3]), buf));
 }
@@ -149,7 +176,10 @@ int64_t statfs_path(SyscallContext& c, uint64_t path_va, uint64_t buf, StatfsLay
   std::string path;
   if (!c.p.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
   struct statfs s {};
-  if (statfs(c.p.paths().resolve(path).c_str(), &s) != 0) return -errno;
+  path = c.p.paths().resolve(path);
+  const SandboxedPath sp(c.p, AT_FDCWD, path, 0);
+  if (sp.error < 0) return sp.error;
+  if ((sp.fd >= 0 ? fstatfs(sp.fd, &s) : statfs(path.c_str(), &s)) != 0) return -errno;
   return put_statfs(c, s, buf, l);
 }
 

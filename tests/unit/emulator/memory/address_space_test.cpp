@@ -57,6 +57,27 @@ TEST(AddressSpace, UnmapDiscardsContents) {
   EXPECT_EQ(as.host(0x20000)[5], 0);
 }
 
+TEST(AddressSpace, MappedBytesFollowMapAndUnmap) {
+  // --max-memory counts these: overlapping maps count once, PROT_NONE counts, a partial
+  // unmap subtracts what it removed, and a range across a leaf boundary (1 GiB) too.
+  AddressSpace as(true);
+  EXPECT_EQ(as.mapped_bytes(), 0u);
+  ASSERT_TRUE(as.map_anonymous(0x10000, 4 * kPage, kPageRead));
+  ASSERT_TRUE(as.map_anonymous(0x10000 + 2 * kPage, 4 * kPage, kPageRead | kPageWrite));
+  EXPECT_EQ(as.mapped_bytes(), 6 * kPage);
+  ASSERT_EQ(as.protect(0x10000, kPage, 0), 0);
+  EXPECT_EQ(as.mapped_bytes(), 6 * kPage);
+  EXPECT_EQ(as.mapped_in(0x10000 - kPage, 3 * kPage), 2 * kPage);
+  as.unmap(0x10000 + kPage, 2 * kPage);
+  EXPECT_EQ(as.mapped_bytes(), 4 * kPage);
+  EXPECT_EQ(as.mapped_in(0x10000, 6 * kPage), 4 * kPage);
+  const uint64_t gib = uint64_t{1} << 30;
+  ASSERT_TRUE(as.map_anonymous(gib - 2 * kPage, 4 * kPage, kPageRead));
+  EXPECT_EQ(as.mapped_in(gib - 4 * kPage, 8 * kPage), 4 * kPage);
+  as.unmap(0, 2 * gib);
+  EXPECT_EQ(as.mapped_bytes(), 0u);
+}
+
 TEST(AddressSpace, FindFreeBelowSkipsMappings) {
   AddressSpace as(false);
   const uint64_t top = 0x80000000;
