@@ -81,20 +81,30 @@ struct Groups {
   std::vector<int> group_of;     // per section: its group, -1 when not loaded
   std::vector<uint64_t> offset;  // per section: its offset in its group
 
+  // Set when a size or alignment does not fit in 64 bits (a broken file: the object_loader
+  // fuzz target's second finding wrapped the layout and copied past the mapping).
+  bool overflow = false;
+
   // Appends `size` bytes aligned to `align` to group g; returns their offset in it.
   uint64_t place(int g, uint64_t len, uint64_t align) {
     align = std::max<uint64_t>(align, 1);
-    const uint64_t off = (size[g] + align - 1) / align * align;
-    size[g] = off + len;
+    uint64_t end = 0;
+    if (__builtin_add_overflow(size[g], align - 1, &end)) overflow = true;
+    const uint64_t off = end / align * align;
+    if (__builtin_add_overflow(off, len, &size[g])) overflow = true;
     return off;
   }
-  static uint64_t pages(uint64_t len) { return (len + kPage - 1) / kPage * kPage; }
+  uint64_t pages(uint64_t len) {
+    uint64_t end = 0;
+    if (__builtin_add_overflow(len, kPage - 1, &end)) overflow = true;
+    return end / kPage * kPage;
+  }
   // Places the groups one after the other; returns the object's whole length.
   uint64_t lay_out() {
     uint64_t total = 0;
     for (int g = 0; g < kCount; ++g) {
       start[g] = total;
-      total += pages(size[g]);
+      if (__builtin_add_overflow(total, pages(size[g]), &total)) overflow = true;
     }
     return total;
   }
@@ -616,6 +626,7 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const ElfView& v,
   }
 
   const uint64_t total = gr.lay_out();
+  if (gr.overflow) v.fail("section sizes and alignments overflow the address space");
   if (total == 0) v.fail("no allocatable sections");
   const uint64_t start = base != 0 ? base : m_.reserve(total);
   AddressSpace& mem = m_.mem();
@@ -672,7 +683,7 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const ElfView& v,
     apply_relocations(v, sections, *rs, targets, mem, obj.relocations);
   }
   for (int g = 0; g < Groups::kCount; ++g) {
-    const uint64_t len = Groups::pages(gr.size[g]);
+    const uint64_t len = gr.pages(gr.size[g]);
     if (len != 0) m_.protect(start + gr.start[g], len, Groups::kProt[g]);
   }
 }
