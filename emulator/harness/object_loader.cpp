@@ -478,9 +478,23 @@ const LoadedObject& ObjectLoader::load(const std::string& path, uint64_t base) {
 
 // --- executables and shared objects ------------------------------------------------------------
 
+namespace {
+// A driver object is a few MB. A larger span is refused rather than mapped: the page table
+// spends a byte per page, and a 950 GiB segment took the object_loader fuzz target past its
+// timeout (docs/reliability.md).
+constexpr uint64_t kMaxObjectSpan = uint64_t(1) << 30;
+
+void check_span(const ElfView& v, uint64_t span) {
+  if (span > kMaxObjectSpan) {
+    v.fail("it spans " + hex(span) + " bytes, more than the 1 GiB one object may map");
+  }
+}
+}  // namespace
+
 void ObjectLoader::load_image(LoadedObject& obj, const ElfFile& elf, const ElfView& v,
                               const std::vector<ElfSection>& sections, uint64_t base) {
   AddressSpace& mem = m_.mem();
+  check_span(v, elf.max_vaddr - elf.min_vaddr);
   uint64_t bias = 0;
   if (elf.type == ET_DYN) {
     const uint64_t align = std::max<uint64_t>(kPage, elf.max_align);
@@ -629,6 +643,7 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const ElfView& v,
 
   const uint64_t total = gr.lay_out();
   if (gr.overflow) v.fail("section sizes and alignments overflow the address space");
+  check_span(v, total);
   if (total == 0) v.fail("no allocatable sections");
   const uint64_t start = base != 0 ? base : m_.reserve(total);
   AddressSpace& mem = m_.mem();
