@@ -28,8 +28,12 @@ set(_q_all "")
 if(PADLOCK_BUILD_QEMU)
   set(_q_all ALL)
 endif()
+# Build trees share the cache's one QEMU work folder (one source and build tree per
+# target), so builders take turns on a lock there; a later one finds the binaries and stops.
 add_custom_target(padlock-qemu ${_q_all}
-  COMMAND bash "${_q_dir}/build-qemu.sh" "${PADLOCK_QEMU_DIR}"
+  COMMAND ${CMAKE_COMMAND} -E make_directory "${PADLOCK_DEPS_CACHE}"
+  COMMAND flock "${PADLOCK_DEPS_CACHE}/qemu-build.lock"
+          bash "${_q_dir}/build-qemu.sh" "${PADLOCK_QEMU_DIR}"
           "${PROJECT_SOURCE_DIR}/emulator/system/padlock_system.h" ${PADLOCK_QEMU_TARGETS}
   COMMENT "System mode's QEMU in ${PADLOCK_QEMU_DIR} (cached)"
   USES_TERMINAL)
