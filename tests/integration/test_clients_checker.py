@@ -227,3 +227,23 @@ def test_checker_findings(client_run, arch, lib):
     assert all(f["count"] >= 1 for f in run.findings)
     n = len(run.findings)
     assert f"padlock-emu: check: {n} finding" in run.stderr
+
+
+def test_findings_named_after_dlclose(emulator_path, guest_dir, tmp_path):
+    """client_aes unloads mbed TLS before it exits ("close"): the findings, located when the
+    run ends, still name the functions of the unmapped library, read from the object mapped
+    when each was raised (docs/checker.md, "How it works")."""
+    lib = LIBRARIES["mbedtls"]
+    client = client_for("i386", lib)
+    guest = guest_dir / "guest_client_aes_i386"
+    if not guest.is_file():
+        pytest.skip(f"{guest} not built (gcc for i386)")
+    jsonl = tmp_path / "check.jsonl"
+    lines = [r.line() for r in REQUESTS] + ["close"]
+    p = client.run(emulator_path, str(guest), [lib.name],
+                   extra=("--check", "--check-jsonl", str(jsonl)),
+                   input=("\n".join(lines) + "\n").encode())
+    assert p.stdout.decode().splitlines()[-1] == "closed unloaded"
+    findings = [json.loads(line) for line in jsonl.read_text().splitlines() if line]
+    got = {(f["kind"], f["severity"], f["insn"], f.get("function")) for f in findings}
+    assert got == EXPECTED_FINDINGS[("mbedtls", "i386")], json.dumps(findings, indent=1)[:4000]
