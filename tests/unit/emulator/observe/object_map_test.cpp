@@ -39,8 +39,13 @@ std::string write_temp(const std::vector<uint8_t>& img) {
   return ok ? path : "";
 }
 
+// A file holding standard_symbols() with .text at file offset 0x1000, link address 0x1000.
+std::string standard_file() {
+  return write_temp(test::make_elf32(0x1000, 0x100, test::standard_symbols()));
+}
+
 TEST(ObjectMap, SameFileAtSameBiasIsOneObject) {
-  const std::string path = write_temp(test::make_elf32(0x1000, 0x100, test::standard_symbols()));
+  const std::string path = standard_file();
   ASSERT_FALSE(path.empty());
   ObjectMap m;
   const uint32_t a = m.add(path, path, 0x40000);
@@ -54,7 +59,7 @@ TEST(ObjectMap, SameFileAtSameBiasIsOneObject) {
 TEST(ObjectMap, SharedObjectFromItsMapping) {
   // ld.so maps the segment at file offset 0x1000 (link address 0x1000) at 0x7000_1000:
   // the bias is 0x7000_0000.
-  const std::string path = write_temp(test::make_elf32(0x1000, 0x100, test::standard_symbols()));
+  const std::string path = standard_file();
   ASSERT_FALSE(path.empty());
   ObjectMap m;
   m.file_mapped(path, path, 0x70000000, 0);  // not a PT_LOAD offset: ignored
@@ -79,8 +84,8 @@ TEST(ObjectMap, SharedObjectFromItsMapping) {
 // Symbols are read on the first lookup in an object: ids follow the lookups, the reports'
 // order (ObjectMap::order) follows the objects and addresses.
 TEST(ObjectMap, SymbolsReadOnFirstLookup) {
-  const std::string a = write_temp(test::make_elf32(0x1000, 0x100, test::standard_symbols()));
-  const std::string b = write_temp(test::make_elf32(0x1000, 0x100, test::standard_symbols()));
+  const std::string a = standard_file();
+  const std::string b = standard_file();
   ASSERT_FALSE(a.empty());
   ASSERT_FALSE(b.empty());
   ObjectMap m;
@@ -108,7 +113,7 @@ TEST(ObjectMap, SymbolsReadOnFirstLookup) {
 // A library closed before anything looked in it: the current map no longer has it, but
 // the object noted while it was mapped is still read (the checker's frames, docs/checker.md).
 TEST(ObjectMap, UnmappedBeforeLookup) {
-  const std::string path = write_temp(test::make_elf32(0x1000, 0x100, test::standard_symbols()));
+  const std::string path = standard_file();
   ASSERT_FALSE(path.empty());
   ObjectMap m;
   m.file_mapped(path, path, 0x70001000, 0x1000);
@@ -143,14 +148,14 @@ TEST(ObjectMap, FileChangedBeforeLookup) {
   EXPECT_EQ(loc.object, path);
   EXPECT_EQ(loc.offset, 0x1004u);  // from the bias
   EXPECT_EQ(loc.line, 0);
-  // The second object's file was moved away, not changed: its path no longer exists.
+  // The second object's path names no file any more (it was renamed away).
   EXPECT_TRUE(m.file_changed(1));
   EXPECT_EQ(m.function(m.function_at(0x60001004)).name, "??? (" + base_name(other) + ")");
   std::remove(path.c_str());
 }
 
 TEST(ObjectMap, FileRewrittenInPlaceBeforeLookup) {
-  const std::string path = write_temp(test::make_elf32(0x1000, 0x100, test::standard_symbols()));
+  const std::string path = standard_file();
   ASSERT_FALSE(path.empty());
   ObjectMap m;
   m.file_mapped(path, path, 0x70001000, 0x1000);
