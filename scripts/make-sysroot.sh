@@ -5,8 +5,9 @@
 #   bash scripts/make-sysroot.sh [-o DIR] [PACKAGE...]
 #
 # DIR defaults to .sysroot-i386 (gitignored). PACKAGEs default to openssl, libssl3 and
-# libc6 plus gnutls-bin (the second real PadLock client), dash and coreutils (/bin/sh and
-# the tools of shell pipelines); every name is taken as :i386.
+# libc6 plus gnutls-bin (the second real PadLock client), libgcrypt20 and libmbedcrypto7
+# (the libraries tests/guest/gcrypt_client.c and mbedtls_client.c load), dash and coreutils
+# (/bin/sh and the tools of shell pipelines); every name is taken as :i386.
 # Their run-time dependencies (Depends and Pre-Depends, recursively, i386 ones only) come
 # from `apt-cache depends`; each package is fetched with `apt-get download` and unpacked
 # with `dpkg-deb -x`, so nothing is installed on the host. Needs root the first time, to
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(openssl libssl3 libc6 gnutls-bin dash coreutils); fi
+if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(openssl libssl3 libc6 gnutls-bin libgcrypt20 libmbedcrypto7 dash coreutils); fi
 ROOTS=()
 for p in "${PACKAGES[@]}"; do ROOTS+=("${p%:i386}:i386"); done
 

@@ -14,6 +14,7 @@ DEBIAN_PACKAGES=(
   patch                              # applies cmake/unicorn/*.patch to Unicorn's sdist
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
+  libgcrypt20 libmbedcrypto7         # two more real PadLock clients, loaded by tests/guest/client_aes.c
   clang-format                       # scripts/check-format.sh (14, as .clang-format expects)
   valgrind binutils                  # callgrind_annotate, objdump: tests/integration/test_profile.py
   clang libclang-rt-14-dev           # libFuzzer with ASan/UBSan: scripts/fuzz.sh

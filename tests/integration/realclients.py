@@ -96,16 +96,18 @@ def openssl_client(arch: str) -> Client:
 # --- the emulator's --stats summary ------------------------------------------------------
 
 # The instruction table: "REP XCRYPTCBC  count  bytes  cycles  faults  reloads" (other
-# --stats tables name the instructions too, with fewer columns).
+# --stats tables name the instructions too, with fewer columns). The RNG's two are
+# "XSTORE" and "REP XSTORE".
 STATS_LINE = re.compile(
-    r"padlock-emu: stats:\s+REP (XCRYPT\w+|XSHA\w+|MONTMUL)\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s*$",
-    re.M)
+    r"padlock-emu: stats:\s+(?:REP (XCRYPT\w+|XSHA\w+|MONTMUL)|(XSTORE|REP XSTORE))"
+    r"\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+\d+\s*$", re.M)
 
 
 def padlock_counts(stderr: bytes | str) -> dict[str, tuple[int, int]]:
-    """{"XCRYPTCBC": (instructions, bytes), ...} from padlock-emu --stats."""
+    """{"XCRYPTCBC": (instructions, bytes), "XSTORE": ..., ...} from padlock-emu --stats."""
     text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
-    return {m.group(1): (int(m.group(2)), int(m.group(3))) for m in STATS_LINE.finditer(text)}
+    return {m.group(1) or m.group(2): (int(m.group(3)), int(m.group(4)))
+            for m in STATS_LINE.finditer(text)}
 
 
 def host_openssl(args, input: bytes | None = None) -> bytes:

@@ -111,6 +111,7 @@ void Checker::backtrace(Finding& f, const PadlockRecord& r, GuestMemory& mem) {
     if (v == 0 || !lookup_->is_code(v) || !after_call(mem, *lookup_, v, callee)) continue;
     f.frames[f.depth++].pc = v;
   }
+  for (unsigned i = 0; i < f.depth; ++i) f.frames[i].object = lookup_->object_at(f.frames[i].pc);
 }
 
 void Checker::on_padlock(const PadlockRecord& r, GuestMemory& mem) {

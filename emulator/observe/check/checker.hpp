@@ -29,6 +29,10 @@ class SourceLookup {
   virtual bool is_code(uint64_t pc) = 0;
   // The entry of the function holding `pc`; 0 when unknown.
   virtual uint64_t function_entry(uint64_t pc) = 0;
+  // A token for the code mapped at `pc` now, noted in each frame, with which locate()
+  // looks in that code even if the guest unmapped it before the run ended; UINT32_MAX
+  // when the lookup keeps none.
+  virtual uint32_t object_at(uint64_t /*pc*/) { return UINT32_MAX; }
 };
 
 class Checker final : public PadlockListener {

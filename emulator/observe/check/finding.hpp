@@ -52,8 +52,9 @@ const KindInfo& kind_info(unsigned kind);
 // A guest address, symbolized when the run ends.
 struct Frame {
   uint64_t pc = 0;
-  std::string function;  // empty: unknown
-  std::string file;      // empty: no debug information
+  uint32_t object = UINT32_MAX;  // SourceLookup::object_at(pc) when the frame was recorded
+  std::string function;          // empty: unknown
+  std::string file;              // empty: no debug information
   unsigned line = 0;
 };
 

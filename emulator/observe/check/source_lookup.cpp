@@ -84,7 +84,7 @@ void addr2line(const std::string& path, const std::string& section,
 }
 
 bool ObjectSourceLookup::is_code(uint64_t pc) {
-  return objects_.function(objects_.function_at(pc)).object != profile::ObjectMap::kNoObject;
+  return objects_.object_at(pc) != profile::ObjectMap::kNoObject;
 }
 
 uint64_t ObjectSourceLookup::function_entry(uint64_t pc) {
@@ -95,7 +95,10 @@ void ObjectSourceLookup::locate(Frame* const* frames, size_t n) {
   std::vector<std::vector<std::pair<Frame*, uint64_t>>> by_object(objects_.objects().size());
   for (size_t i = 0; i < n; ++i) {
     Frame& f = *frames[i];
-    const profile::FunctionInfo& fn = objects_.function(objects_.function_at(f.pc));
+    // In the object mapped when the frame was recorded: a finding in a library the guest
+    // closed before exit keeps its names (docs/checker.md, "How it works").
+    const uint32_t o = f.object != UINT32_MAX ? f.object : objects_.object_at(f.pc);
+    const profile::FunctionInfo& fn = objects_.function(objects_.function_in(o, f.pc));
     if (fn.object == profile::ObjectMap::kNoObject) continue;
     if (fn.entry != 0) f.function = fn.name;
     by_object[fn.object].emplace_back(&f, f.pc - objects_.objects()[fn.object].bias);
@@ -106,8 +109,8 @@ void ObjectSourceLookup::locate(Frame* const* frames, size_t n) {
     // the object's own DWARF, opened now (the map keeps none for it).
     const profile::GuestObject& object = objects_.objects()[o];
     std::unique_ptr<profile::DebugInfo> own;
-    const profile::DebugInfo* debug = object.debug.get();
-    if (debug == nullptr) {
+    const profile::DebugInfo* debug = objects_.debug_info(static_cast<uint32_t>(o));
+    if (debug == nullptr && !objects_.file_changed(static_cast<uint32_t>(o))) {
       const std::string& root = objects_.sysroot();
       // The guest names a file under -L DIR by its guest path (the loader falls back to the
       // host's own path when the sysroot has no such file).
@@ -116,6 +119,7 @@ void ObjectSourceLookup::locate(Frame* const* frames, size_t n) {
       own = std::make_unique<profile::DebugInfo>(in_root ? root + object.path : object.path, root);
       debug = own.get();
     }
+    if (debug == nullptr) continue;
     for (const auto& [frame, addr] : by_object[o]) {
       profile::SourceLine line;
       if (debug->caller_line_at(addr, line) && line.line > 0) {

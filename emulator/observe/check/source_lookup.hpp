@@ -25,6 +25,7 @@ class ObjectSourceLookup final : public SourceLookup {
   void locate(Frame* const* frames, size_t n) override;
   bool is_code(uint64_t pc) override;
   uint64_t function_entry(uint64_t pc) override;
+  uint32_t object_at(uint64_t pc) override { return objects_.object_at(pc); }
 
  private:
   const profile::ObjectMap& objects_;

@@ -142,8 +142,9 @@ void InstructionMix::write(FILE* out, const std::string& command) const {
   print(total);
   std::vector<std::pair<uint32_t, uint64_t>> fns;
   for (const auto& [fn, hist] : by_function) fns.emplace_back(fn, sum(hist, false));
-  std::sort(fns.begin(), fns.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  std::sort(fns.begin(), fns.end(), [&](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second
+                                : objects_.order(a.first) < objects_.order(b.first);
   });
   for (const auto& [fn, n] : fns) {
     const profile::FunctionInfo& f = objects_.function(fn);

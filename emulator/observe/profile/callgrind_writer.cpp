@@ -34,8 +34,12 @@ bool any(const Costs& c) {
 
 void Profiler::write(FILE* out, const std::string& cmd, const std::string& creator) const {
   // Self costs per function and position (blocks and PadLock instructions), and the call
-  // edges leaving each function; std::map keeps the file's order deterministic.
-  std::map<uint32_t, std::map<uint64_t, Costs>> self;
+  // edges leaving each function; std::map keeps the file's order deterministic, the order
+  // of objects and addresses (ObjectMap::order), not that of the lookups.
+  const auto by_order = [this](uint32_t a, uint32_t b) {
+    return objects_.order(a) < objects_.order(b);
+  };
+  std::map<uint32_t, std::map<uint64_t, Costs>, decltype(by_order)> self(by_order);
   auto add = [&](uint32_t fn, uint64_t pos, const Costs& c) {
     if (!any(c)) return;
     Costs& dst = self[fn][pos];
@@ -58,8 +62,7 @@ void Profiler::write(FILE* out, const std::string& cmd, const std::string& creat
 
   Costs total = totals();
   std::fprintf(out, "# callgrind format\nversion: 1\ncreator: %s\n", creator.c_str());
-  const bool lines = std::any_of(objects_.objects().begin(), objects_.objects().end(),
-                                 [](const GuestObject& o) { return o.debug != nullptr; });
+  const bool lines = objects_.any_debug_info();
   auto line_of = [&](uint64_t addr) { return lines ? objects_.locate(addr).line : -1; };
   std::fprintf(out, "cmd: %s\npart: 1\npositions: instr%s\n", cmd.c_str(), lines ? " line" : "");
   for (const EventInfo& e : kEvents) std::fprintf(out, "event: %s : %s\n", e.name, e.description);

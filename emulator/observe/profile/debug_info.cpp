@@ -9,6 +9,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace padlock::emu::profile {
 
@@ -43,14 +45,54 @@ struct DebugInfo::Search {
     std::free(path_c);
   }
 
-  // The standard search, then the debuglink mirrored under <sysroot>/usr/lib/debug with
-  // the guest's directory (the standard search mirrors the host path, sysroot included).
+  // Whether a file the standard search would try exists: the build-id file under each
+  // debug directory, or the debuglink (or, for the alternate file, its absolute name) next
+  // to the file, in its .debug/ or mirrored under each debug directory. When none does,
+  // the standard search is not run: past the local files it asks debuginfod, which costs a
+  // dlopen of its client (libcurl and some twenty libraries, more than the rest of a short
+  // --check run) and would download files when DEBUGINFOD_URLS is set.
+  bool any_local_candidate(Dwfl_Module* mod, const char* file_name,
+                           const char* debuglink_file) const {
+    std::vector<std::string> dirs = {"/usr/lib/debug"};
+    if (!sysroot.empty()) dirs.insert(dirs.begin(), sysroot + "/usr/lib/debug");
+    const unsigned char* id = nullptr;
+    GElf_Addr id_vaddr = 0;
+    const int id_len = dwfl_module_build_id(mod, &id, &id_vaddr);
+    if (id_len > 1) {
+      static const char kHex[] = "0123456789abcdef";
+      std::string hex;
+      for (int i = 0; i < id_len; ++i) {
+        hex += kHex[id[i] >> 4];
+        hex += kHex[id[i] & 15];
+      }
+      for (const std::string& d : dirs) {
+        if (is_file(d + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug")) {
+          return true;
+        }
+      }
+    }
+    if (debuglink_file == nullptr) return false;
+    const std::string link = debuglink_file;
+    if (link.front() == '/') return is_file(link) || (!sysroot.empty() && is_file(sysroot + link));
+    std::string dir = file_name != nullptr ? file_name : "";
+    dir = dir.substr(0, dir.find_last_of('/') == std::string::npos ? 0 : dir.find_last_of('/'));
+    if (is_file(dir + "/" + link) || is_file(dir + "/.debug/" + link)) return true;
+    for (const std::string& d : dirs) {
+      if (is_file(d + dir + "/" + link) || is_file(d + guest_dir + "/" + link)) return true;
+    }
+    return false;
+  }
+
+  // The standard search (when a local file may match), then the debuglink mirrored under
+  // <sysroot>/usr/lib/debug with the guest's directory (the standard search mirrors the
+  // host path, sysroot included).
   static int find(Dwfl_Module* mod, void** userdata, const char* modname, Dwarf_Addr base,
                   const char* file_name, const char* debuglink_file, GElf_Word debuglink_crc,
                   char** debuginfo_file_name) {
+    const Search* s = static_cast<const Search*>(*userdata);
+    if (s != nullptr && !s->any_local_candidate(mod, file_name, debuglink_file)) return -1;
     const int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
                                                 debuglink_file, debuglink_crc, debuginfo_file_name);
-    const Search* s = static_cast<const Search*>(*userdata);
     if (fd >= 0 || s == nullptr || debuglink_file == nullptr || s->sysroot.empty()) return fd;
     const std::string candidate =
         s->sysroot + "/usr/lib/debug" + s->guest_dir + "/" + debuglink_file;

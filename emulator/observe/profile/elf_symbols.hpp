@@ -37,4 +37,21 @@ ElfSymbols read_elf_symbols(const std::string& path);
 // The same from bytes in memory (tests).
 ElfSymbols parse_elf_symbols(const uint8_t* data, size_t size);
 
+// Which file a path named when it was read: a file replaced on disk (a new inode) or
+// rewritten in place (size or modification time) compares unequal. All zero: unreadable.
+struct FileIdentity {
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileIdentity& o) const {
+    return dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns;
+  }
+  bool operator!=(const FileIdentity& o) const { return !(*this == o); }
+};
+FileIdentity file_identity(const std::string& path);
+
+// Only the PT_LOAD segments of `path` (ok, is64 and segments; no functions), from its ELF
+// and program headers without reading the rest of the file, and the identity of the file
+// read: what ObjectMap records when an object is mapped.
+ElfSymbols read_elf_segments(const std::string& path, FileIdentity* identity);
+
 }  // namespace padlock::emu::profile

@@ -22,35 +22,34 @@ uint32_t ObjectMap::add(const std::string& host_path, const std::string& guest_p
   for (uint32_t i = 0; i < objects_.size(); ++i) {
     if (objects_[i].live && objects_[i].path == guest_path && objects_[i].bias == bias) return i;
   }
-  std::shared_ptr<const DebugInfo> debug;
-  const ElfSymbols syms = symbols_of(host_path, debug);
-  return add(syms, guest_path, bias, std::move(debug));
-}
-
-ElfSymbols ObjectMap::symbols_of(const std::string& host_path,
-                                 std::shared_ptr<const DebugInfo>& debug) {
-  ElfSymbols syms = read_elf_symbols(host_path);
-  if (!syms.ok) return syms;
-  auto info = std::make_shared<const DebugInfo>(host_path, sysroot_);
-  if (info->debug_file().empty()) return syms;
-  debug = info;
-  // A stripped file (.dynsym only): the debug file's .symtab names every function.
-  if (!syms.full_symtab && !info->functions().empty()) {
-    syms.functions = info->functions();
-    syms.full_symtab = true;
-  }
-  return syms;
+  FileIdentity identity;
+  const ElfSymbols head = read_elf_segments(host_path, &identity);
+  return add_mapped(head.ok ? host_path : "", identity, head, guest_path, bias);
 }
 
 uint32_t ObjectMap::add(const ElfSymbols& syms, const std::string& guest_path, uint64_t bias,
                         std::shared_ptr<const DebugInfo> debug) {
-  GuestObject o;
+  const uint32_t index = add_mapped("", {}, syms, guest_path, bias);
+  GuestObject& o = objects_[index];
   o.debug = std::move(debug);
+  o.first_fn = static_cast<uint32_t>(functions_.size());
+  o.functions = syms.functions;
+  for (const FunctionSymbol& f : o.functions) functions_.push_back({f.name, index, f.addr + bias});
+  return index;
+}
+
+uint32_t ObjectMap::add_mapped(const std::string& host_path, const FileIdentity& identity,
+                               const ElfSymbols& head, const std::string& guest_path,
+                               uint64_t bias) {
+  GuestObject o;
   o.path = guest_path;
   o.name = base_name(guest_path);
   o.bias = bias;
+  o.host_path = host_path;
+  o.identity = identity;
+  o.symbols_read = o.debug_read = host_path.empty();
   uint64_t lo = UINT64_MAX, hi = 0;
-  for (const LoadSegment& s : syms.segments) {
+  for (const LoadSegment& s : head.segments) {
     lo = std::min(lo, s.vaddr & ~(kPage - 1));
     hi = std::max(hi, s.vaddr + s.memsz);
   }
@@ -61,11 +60,63 @@ uint32_t ObjectMap::add(const ElfSymbols& syms, const std::string& guest_path, u
   o.unknown_fn = static_cast<uint32_t>(functions_.size());
   functions_.push_back({"??? (" + o.name + ")", index, 0});
   o.first_fn = static_cast<uint32_t>(functions_.size());
-  o.functions = syms.functions;
-  for (const FunctionSymbol& f : o.functions) functions_.push_back({f.name, index, f.addr + bias});
   objects_.push_back(std::move(o));
   ++generation_;
   return index;
+}
+
+bool ObjectMap::same_file(const GuestObject& o) const {
+  return !o.host_path.empty() && file_identity(o.host_path) == o.identity;
+}
+
+bool ObjectMap::file_changed(uint32_t index) const {
+  const GuestObject& o = objects_[index];
+  return !o.host_path.empty() && !same_file(o);
+}
+
+const DebugInfo* ObjectMap::debug_info(uint32_t index) const {
+  GuestObject& o = objects_[index];
+  if (!o.debug_read) {
+    o.debug_read = true;
+    if (same_file(o)) {
+      auto info = std::make_shared<const DebugInfo>(o.host_path, sysroot_);
+      if (!info->debug_file().empty()) o.debug = std::move(info);
+    }
+  }
+  return o.debug.get();
+}
+
+bool ObjectMap::any_debug_info() const {
+  bool any = false;
+  for (uint32_t i = 0; i < objects_.size(); ++i) any = debug_info(i) != nullptr || any;
+  return any;
+}
+
+const GuestObject& ObjectMap::symbols(uint32_t index) const {
+  GuestObject& o = objects_[index];
+  if (o.symbols_read) return o;
+  o.symbols_read = true;
+  o.first_fn = static_cast<uint32_t>(functions_.size());
+  if (!same_file(o)) return o;
+  ElfSymbols syms = read_elf_symbols(o.host_path);
+  if (!syms.ok) return o;
+  // A stripped file (.dynsym only): the debug file's .symtab names every function.
+  const DebugInfo* debug = debug_info(index);
+  if (!syms.full_symtab && debug != nullptr && !debug->functions().empty()) {
+    syms.functions = debug->functions();
+  }
+  o.functions = std::move(syms.functions);
+  for (const FunctionSymbol& f : o.functions)
+    functions_.push_back({f.name, index, f.addr + o.bias});
+  return o;
+}
+
+uint64_t ObjectMap::order(uint32_t fn) const {
+  const FunctionInfo& f = functions_[fn];
+  if (f.object == kNoObject) return 0;
+  const GuestObject& o = objects_[f.object];
+  const uint64_t within = fn == o.unknown_fn ? 0 : fn - o.first_fn + 1;
+  return (uint64_t(f.object) + 1) << 32 | within;
 }
 
 void ObjectMap::file_mapped(const std::string& host_path, const std::string& guest_path,
@@ -73,14 +124,13 @@ void ObjectMap::file_mapped(const std::string& host_path, const std::string& gue
   for (const GuestObject& o : objects_) {
     if (o.live && o.path == guest_path && va >= o.lo && va < o.hi) return;  // known already
   }
-  const ElfSymbols head = read_elf_symbols(host_path);
+  FileIdentity identity;
+  const ElfSymbols head = read_elf_segments(host_path, &identity);
   if (!head.ok) return;
   // ld.so maps each PT_LOAD at bias + page_down(vaddr) from page_down(offset).
   for (const LoadSegment& s : head.segments) {
     if ((s.offset & ~(kPage - 1)) == offset) {
-      std::shared_ptr<const DebugInfo> debug;
-      const ElfSymbols syms = symbols_of(host_path, debug);
-      add(syms, guest_path, va - (s.vaddr & ~(kPage - 1)), std::move(debug));
+      add_mapped(host_path, identity, head, guest_path, va - (s.vaddr & ~(kPage - 1)));
       return;
     }
   }
@@ -95,20 +145,29 @@ void ObjectMap::unmapped(uint64_t va, uint64_t len) {
   }
 }
 
-uint32_t ObjectMap::function_at(uint64_t addr) const {
+uint32_t ObjectMap::object_at(uint64_t addr) const {
   // The newest live object wins where spans overlap (a re-mapping at the same place).
   for (size_t i = objects_.size(); i-- > 0;) {
     const GuestObject& o = objects_[i];
-    if (!o.live || addr < o.lo || addr >= o.hi) continue;
-    const uint64_t link = addr - o.bias;
-    auto it = std::upper_bound(o.functions.begin(), o.functions.end(), link,
-                               [](uint64_t a, const FunctionSymbol& f) { return a < f.addr; });
-    if (it == o.functions.begin()) return o.unknown_fn;
-    --it;
-    if (it->size != 0 && link >= it->addr + it->size) return o.unknown_fn;
-    return o.first_fn + static_cast<uint32_t>(it - o.functions.begin());
+    if (o.live && addr >= o.lo && addr < o.hi) return static_cast<uint32_t>(i);
   }
-  return kAnonymousFn;
+  return kNoObject;
+}
+
+uint32_t ObjectMap::function_at(uint64_t addr) const {
+  return function_in(object_at(addr), addr);
+}
+
+uint32_t ObjectMap::function_in(uint32_t index, uint64_t addr) const {
+  if (index == kNoObject || index >= objects_.size()) return kAnonymousFn;
+  const GuestObject& o = symbols(index);
+  const uint64_t link = addr - o.bias;
+  auto it = std::upper_bound(o.functions.begin(), o.functions.end(), link,
+                             [](uint64_t a, const FunctionSymbol& f) { return a < f.addr; });
+  if (it == o.functions.begin()) return o.unknown_fn;
+  --it;
+  if (it->size != 0 && link >= it->addr + it->size) return o.unknown_fn;
+  return o.first_fn + static_cast<uint32_t>(it - o.functions.begin());
 }
 
 SourceLocation ObjectMap::locate(uint64_t addr) const {
@@ -124,7 +183,8 @@ SourceLocation ObjectMap::locate(uint64_t addr) const {
   loc.object = o.path;
   loc.offset = addr - (f.entry != 0 ? f.entry : o.bias);
   SourceLine line;
-  if (o.debug && o.debug->line_at(addr - o.bias, line)) {
+  const DebugInfo* debug = debug_info(f.object);
+  if (debug != nullptr && debug->line_at(addr - o.bias, line)) {
     loc.file = line.file;
     loc.line = line.line;
   }
@@ -135,8 +195,9 @@ std::string ObjectMap::source_file(uint32_t fn) const {
   const FunctionInfo& f = functions_[fn];
   if (f.object == kNoObject || f.entry == 0) return "";
   const GuestObject& o = objects_[f.object];
+  const DebugInfo* debug = debug_info(f.object);
   SourceLine line;
-  return o.debug && o.debug->line_at(f.entry - o.bias, line) ? line.file : "";
+  return debug != nullptr && debug->line_at(f.entry - o.bias, line) ? line.file : "";
 }
 
 }  // namespace padlock::emu::profile
