@@ -9,8 +9,9 @@
 #
 # Extra modules replace Debian's module of the same name (a kernel developer's patched
 # padlock-aes.ko); others are loaded after Debian's. Packages come with `apt-get download` and are kept in
-# PADLOCK_DEPS_CACHE/debian-ARCH. Writes OUTDIR/vmlinuz and OUTDIR/initrd.gz (again only
-# when an input changed).
+# PADLOCK_DEPS_CACHE/debian-ARCH. Writes OUTDIR/vmlinuz, OUTDIR/initrd.gz and a copy of the
+# initramfs's modules in OUTDIR/ko (their symbols name the modules' code in --trace and
+# --check, docs/system.md), again only when an input changed.
 set -euo pipefail
 arch=$1
 out=$2
@@ -35,7 +36,7 @@ done
 stamp=$(cat "$0" "$src/tests/system/init.sh" "$src/tests/system/afalg_vectors.txt" \
   "$src/tests/system/afalg_check.c" "$src/tests/system/tsc_xcrypt.c" "$cache/${image}"_*.deb "$cache"/busybox-static_*.deb "$@" |
   sha256sum | cut -d' ' -f1)
-if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] && [ -f "$out/initrd.gz" ]; then
+if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] && [ -f "$out/initrd.gz" ] && [ -d "$out/ko" ]; then
   echo "$out/vmlinuz $out/initrd.gz ($image, cached)"
   exit 0
 fi
@@ -62,6 +63,9 @@ for f in "$@"; do
   case " $order " in *" $m "*) ;; *) order="$order $m" ;; esac
 done
 echo "$order" | tr ' ' '\n' >"$root/modules.order"
+rm -rf "$out/ko"
+cp -r "$root/lib/modules" "$out/ko"
+cp "$root/modules.order" "$out/ko/modules.order"
 cp "$src/tests/system/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$src/tests/system/afalg_vectors.txt" "$root/afalg_vectors.txt"
