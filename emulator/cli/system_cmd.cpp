@@ -252,6 +252,9 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
                              "chardev:console", "-mon", "chardev=console,mode=readline"});
   }
   std::string append = "console=ttyS0 panic=-1";
+  // Debian's kernel scans for ISA Plug and Play cards, which QEMU's pc has none of: a second
+  // of busy-waiting in every boot (initcall_debug: isapnp_init), nothing PadLock sees.
+  if (!o.debian.empty()) append += " noisapnp";
   if (!o.append.empty()) append += " " + o.append;
   argv.insert(argv.end(), {"-append", append});
   argv.insert(argv.end(), o.qemu_args.begin(), o.qemu_args.end());
