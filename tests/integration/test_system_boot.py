@@ -333,7 +333,8 @@ def test_trace_names_the_modules_functions(booted, emulator_path):
     padlock_xcrypt_ecb and padlock_xcrypt_cbc are inlined into ecb_aes_encrypt and
     cbc_aes_encrypt; via-rng's XSTORE is in via_rng_data_present."""
     units = model_units(emulator_path)[booted.cpu]
-    assert set(booted.sections) >= {UNIT_MODULE[u].replace("-", "_") for u in units}, booted.sections
+    drivers = {UNIT_MODULE[u].replace("-", "_") for u in units if u in UNIT_MODULE}
+    assert set(booted.sections) >= drivers, booted.sections
     seen = set()
     for r in booted.trace[1:-1]:
         pc = int(r["pc"], 16)
