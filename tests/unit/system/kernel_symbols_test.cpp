@@ -43,8 +43,7 @@ class KernelSymbolsTest : public ::testing::Test {
   // A console log: noise, a line cut by a kernel message, and the module's sections.
   std::string console(const std::string& lines) {
     const std::string path = dir_ + "/console.log";
-    std::ofstream(path) << "[    1.234] random: crng init done\r\n"
-                        << lines << "PADLOCK-DONE\r\n";
+    std::ofstream(path) << "[    1.234] random: crng init done\r\n" << lines << "PADLOCK-DONE\r\n";
     return path;
   }
   // A symbol's section offset, from binutils' nm (independent of the reader under test).
