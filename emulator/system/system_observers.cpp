@@ -1,5 +1,7 @@
 #include "emulator/system/system_observers.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -121,6 +123,9 @@ void SystemObservers::finish(uint64_t now) {
 // where a module's function holds the pc, its name and the module's replace it.
 void SystemObservers::name_trace_functions() {
   const std::string& path = opts_.trace_file;
+  // Only a regular file is written again (not --trace /dev/stdout or a pipe).
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   const std::string named = path + ".names";
   std::ifstream in(path);
   FILE* out = std::fopen(named.c_str(), "w");
