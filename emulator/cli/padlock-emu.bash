@@ -1,5 +1,10 @@
 # bash completion for padlock-emu. The option names come from `padlock-emu run --help`
-# and the CPU models from `padlock-emu cpus`, so the completion follows the binary.
+# (and `system --help`) and the CPU models from `padlock-emu cpus`, so the completion
+# follows the binary.
+# The CPU models and their aliases.
+_padlock_emu_cpus() {
+  "$1" cpus 2>/dev/null | awk 'NR > 1 { print $1; if ($2 != "-") print $2 }'
+}
 _padlock_emu() {
   local cur prev words cword
   _init_completion 2>/dev/null || {
@@ -10,7 +15,7 @@ _padlock_emu() {
   }
   local exe=${words[0]}
   if ((cword == 1)); then
-    COMPREPLY=($(compgen -W "run cpus trace --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "run cpus trace system --help --version" -- "$cur"))
     return
   fi
   case ${words[1]} in
@@ -23,6 +28,16 @@ _padlock_emu() {
       fi
       return ;;
     run) ;;
+    system)
+      case $prev in
+        --cpu) COMPREPLY=($(compgen -W "$(_padlock_emu_cpus "$exe")" -- "$cur")); return ;;
+        --debian-kernel) COMPREPLY=($(compgen -W "i386 amd64" -- "$cur")); return ;;
+        --kernel | --initrd | --module | --trace | --check-jsonl | --check-sarif)
+          COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --append | --memory) return ;;
+      esac
+      COMPREPLY=($(compgen -W "$("$exe" system --help 2>/dev/null | grep -oE '(^|[ ,[(|])--[a-z0-9][a-z0-9-]*' | tr -d ' ,[(|' | sort -u)" -- "$cur"))
+      return ;;
     *) return ;;
   esac
   # After PROGRAM everything belongs to the guest: complete file names.
@@ -37,9 +52,7 @@ _padlock_emu() {
     esac
   done
   case $prev in
-    --cpu | -cpu)
-      COMPREPLY=($(compgen -W "$("$exe" cpus 2>/dev/null | awk 'NR > 1 { print $1; if ($2 != "-") print $2 }')" -- "$cur"))
-      return ;;
+    --cpu | -cpu) COMPREPLY=($(compgen -W "$(_padlock_emu_cpus "$exe")" -- "$cur")); return ;;
     --errata | --timing) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
     --memory) COMPREPLY=($(compgen -W "direct tlb" -- "$cur")); return ;;
     --trace-insn) COMPREPLY=($(compgen -W "rng ace phe pmm syscall xstore xcryptecb xcryptcbc xcryptctr xcryptcfb xcryptofb montmul xsha1 xsha256" -- "$cur")); return ;;

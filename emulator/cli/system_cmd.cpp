@@ -21,7 +21,8 @@ constexpr const char* kUsage =
     "usage: padlock-emu system [--cpu NAME] (--kernel VMLINUZ [--initrd INITRD]\n"
     "                          | --debian-kernel i386|amd64 [--module FILE.ko]...)\n"
     "                          [--append ARGS] [--memory MB] [--x86-64] [--stats]\n"
-    "                          [--trace FILE] [--check]\n"
+    "                          [--trace FILE] [--check] [--check-jsonl FILE]\n"
+    "                          [--check-sarif FILE]\n"
     "                          [-- QEMU ARGS...]\n"
     "\n"
     "Boots a kernel under system mode's QEMU on a modelled VIA CPU; PadLock instructions\n"
@@ -40,11 +41,16 @@ constexpr const char* kUsage =
     "  --trace FILE       every PadLock instruction as JSON Lines, as run's --trace\n"
     "                     (cycles: the model's clock, which the guest's TSC reads)\n"
     "  --check            the PadLock checker (docs/checker.md); findings on stderr at exit\n"
+    "  --check-jsonl FILE, --check-sarif FILE\n"
+    "                     the findings also as JSON Lines and as SARIF 2.1.0 (imply --check)\n"
+    "With --debian-kernel, --trace and the findings name the functions of the kernel's\n"
+    "modules (function+offset [module]), from the modules' symbols at the addresses the\n"
+    "guest reports on the console.\n"
     "Environment: PADLOCK_QEMU_DIR (the built QEMU), PADLOCK_SYSTEM_LIB (the models).\n";
 
 struct SystemOptions {
   std::string cpu = "esther";
-  std::string kernel, initrd, append, debian, trace;
+  std::string kernel, initrd, append, debian, trace, check_jsonl, check_sarif;
   std::string memory = "256";
   std::vector<std::string> modules, qemu_args;
   bool stats = false;
@@ -93,6 +99,12 @@ SystemOptions parse_system(const std::vector<std::string>& args) {
       o.trace = value();
     } else if (a == "--check") {
       o.check = true;
+    } else if (a == "--check-jsonl") {
+      o.check_jsonl = value();
+      o.check = true;
+    } else if (a == "--check-sarif") {
+      o.check_sarif = value();
+      o.check = true;
     } else {
       throw UsageError("system: unknown argument '" + a + "' (see 'padlock-emu system --help')");
     }
@@ -102,6 +114,30 @@ SystemOptions parse_system(const std::vector<std::string>& args) {
   if (!o.modules.empty() && o.debian.empty())
     throw UsageError("system: --module needs --debian-kernel");
   return o;
+}
+
+// An unnamed file for QEMU's console log (see run_system_command), open across exec.
+int console_log() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string name = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/padlock-console-XXXXXX";
+  const int fd = mkstemp(name.data());
+  if (fd >= 0) unlink(name.c_str());
+  return fd;
+}
+
+// The .ko files make-initramfs.sh keeps beside the initramfs (ko/), ':'-separated.
+std::string modules_of(const std::string& initrd) {
+  const std::string dir = initrd.substr(0, initrd.rfind('/')) + "/ko/";
+  std::string list;
+  FILE* order = std::fopen((dir + "modules.order").c_str(), "r");
+  if (order == nullptr) return list;
+  char name[256];
+  while (std::fscanf(order, "%255s", name) == 1) {
+    if (!list.empty()) list += ':';
+    list += dir + name + ".ko";
+  }
+  std::fclose(order);
+  return list;
 }
 
 }  // namespace
@@ -157,16 +193,25 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
   }
   setenv("PADLOCK_SYSTEM_LIB", env_or("PADLOCK_SYSTEM_LIB", PADLOCK_SYSTEM_LIB).c_str(), 1);
   if (o.stats) setenv("PADLOCK_SYSTEM_STATS", "1", 1);
-  if (!o.trace.empty()) {
-    // Created here so that a path that cannot be written fails before the boot.
-    FILE* f = std::fopen(o.trace.c_str(), "w");
+  // The output files, created here so that a path that cannot be written fails before the
+  // boot; the library writes them when QEMU exits.
+  const struct {
+    const std::string& path;
+    const char* what;
+    const char* env;
+  } outputs[] = {{o.trace, "trace", "PADLOCK_SYSTEM_TRACE"},
+                 {o.check_jsonl, "check JSON Lines", "PADLOCK_SYSTEM_CHECK_JSONL"},
+                 {o.check_sarif, "check SARIF", "PADLOCK_SYSTEM_CHECK_SARIF"}};
+  for (const auto& out_file : outputs) {
+    if (out_file.path.empty()) continue;
+    FILE* f = std::fopen(out_file.path.c_str(), "w");
     if (f == nullptr) {
-      std::fprintf(err, "padlock-emu: system: cannot create trace '%s': %s\n", o.trace.c_str(),
-                   std::strerror(errno));
+      std::fprintf(err, "padlock-emu: system: cannot create %s '%s': %s\n", out_file.what,
+                   out_file.path.c_str(), std::strerror(errno));
       return 1;
     }
     std::fclose(f);
-    setenv("PADLOCK_SYSTEM_TRACE", o.trace.c_str(), 1);
+    setenv(out_file.env, out_file.path.c_str(), 1);
   }
   if (o.check) setenv("PADLOCK_SYSTEM_CHECK", "1", 1);
   setenv("PADLOCK_SYSTEM_KERNEL", o.kernel.c_str(), 1);
@@ -188,7 +233,28 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
                                    "-kernel",
                                    o.kernel};
   if (!o.initrd.empty()) argv.insert(argv.end(), {"-initrd", o.initrd});
+  if (!o.debian.empty() && (o.check || !o.trace.empty())) {
+    // The modules' names: the test init prints each loaded module's sections on the console
+    // (PADLOCK-SECTION lines) and the library reads them from QEMU's log of the console when
+    // QEMU exits (docs/system.md, "Kernel symbols"). The log is a file without a name, open
+    // across exec: QEMU opens it through /proc/self/fd, nothing is left behind.
+    const int log = console_log();
+    if (log < 0) {
+      std::fprintf(err, "padlock-emu: system: cannot create the console log: %s\n",
+                   std::strerror(errno));
+      return 1;
+    }
+    const std::string path = "/proc/self/fd/" + std::to_string(log);
+    setenv("PADLOCK_SYSTEM_CONSOLE", path.c_str(), 1);
+    setenv("PADLOCK_SYSTEM_MODULES", modules_of(o.initrd).c_str(), 1);
+    // What -nographic's "mon:stdio" is, plus the log.
+    argv.insert(argv.end(), {"-chardev", "stdio,id=console,mux=on,logfile=" + path, "-serial",
+                             "chardev:console", "-mon", "chardev=console,mode=readline"});
+  }
   std::string append = "console=ttyS0 panic=-1";
+  // Debian's kernel scans for ISA Plug and Play cards, which QEMU's pc has none of: a second
+  // of busy-waiting in every boot (initcall_debug: isapnp_init), nothing PadLock sees.
+  if (!o.debian.empty()) append += " noisapnp";
   if (!o.append.empty()) append += " " + o.append;
   argv.insert(argv.end(), {"-append", append});
   argv.insert(argv.end(), o.qemu_args.begin(), o.qemu_args.end());

@@ -9,8 +9,9 @@
 #
 # Extra modules replace Debian's module of the same name (a kernel developer's patched
 # padlock-aes.ko); others are loaded after Debian's. Packages come with `apt-get download` and are kept in
-# PADLOCK_DEPS_CACHE/debian-ARCH. Writes OUTDIR/vmlinuz and OUTDIR/initrd.gz (again only
-# when an input changed).
+# PADLOCK_DEPS_CACHE/debian-ARCH. Writes OUTDIR/vmlinuz, OUTDIR/initrd.gz and a copy of the
+# initramfs's modules in OUTDIR/ko (their symbols name the modules' code in --trace and
+# --check, docs/system.md), again only when an input changed.
 set -euo pipefail
 arch=$1
 out=$2
@@ -24,18 +25,28 @@ esac
 cache=${PADLOCK_DEPS_CACHE:-$HOME/.cache/padlock-emu}/debian-$arch
 mkdir -p "$cache" "$out"
 
-# linux-image-686 depends on the current ABI's package, linux-image-6.1.0-N-686.
-image=$(apt-cache depends "linux-image-$flavour:$debarch" | awk '/Depends: linux-image-/ {print $2; exit}')
-image=${image%:*}
+# linux-image-686 depends on the current ABI's package, linux-image-6.1.0-N-686. apt-cache
+# takes 1 to 3 s, inside every timed boot (`padlock-emu system` runs this script): its answer
+# is kept and asked again only when apt's package lists changed since (apt-get update).
+known=$cache/image-package
+if [ -s "$known" ] && [ "$known" -nt /var/lib/apt/lists ] && [ "$known" -nt /var/cache/apt/pkgcache.bin ]; then
+  image=$(cat "$known")
+else
+  image=$(apt-cache depends "linux-image-$flavour:$debarch" | awk '/Depends: linux-image-/ {print $2; exit}')
+  image=${image%:*}
+  echo "$image" >"$known.$$" && mv "$known.$$" "$known"
+fi
 for p in "$image:$debarch" "busybox-static:$debarch"; do
   ls "$cache/${p%:*}"_*.deb >/dev/null 2>&1 || (cd "$cache" && apt-get download -q "$p" 2>/dev/null)
 done
 
-# Nothing to do when the same inputs built OUTDIR last time.
-stamp=$(cat "$0" "$src/tests/system/init.sh" "$src/tests/system/afalg_vectors.txt" \
-  "$src/tests/system/afalg_check.c" "$src/tests/system/tsc_xcrypt.c" "$cache/${image}"_*.deb "$cache"/busybox-static_*.deb "$@" |
+# Nothing to do when the same inputs built OUTDIR last time. Debian's packages by name, size
+# and time (their names carry the version; hashing 50 MB would cost every boot 0.2 s).
+stamp=$( (cat "$0" "$src/tests/system/init.sh" "$src/tests/system/afalg_vectors.txt" \
+  "$src/tests/system/afalg_check.c" "$src/tests/system/tsc_xcrypt.c" "$@"
+  stat -c '%n %s %Y' "$cache/${image}"_*.deb "$cache"/busybox-static_*.deb) |
   sha256sum | cut -d' ' -f1)
-if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] && [ -f "$out/initrd.gz" ]; then
+if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] && [ -f "$out/initrd.gz" ] && [ -d "$out/ko" ]; then
   echo "$out/vmlinuz $out/initrd.gz ($image, cached)"
   exit 0
 fi
@@ -62,6 +73,9 @@ for f in "$@"; do
   case " $order " in *" $m "*) ;; *) order="$order $m" ;; esac
 done
 echo "$order" | tr ' ' '\n' >"$root/modules.order"
+rm -rf "$out/ko"
+cp -r "$root/lib/modules" "$out/ko"
+cp "$root/modules.order" "$out/ko/modules.order"
 cp "$src/tests/system/init.sh" "$root/init"
 chmod +x "$root/init"
 cp "$src/tests/system/afalg_vectors.txt" "$root/afalg_vectors.txt"

@@ -73,3 +73,7 @@ def test_completion_offers_options_and_models(prefix):
                                                                 "esther-c5j-s9", "esther-late"}
     assert set(complete(prefix, "run", "--timing", "")) == {"on", "off"}
     assert set(complete(prefix, "trace", "")) == {"summary", "diff"}
+    assert {"--check", "--check-jsonl", "--check-sarif"} == set(
+        complete(prefix, "system", "--check"))
+    assert set(complete(prefix, "system", "--debian-kernel", "")) == {"i386", "amd64"}
+    assert "nehemiah-c5p" in complete(prefix, "system", "--cpu", "neh")

@@ -9,6 +9,7 @@ fails there instead of skipping."""
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import re
@@ -21,6 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
+
+import sarif_schema
 
 BOOT_LIMIT_S = 30
 # /proc/crypto drivers per unit (drivers/crypto/padlock-aes.c, padlock-sha.c)
@@ -46,6 +49,9 @@ class Boot:
     taint: dict[str, str] = field(default_factory=dict)  # /sys/module/M/taint ("-": none)
     tsc: dict[int, int] = field(default_factory=dict)  # blocks -> RDTSC cycles (tsc_xcrypt.c)
     trace: list[dict] = field(default_factory=list)  # --trace: the JSON Lines records
+    findings: list[dict] = field(default_factory=list)  # --check-jsonl's records
+    sarif: dict = field(default_factory=dict)  # --check-sarif's log
+    sections: dict[str, dict[str, int]] = field(default_factory=dict)  # module -> section -> address
 
 
 def parse(cpu: str, seconds: float, output: str) -> Boot:
@@ -64,6 +70,8 @@ def parse(cpu: str, seconds: float, output: str) -> Boot:
             b.taint[m[1]] = m[2]
         elif m := re.match(r"PADLOCK-TSC ecb (\d+) (\d+)$", line):
             b.tsc[int(m[1])] = int(m[2])
+        elif m := re.match(r"PADLOCK-SECTION (\S+) (\S+) 0x([0-9a-f]+)$", line):
+            b.sections.setdefault(m[1], {})[m[2]] = int(m[3], 16)
     return b
 
 
@@ -113,16 +121,19 @@ def initramfs(tmp_path_factory):
 
 
 def boot(emulator_path: Path, tmp_path_factory, cpu: str, trace: Path, *args: str) -> Boot:
-    """One boot of Debian's kernel with --stats, --trace and --check; `args` go before
-    QEMU's own. One boot at a time in the whole run, so that a boot has a core of its own
-    while the other tests run: its wall time is its own."""
+    """One boot of Debian's kernel with --stats, --trace and --check (its findings also as
+    JSON Lines and SARIF, beside the trace); `args` go before QEMU's own. One boot at a time
+    in the whole run, so that a boot has a core of its own while the other tests run: its
+    wall time is its own."""
     required = os.environ.get("PADLOCK_REQUIRE_SYSTEM") == "1"
+    jsonl, sarif = trace.with_suffix(".check.jsonl"), trace.with_suffix(".sarif")
     with shared(tmp_path_factory, "system-boot"):
         used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
         r = subprocess.run([str(emulator_path), "system", "--cpu", cpu, "--debian-kernel",
                             CPUS[cpu], "--append", "quiet", "--stats", "--trace", str(trace),
-                            "--check", *args, "--", *QEMU_ARGS.get(cpu, [])],
+                            "--check", "--check-jsonl", str(jsonl), "--check-sarif", str(sarif),
+                            *args, "--", *QEMU_ARGS.get(cpu, [])],
                            capture_output=True, text=True, timeout=BOOT_LIMIT_S * 4)
         seconds = time.monotonic() - start
         done = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -133,6 +144,8 @@ def boot(emulator_path: Path, tmp_path_factory, cpu: str, trace: Path, *args: st
     b.cpu_seconds = (done.ru_utime + done.ru_stime) - (used.ru_utime + used.ru_stime)
     b.stats = r.stderr
     b.trace = [json.loads(line) for line in trace.read_text().splitlines()]
+    b.findings = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    b.sarif = json.loads(sarif.read_text())
     return b
 
 
@@ -157,6 +170,7 @@ def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
                 pytest.skip(data["skip"])
             b = Boot(**data)
             b.tsc = {int(n): t for n, t in b.tsc.items()}
+            b.sections = {m: dict(s) for m, s in b.sections.items()}
             _boots[cpu] = b
     return _boots[cpu]
 
@@ -210,6 +224,7 @@ def test_hwrng_returns_bytes_through_via_rng(booted):
     (["--kernel", "k", "--module", "m.ko"], "--module needs --debian-kernel"),
     (["--kernel", "k", "--cpu", "pentium"], "unknown CPU model 'pentium'"),
     (["--kernel", "k", "--bogus"], "unknown argument '--bogus'"),
+    (["--kernel", "k", "--check-sarif"], "--check-sarif needs a value"),
 ])
 def test_system_usage_errors(emulator_path, args, message):
     r = subprocess.run([str(emulator_path), "system", *args], capture_output=True, text=True)
@@ -273,6 +288,102 @@ def test_checker_runs_on_the_kernels_padlock_instructions(booted, emulator_path)
     units = model_units(emulator_path)[booted.cpu]
     assert pad_only == ("PHE" in units and booted.cpu != "nano"), booted.stats[-3000:]
     assert "padlock-emu: check: error" not in booted.stats
+
+
+# --- the modules' functions in the trace and the findings (docs/system.md, "Kernel symbols")
+
+# The module that issues each unit's instructions in these boots.
+UNIT_MODULE = {"ACE": "padlock-aes", "PHE": "padlock-sha", "RNG": "via-rng"}
+
+
+def kernel_space(cpu: str) -> int:
+    """The lowest kernel address: Debian's 686 kernel has the 3 GiB split; x86-64's upper half."""
+    return 0xC0000000 if CPUS[cpu] == "i386" else 0xFFFF800000000000
+
+
+@functools.lru_cache(maxsize=None)
+def ko_functions(ko: Path) -> list[tuple[str, int, int, str]]:
+    """(section, offset, size, name) of each function of a module, from binutils' objdump -t:
+    a reading of the .ko's symbol table independent of padlock-emu's."""
+    out = subprocess.run(["objdump", "-t", str(ko)], capture_output=True, text=True,
+                         check=True).stdout
+    fns = []
+    for line in out.splitlines():
+        # 000005e0 l     F .text	00000111 ecb_aes_encrypt
+        if m := re.match(r"([0-9a-f]+) (.{7}) (\S+)\t([0-9a-f]+) (\S+)$", line):
+            if m[2][6] == "F":
+                fns.append((m[3], int(m[1], 16), int(m[4], 16), m[5]))
+    return fns
+
+
+def function_at(b: Boot, module_file: str, pc: int) -> tuple[str, int] | None:
+    """The function of the module's .ko holding `pc` at the section addresses the guest
+    printed (PADLOCK-SECTION), and the offset in it."""
+    ko = CACHE / f"system-{CPUS[b.cpu]}" / "ko" / f"{module_file}.ko"
+    for section, offset, size, name in ko_functions(ko):
+        base = b.sections[module_file.replace("-", "_")].get(section)
+        if base is not None and base + offset <= pc < base + offset + size:
+            return name, pc - base - offset
+    return None
+
+
+def test_trace_names_the_modules_functions(booted, emulator_path):
+    """Every PadLock instruction the kernel ran is in the function of its driver's module
+    that objdump finds at that address; user code (tsc_xcrypt) stays unnamed. padlock-aes's
+    padlock_xcrypt_ecb and padlock_xcrypt_cbc are inlined into ecb_aes_encrypt and
+    cbc_aes_encrypt; via-rng's XSTORE is in via_rng_data_present."""
+    units = model_units(emulator_path)[booted.cpu]
+    drivers = {UNIT_MODULE[u].replace("-", "_") for u in units if u in UNIT_MODULE}
+    assert set(booted.sections) >= drivers, booted.sections
+    seen = set()
+    for r in booted.trace[1:-1]:
+        pc = int(r["pc"], 16)
+        if pc < kernel_space(booted.cpu):
+            assert r["fn"] == "??? (anonymous)" and "module" not in r, r
+            continue
+        module_file = UNIT_MODULE[r["unit"]]
+        found = function_at(booted, module_file, pc)
+        assert found is not None, (r, booted.sections)
+        assert (r["fn"], r["module"]) == (found[0], module_file.replace("-", "_")), r
+        seen.add((r["module"], r["insn"], r["fn"]))
+    if "ACE" in units:
+        assert ("padlock_aes", "REP XCRYPTECB", "ecb_aes_encrypt") in seen, seen
+        assert ("padlock_aes", "REP XCRYPTCBC", "cbc_aes_encrypt") in seen, seen
+    assert ("via_rng", "XSTORE", "via_rng_data_present") in seen, seen
+
+
+def test_findings_name_the_modules_functions_in_text_jsonl_and_sarif(booted):
+    """--check's text, --check-jsonl and --check-sarif in system mode: the same findings,
+    each at its driver's function (+offset) and module as objdump places the PC; the SARIF
+    log validates against the official schema. On Esther padlock-sha's final() gives the
+    xsha-pad-only note."""
+    count = int(re.search(r"padlock-emu: check: (\d+) findings? \(", booted.stats)[1])
+    assert len(booted.findings) == count
+    sarif_schema.validate(booted.sarif)
+    results = booted.sarif["runs"][0]["results"]
+    assert len(results) == count
+    for f, result in zip(booted.findings, results):
+        assert (f["program"], f["cpu"]) == ("vmlinuz", booted.cpu)
+        assert result["ruleId"] == f["kind"]
+        pc = int(f["pc"], 16)
+        location = result["locations"][0]
+        assert location["physicalLocation"]["address"]["absoluteAddress"] == pc
+        if pc < kernel_space(booted.cpu):
+            assert "module" not in f, f
+            continue
+        unit = "PHE" if "XSHA" in f["insn"] else "RNG" if "XSTORE" in f["insn"] else "ACE"
+        module_file = UNIT_MODULE[unit]
+        module = module_file.replace("-", "_")
+        name, offset = function_at(booted, module_file, pc)
+        assert (f["function"], f["module"], f["offset"]) == (name, module, offset), f
+        assert f["backtrace"][0] == {"pc": f["pc"], "function": name, "module": module,
+                                     "offset": offset}
+        assert (f"at {f['pc']} in {name}+{offset:#x} [{module}]") in booted.stats
+        logical = location["logicalLocations"][0]
+        assert (logical["name"], logical["fullyQualifiedName"]) == (name, f"{module}!{name}")
+    if booted.cpu == "esther-c5j":
+        pad_only = [f for f in booted.findings if f["kind"] == "xsha-pad-only"]
+        assert pad_only and all(f["module"] == "padlock_sha" for f in pad_only), booted.findings
 
 
 def model_cycles(cpu: str, blocks: int) -> int:

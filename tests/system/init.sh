@@ -12,9 +12,14 @@ echo "PADLOCK-FLAGS$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
 for m in $(cat /modules.order); do
   if err=$(insmod "/lib/modules/$m.ko" 2>&1); then
     echo "PADLOCK-MODULE $m loaded"
+    mod=$(echo "$m" | tr - _)
     # E: an unsigned module, such as one built with emulator/system/debian-kbuild.sh
-    taint=$(cat "/sys/module/$(echo "$m" | tr - _)/taint" 2>/dev/null)
+    taint=$(cat "/sys/module/$mod/taint" 2>/dev/null)
     echo "PADLOCK-TAINT $m ${taint:--}"
+    # Where its code is: the host names the module's functions from its .ko (docs/system.md)
+    for s in /sys/module/"$mod"/sections/.text*; do
+      [ -f "$s" ] && echo "PADLOCK-SECTION $mod ${s##*/} $(cat "$s")"
+    done
   else
     echo "PADLOCK-MODULE $m refused: ${err##*: }"
   fi

@@ -56,6 +56,10 @@ struct Frame {
   std::string function;          // empty: unknown
   std::string file;              // empty: no debug information
   unsigned line = 0;
+  // System mode: the kernel module holding the function (padlock_aes) and the pc's offset
+  // from the function's entry; empty in user mode (docs/system.md, "Kernel symbols").
+  std::string object;
+  uint64_t offset = 0;
 };
 
 struct Finding {
