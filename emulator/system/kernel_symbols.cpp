@@ -132,7 +132,7 @@ void KernelSymbols::locate(check::Frame* const* frames, size_t n) {
     KernelLocation where;
     if (!resolve(frames[i]->pc, where)) continue;
     frames[i]->function = where.function;
-    frames[i]->object = where.object;
+    frames[i]->module = where.object;
     frames[i]->offset = where.offset;
   }
 }

@@ -58,7 +58,7 @@ struct Frame {
   unsigned line = 0;
   // System mode: the kernel module holding the function (padlock_aes) and the pc's offset
   // from the function's entry; empty in user mode (docs/system.md, "Kernel symbols").
-  std::string object;
+  std::string module;
   uint64_t offset = 0;
 };
 

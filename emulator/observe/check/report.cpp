@@ -18,9 +18,9 @@ std::string where(const Frame& f) {
   std::snprintf(pc, sizeof pc, "0x%" PRIx64, f.pc);
   std::string s = pc;
   if (!f.function.empty()) s += " in " + f.function;
-  if (!f.object.empty()) {
+  if (!f.module.empty()) {
     std::snprintf(pc, sizeof pc, "+0x%" PRIx64, f.offset);
-    s += pc + (" [" + f.object + "]");
+    s += pc + (" [" + f.module + "]");
   }
   if (!f.file.empty()) s += " (" + f.file + ":" + std::to_string(f.line) + ")";
   return s;
@@ -38,11 +38,11 @@ std::string message(const Finding& f) {
   return m;
 }
 
-// System mode's kernel module and the offset in the function (Frame::object).
-void object_json(std::string& out, const Frame& f) {
-  if (f.object.empty()) return;
+// System mode's kernel module and the offset in the function (Frame::module).
+void module_json(std::string& out, const Frame& f) {
+  if (f.module.empty()) return;
   json_key(out, "module");
-  json_string(out, f.object);
+  json_string(out, f.module);
   json_key(out, "offset");
   json_u64(out, f.offset);
 }
@@ -55,7 +55,7 @@ void frame_json(std::string& out, const Frame& f) {
     json_key(out, "function");
     json_string(out, f.function);
   }
-  object_json(out, f);
+  module_json(out, f);
   if (!f.file.empty()) {
     json_key(out, "file");
     json_string(out, f.file);
@@ -111,10 +111,10 @@ void sarif_location(std::string& out, const Frame& f) {
     out += "[{";
     json_key(out, "name");
     json_string(out, f.function);
-    if (!f.object.empty()) {
+    if (!f.module.empty()) {
       // A module-qualified name, as debuggers write it (module!function).
       json_key(out, "fullyQualifiedName");
-      json_string(out, f.object + "!" + f.function);
+      json_string(out, f.module + "!" + f.function);
     }
     json_key(out, "kind");
     json_string(out, "function");
@@ -164,7 +164,7 @@ std::string finding_json(const Finding& f, const ReportInfo& info) {
     json_key(line, "function");
     json_string(line, top.function);
   }
-  object_json(line, top);
+  module_json(line, top);
   if (!top.file.empty()) {
     json_key(line, "file");
     json_string(line, top.file);

@@ -103,10 +103,10 @@ TEST_F(KernelSymbolsTest, FramesGetFunctionOffsetAndModule) {
   padlock::emu::check::Frame* frames[] = {&inside, &outside};
   syms.locate(frames, 2);
   EXPECT_EQ(inside.function, "second");
-  EXPECT_EQ(inside.object, "my_mod");
+  EXPECT_EQ(inside.module, "my_mod");
   EXPECT_EQ(inside.offset, 5u);
   EXPECT_TRUE(outside.function.empty());
-  EXPECT_TRUE(outside.object.empty());
+  EXPECT_TRUE(outside.module.empty());
 }
 
 TEST_F(KernelSymbolsTest, NoSectionLinesNoModule) {
