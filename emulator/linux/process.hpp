@@ -191,8 +191,13 @@ class Process {
   int futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset);
   // FUTEX_(CMP_)REQUEUE: wakes `n_wake`, moves up to `n_requeue` more to `to`; the total.
   int futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue);
-  // exit: this thread ends (CLONE_CHILD_CLEARTID: its TID word is zeroed and one waiter
-  // woken); the last one ends the process.
+  // PI futexes (futex_owner.cpp): FUTEX_LOCK_PI/LOCK_PI2 (`trylock`: FUTEX_TRYLOCK_PI)
+  // takes the word or waits for it until `deadline` (sets `blocks`); FUTEX_UNLOCK_PI hands
+  // it to the oldest waiter. Linux return values.
+  int64_t futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks);
+  int64_t futex_unlock_pi(uint64_t uaddr);
+  // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
+  // zeroed and one waiter woken); the last one ends the process.
   void exit_thread(int code);
   void yield_thread();  // sched_yield
   // tgkill/tkill to a thread of this process; false: no such thread.
@@ -282,6 +287,7 @@ class Process {
     uint32_t bitset = 0;
     uint64_t deadline = VirtualTime::kNever;
     uint64_t wait_seq = 0;
+    bool pi_wait = false;     // in FUTEX_LOCK_PI: only FUTEX_UNLOCK_PI (or a death) wakes it
     bool has_result = false;  // the result its system call returns when it runs again
     int64_t result = 0;
     // Waiting on host descriptors (syscall/host_wait.cpp) until `host_deadline` (host
@@ -309,6 +315,11 @@ class Process {
   void resume_current();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();
+  // Owned futex words (futex_owner.cpp).
+  Thread* pi_waiter(uint64_t uaddr);
+  bool pi_hand_over(uint64_t uaddr, uint32_t owner_died);
+  void futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending);
+  void exit_robust_list(int tid, uint64_t head);
   bool others_can_run() const;  // a host wait lets them: another thread runs or will
   void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
   void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready

@@ -77,6 +77,7 @@ void Process::block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadli
   t.bitset = bitset;
   t.deadline = deadline;
   t.wait_seq = ++wait_seq_;
+  t.pi_wait = false;
   t.has_result = false;
   switch_pending_ = true;
   request_stop();
@@ -89,6 +90,12 @@ void Process::wake(Thread& t, int64_t result) {
   t.result = result;
   t.host_io = false;
   t.retry = false;
+  // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it.
+  if (t.pi_wait && result == -EINTR) {
+    t.has_result = false;
+    t.retry = true;
+  }
+  t.pi_wait = false;
 }
 
 bool Process::others_can_run() const {
@@ -154,7 +161,8 @@ int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
     Thread* first = nullptr;
     for (const auto& t : threads_) {
       if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          (t->bitset & bitset) != 0 && (first == nullptr || t->wait_seq < first->wait_seq)) {
+          !t->pi_wait && (t->bitset & bitset) != 0 &&
+          (first == nullptr || t->wait_seq < first->wait_seq)) {
         first = t.get();
       }
     }
@@ -172,7 +180,7 @@ int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t 
     Thread* first = nullptr;
     for (const auto& t : threads_) {
       if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          (first == nullptr || t->wait_seq < first->wait_seq)) {
+          !t->pi_wait && (first == nullptr || t->wait_seq < first->wait_seq)) {
         first = t.get();
       }
     }
@@ -184,6 +192,8 @@ int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t 
 }
 
 void Process::exit_thread(int code) {
+  // Linux walks the robust list first, then clears the TID word (pthread_join's).
+  exit_robust_list(tid(), kernel_.robust_list);
   if (live_threads() <= 1) {
     exit_group(main_exited_ ? main_exit_code_ : code);
     return;
