@@ -67,6 +67,15 @@ struct KernelState {
   std::unordered_map<int, std::string> fd_names;
 };
 
+// What a thread waiting in wait4/waitid waits for (syscall/host_wait.cpp): waitid's
+// idtype, id and options.
+struct ChildWait {
+  bool on = false;
+  int idtype = 0;
+  unsigned id = 0;
+  int options = 0;
+};
+
 // The page-granular layout we give a process.
 struct MemoryLayout {
   uint64_t stack_top = 0;
@@ -295,6 +304,7 @@ class Process {
     // timeout has passed (`retry_real`).
     bool host_io = false;
     std::vector<pollfd> fds;
+    ChildWait child;  // or on a child's state change (rechecked, host_wait.cpp)
     int64_t host_deadline = -1;
     bool retry = false, retry_real = false;
   };

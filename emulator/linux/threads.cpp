@@ -20,6 +20,7 @@
 
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
 
 namespace padlock::emu {
 
@@ -89,6 +90,7 @@ void Process::wake(Thread& t, int64_t result) {
   t.has_result = true;
   t.result = result;
   t.host_io = false;
+  t.child.on = false;
   t.retry = false;
   // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it.
   if (t.pi_wait && result == -EINTR) {
@@ -110,7 +112,7 @@ bool Process::others_can_run() const {
 }
 
 void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
-  (void)fds;  // already the thread's own
+  (void)fds;  // already the thread's own (and so is its ChildWait)
   block_thread(0, 0, VirtualTime::kNever);
   Thread& t = *threads_[cur_];
   t.host_io = true;
@@ -124,20 +126,35 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
 }
 
 // One host poll over every host waiter's descriptors; a waiter whose descriptor is ready
-// runs again and repeats its call, one whose timeout has passed repeats it for real.
+// runs again and repeats its call, one whose timeout has passed repeats it for real. A
+// waiter in wait4/waitid has no descriptor: its children are checked after the poll, which
+// then waits at most kChildPollMs of host time (a SIGCHLD the guest ignores does not
+// reach the emulator).
 void Process::poll_host_waiters(int timeout_ms) {
+  constexpr int kChildPollMs = 10;
   host_fds_.clear();
   host_owner_.clear();
+  bool children = false;
   for (size_t i = 0; i < threads_.size(); ++i) {
     const Thread& t = *threads_[i];
     if (t.state != Thread::State::Waiting || !t.host_io) continue;
+    children |= t.child.on;
     for (const pollfd& f : t.fds) {
       host_fds_.push_back(f);
       host_owner_.push_back(i);
     }
   }
-  if (host_fds_.empty()) return;
+  if (host_fds_.empty() && !children) return;
+  if (children && (timeout_ms < 0 || timeout_ms > kChildPollMs)) timeout_ms = kChildPollMs;
   if (poll(host_fds_.data(), host_fds_.size(), timeout_ms) < 0) collect_host_signals(*this);
+  for (const auto& t : threads_) {
+    if (t->state == Thread::State::Waiting && t->host_io && t->child.on && child_ready(t->child)) {
+      t->state = Thread::State::Runnable;
+      t->host_io = false;
+      t->child.on = false;
+      t->retry = true;
+    }
+  }
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
                           .count();

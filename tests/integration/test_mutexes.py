@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from guestrun import kv
+from guestrun import kv, strace_without_pid
 
 QUANTUM = ["--quantum", "5"]  # short slices: threads are switched inside critical sections
 
@@ -82,17 +82,10 @@ def test_contended_pi_mutex(runner, target):
     assert ops.get(7, 0) >= locks, ops
 
 
-def without_pid(strace: str) -> str:
-    """The guest's PID is the emulator's (its TIDs count from it): as an offset from it."""
-    pid = int(strace.split(None, 1)[0])
-    return re.sub(r"\b\d+\b", lambda m: f"T{int(m.group()) - pid}"
-                  if 0 <= int(m.group()) - pid < 100 else m.group(), strace)
-
-
 def test_pi_same_seed_same_interleaving(runner, target):
     # --strace records every futex call with its thread and result: the interleaving.
     a = emulated(runner, target, ["pi", 100], extra=["--strace"], seed=7)
     b = emulated(runner, target, ["pi", 100], extra=["--strace"], seed=7)
     assert a.stdout == b.stdout
-    assert without_pid(a.stderr.decode()) == without_pid(b.stderr.decode())
+    assert strace_without_pid(a.stderr.decode()) == strace_without_pid(b.stderr.decode())
     assert futex_ops(a.stderr.decode()).get(7, 0) > 20

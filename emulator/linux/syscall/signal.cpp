@@ -124,6 +124,20 @@ void wait_for_signal(Process& p) {
     collect_host_signals(p);
   }
 }
+
+// pause and sigsuspend end with EINTR once a signal is delivered. With other threads the
+// caller waits in the scheduler (threads.cpp), which wakes it with -EINTR when a signal it
+// does not block arrives, and the others run meanwhile.
+int64_t wait_for_signal_or_block(SyscallContext& c) {
+  if (c.p.live_threads() > 1 && c.p.signals().next_deliverable() == 0) {
+    c.p.block_thread(0, 0, VirtualTime::kNever);
+    c.blocks = true;
+    return 0;
+  }
+  wait_for_signal(c.p);
+  return -EINTR;
+}
+
 }  // namespace
 
 int64_t sys_rt_sigsuspend(SyscallContext& c) {
@@ -135,13 +149,11 @@ int64_t sys_rt_sigsuspend(SyscallContext& c) {
   s.has_saved_mask = true;
   s.blocked = set & ~kUnblockable;
   // Sleep until a signal the new mask lets through has arrived.
-  wait_for_signal(c.p);
-  return -EINTR;
+  return wait_for_signal_or_block(c);
 }
 
 int64_t sys_pause(SyscallContext& c) {
-  wait_for_signal(c.p);
-  return -EINTR;
+  return wait_for_signal_or_block(c);
 }
 
 int64_t sys_sigaltstack(SyscallContext& c) {

@@ -18,6 +18,7 @@ namespace padlock::emu {
 
 class Process;
 struct SyscallAbi;
+struct ChildWait;  // process.hpp
 
 struct SyscallContext {
   Process& p;
@@ -288,10 +289,19 @@ int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
 // (12..14; -1 picks a free one and writes the number back) and its descriptor; 0 or -errno.
 int64_t read_tls_descriptor(SyscallContext& c, uint64_t va, unsigned& index, uint64_t& desc);
 
-// A call that would wait on host descriptors (syscall/host_wait.cpp): true when it would
-// block now, with the descriptors in `fds` and its timeout in `ms` (-1: none). False: make
-// the call (not such a call, no wait, a non-blocking descriptor, or ready already).
-bool host_wait_set(SyscallContext& c, std::vector<pollfd>& fds, int64_t& ms);
+// A call that would wait on the host (syscall/host_wait.cpp): true when it would block now,
+// with the descriptors in `fds` (or the children in `child`: wait4, waitid) and its
+// timeout in `ms` (-1: none). False: make the call (not such a call, no wait, a
+// non-blocking descriptor, or ready already); a ready write is then changed so that it
+// cannot block (`again_on_eagain`: its -EAGAIN means wait again).
+// `fn` is the call's handler (socketcall's inner one).
+bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fds, ChildWait& child,
+                   int64_t& ms, bool& again_on_eagain);
+// i386 socketcall (syscall/socket.cpp): its call's handler and arguments in `fn` and c.a;
+// 0, or -errno with c.a unchanged.
+int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn);
+// A child waiter's children (wait4, waitid): true when the call would not block now.
+bool child_ready(const ChildWait& w);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {
