@@ -21,6 +21,7 @@
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
+#include "emulator/observe/trace/run_observers.hpp"
 
 namespace padlock::emu {
 
@@ -67,6 +68,8 @@ void Process::start_cloned_thread() {
   t->rep = RepRun{};
   threads_.push_back(std::move(t));
   ++stats_.threads_created;
+  // From now on the trace names each instruction's thread (TIDs count from the PID).
+  if (obs_) obs_->set_thread(tid() - pid_);
   // The first thread's first slice starts now; a running slice is not extended.
   if (vt_->slice_end() == VirtualTime::kNever) set_slice();
 }
@@ -439,6 +442,7 @@ void Process::schedule() {
     load_thread(*threads_[next]);
     cur_ = next;
     ++stats_.thread_switches;
+    if (obs_) obs_->set_thread(threads_[cur_]->tid - pid_);
     // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.
     clear_eflags30();
     // An interrupted system call's restart (SA_RESTART) belonged to the other thread.
