@@ -74,15 +74,15 @@ while [ "${#LEVEL[@]}" -gt 0 ]; do
     LEVEL+=("$p")
   done
 done
-# Only packages apt knows as real i386 ones (a root that does not resolve leaves none).
-mapfile -t CLOSURE < <(printf '%s\n' "${!SEEN[@]}" | sort |
-  while read -r p; do apt-cache show "$p" >/dev/null 2>&1 && echo "$p"; done)
-[ "${#CLOSURE[@]}" -gt 0 ] || { say "cannot resolve ${ROOTS[*]} (no i386 package lists?)"; exit 1; }
+apt-cache show "${ROOTS[@]}" >/dev/null 2>&1 ||
+  { say "cannot resolve ${ROOTS[*]} (no i386 package lists?)"; exit 1; }
+mapfile -t CLOSURE < <(printf '%s\n' "${!SEEN[@]}" | sort)
 
-# Name=version of each package: the stamp that tells whether OUT is up to date.
-STAMP_TEXT=$(for p in "${CLOSURE[@]}"; do
-  echo "$p=$(apt-cache policy "$p" | awk '/Candidate:/ {print $2}')"
-done)
+# Name=version of each package (one apt-cache policy for all): the stamp that tells
+# whether OUT is up to date.
+STAMP_TEXT=$(apt-cache policy "${CLOSURE[@]}" |
+  awk '/^[^ ].*:$/ {name = substr($0, 1, length($0) - 1)} /^  Candidate:/ {print name "=" $2}' |
+  sort)
 if [ -f "$OUT/.padlock-sysroot" ] && [ "$(cat "$OUT/.padlock-sysroot")" = "$STAMP_TEXT" ]; then
   say "$OUT is up to date (${#CLOSURE[@]} packages)"
   exit 0
