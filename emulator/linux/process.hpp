@@ -209,6 +209,10 @@ class Process {
   // zeroed and one waiter woken); the last one ends the process.
   void exit_thread(int code);
   void yield_thread();  // sched_yield
+  // rt_sigtimedwait with other threads: the caller waits with `set` unblocked until a
+  // signal wakes it (the call is then made again, its mask restored) or `deadline`
+  // passes (-EAGAIN).
+  void sigwait_block(uint64_t set, uint64_t deadline);
   // tgkill/tkill to a thread of this process; false: no such thread.
   bool signal_thread(int tid, const GuestSiginfo& si);
 
@@ -296,7 +300,9 @@ class Process {
     uint32_t bitset = 0;
     uint64_t deadline = VirtualTime::kNever;
     uint64_t wait_seq = 0;
-    bool pi_wait = false;     // in FUTEX_LOCK_PI: only FUTEX_UNLOCK_PI (or a death) wakes it
+    bool pi_wait = false;  // in FUTEX_LOCK_PI: only FUTEX_UNLOCK_PI (or a death) wakes it
+    bool sigwait = false;  // in rt_sigtimedwait: its mask before the wait is sigwait_mask
+    uint64_t sigwait_mask = 0;
     bool has_result = false;  // the result its system call returns when it runs again
     int64_t result = 0;
     // Waiting on host descriptors (syscall/host_wait.cpp) until `host_deadline` (host

@@ -82,6 +82,7 @@ void Process::block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadli
   t.deadline = deadline;
   t.wait_seq = ++wait_seq_;
   t.pi_wait = false;
+  t.sigwait = false;
   t.has_result = false;
   switch_pending_ = true;
   request_stop();
@@ -101,6 +102,26 @@ void Process::wake(Thread& t, int64_t result) {
     t.retry = true;
   }
   t.pi_wait = false;
+  if (t.sigwait) {
+    // rt_sigtimedwait: its mask again; a signal makes the call again (which takes it), the
+    // deadline ends it with EAGAIN.
+    (&t == threads_[cur_].get() ? sig_.blocked : t.blocked) = t.sigwait_mask;
+    t.sigwait = false;
+    if (result == -EINTR) {
+      t.has_result = false;
+      t.retry = true;
+    } else {
+      t.result = -EAGAIN;
+    }
+  }
+}
+
+void Process::sigwait_block(uint64_t set, uint64_t deadline) {
+  const uint64_t mask = sig_.blocked;
+  sig_.blocked &= ~set;
+  block_thread(0, 0, deadline);
+  threads_[cur_]->sigwait = true;
+  threads_[cur_]->sigwait_mask = mask;
 }
 
 bool Process::others_can_run() const {

@@ -9,7 +9,9 @@
  *                           which sleeps first, has written it a byte
  *        waits waitid       the same with waitid(P_PID)
  *        waits sigsuspend   main in sigsuspend until a second thread sends it SIGUSR1
- *        waits pause        the same with pause */
+ *        waits pause        the same with pause
+ *        waits sigtimedwait a pending signal taken at once, a timeout, and main waiting for
+ *                           a blocked SIGUSR1 that a second thread sends */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -161,6 +163,62 @@ static int run_signal_wait(int use_pause) {
   return 0;
 }
 
+/* sigtimedwait: SIGUSR1 stays blocked; the worker's tgkill leaves it pending for main. */
+static void *usr1_sender(void *arg) {
+  (void)arg;
+  volatile unsigned long long sum = 0;
+  for (unsigned long long k = 0; k < 1000000; ++k) sum += k;
+  worker_ran = sum == 499999500000ull;
+  syscall(SYS_tgkill, getpid(), main_tid, SIGUSR1);
+  return NULL;
+}
+
+static volatile int stop_spinning;
+
+static void *spin_until_stopped(void *arg) {
+  (void)arg;
+  while (!stop_spinning) {
+  }
+  return NULL;
+}
+
+static int run_sigtimedwait(void) {
+  main_tid = (pid_t)syscall(SYS_gettid);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGUSR2);
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  siginfo_t si;
+  /* Pending already: taken without waiting, with the sender's siginfo. */
+  raise(SIGUSR2);
+  memset(&si, 0, sizeof si);
+  int r = sigtimedwait(&set, &si, NULL);
+  /* (glibc's sigtimedwait reports the kernel's SI_TKILL as SI_USER) */
+  printf("pending=%s code_user=%d pid_ok=%d\n", r == SIGUSR2 ? "SIGUSR2" : "other",
+         si.si_code == SI_USER, si.si_pid == getpid());
+  /* Nothing comes: EAGAIN after 2 ms. */
+  const struct timespec two_ms = {0, 2000000};
+  r = sigtimedwait(&set, &si, &two_ms);
+  printf("timeout=%d eagain=%d\n", r, r < 0 && errno == EAGAIN);
+  /* From the other thread while main waits. */
+  pthread_t th;
+  if (pthread_create(&th, NULL, usr1_sender, NULL) != 0) die("pthread_create");
+  memset(&si, 0, sizeof si);
+  r = sigtimedwait(&set, &si, NULL);
+  pthread_join(th, NULL);
+  printf("from_thread=%s code_user=%d worker_ran=%d\n", r == SIGUSR1 ? "SIGUSR1" : "other",
+         si.si_code == SI_USER, worker_ran);
+  /* A timed wait while another thread spins: EAGAIN. */
+  if (pthread_create(&th, NULL, spin_until_stopped, NULL) != 0) die("pthread_create");
+  r = sigtimedwait(&set, &si, &two_ms);
+  const int e = errno;
+  stop_spinning = 1;
+  pthread_join(th, NULL);
+  printf("timeout_with_thread=%d eagain=%d\n", r, r < 0 && e == EAGAIN);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *m = argc > 1 ? argv[1] : "";
   if (!strcmp(m, "write")) return run_fill(0);
@@ -169,6 +227,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "waitid")) return run_child_wait(1);
   if (!strcmp(m, "sigsuspend")) return run_signal_wait(0);
   if (!strcmp(m, "pause")) return run_signal_wait(1);
-  die("usage: waits write|send|wait4|waitid|sigsuspend|pause");
+  if (!strcmp(m, "sigtimedwait")) return run_sigtimedwait();
+  die("usage: waits write|send|wait4|waitid|sigsuspend|pause|sigtimedwait");
   return 2;
 }

@@ -218,6 +218,8 @@ PADLOCK_SYSCALL(sys_tkill);
 PADLOCK_SYSCALL(sys_rt_sigreturn);
 PADLOCK_SYSCALL(sys_sigreturn);
 PADLOCK_SYSCALL(sys_pause);
+PADLOCK_SYSCALL(sys_rt_sigtimedwait);
+PADLOCK_SYSCALL(sys_rt_sigtimedwait_time64);
 // syscall/clone.cpp
 PADLOCK_SYSCALL(sys_clone);
 PADLOCK_SYSCALL(sys_clone3);
