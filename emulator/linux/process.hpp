@@ -310,7 +310,9 @@ class Process {
     // timeout has passed (`retry_real`).
     bool host_io = false;
     std::vector<pollfd> fds;
-    ChildWait child;  // or on a child's state change (rechecked, host_wait.cpp)
+    ChildWait child;          // or on a child's state change (rechecked, host_wait.cpp)
+    bool recheck = false;     // or made again at each poll (connect: a full backlog)
+    bool connecting = false;  // connect in progress: the call made again asks SO_ERROR
     int64_t host_deadline = -1;
     bool retry = false, retry_real = false;
   };

@@ -95,6 +95,7 @@ void Process::wake(Thread& t, int64_t result) {
   t.result = result;
   t.host_io = false;
   t.child.on = false;
+  t.recheck = t.connecting = false;
   t.retry = false;
   // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it.
   if (t.pi_wait && result == -EINTR) {
@@ -153,7 +154,8 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
 // runs again and repeats its call, one whose timeout has passed repeats it for real. A
 // waiter in wait4/waitid has no descriptor: its children are checked after the poll, which
 // then waits at most kChildPollMs of host time (a SIGCHLD the guest ignores does not
-// reach the emulator).
+// reach the emulator); a connect to a full AF_UNIX backlog is made again after a poll that
+// waited (every thread waits: at most kChildPollMs later).
 void Process::poll_host_waiters(int timeout_ms) {
   constexpr int kChildPollMs = 10;
   host_fds_.clear();
@@ -162,20 +164,23 @@ void Process::poll_host_waiters(int timeout_ms) {
   for (size_t i = 0; i < threads_.size(); ++i) {
     const Thread& t = *threads_[i];
     if (t.state != Thread::State::Waiting || !t.host_io) continue;
-    children |= t.child.on;
+    children |= t.child.on || t.recheck;
     for (const pollfd& f : t.fds) {
       host_fds_.push_back(f);
       host_owner_.push_back(i);
     }
   }
   if (host_fds_.empty() && !children) return;
+  // A connect made again only after a poll that waited: not at every switch.
+  const bool waited = timeout_ms != 0;
   if (children && (timeout_ms < 0 || timeout_ms > kChildPollMs)) timeout_ms = kChildPollMs;
   if (poll(host_fds_.data(), host_fds_.size(), timeout_ms) < 0) collect_host_signals(*this);
   for (const auto& t : threads_) {
-    if (t->state == Thread::State::Waiting && t->host_io && t->child.on && child_ready(t->child)) {
+    if (t->state == Thread::State::Waiting && t->host_io &&
+        ((t->recheck && waited) || (t->child.on && child_ready(t->child)))) {
       t->state = Thread::State::Runnable;
       t->host_io = false;
-      t->child.on = false;
+      t->child.on = t->recheck = false;
       t->retry = true;
     }
   }

@@ -11,7 +11,9 @@
  *        waits sigsuspend   main in sigsuspend until a second thread sends it SIGUSR1
  *        waits pause        the same with pause
  *        waits sigtimedwait a pending signal taken at once, a timeout, and main waiting for
- *                           a blocked SIGUSR1 that a second thread sends */
+ *                           a blocked SIGUSR1 that a second thread sends
+ *        waits connect      main connects to an AF_UNIX listener whose backlog is full
+ *                           until a second thread, which sleeps first, accepts */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -20,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -219,6 +223,51 @@ static int run_sigtimedwait(void) {
   return 0;
 }
 
+/* connect: listen(fd, 0) queues one connection; the second connect waits for an accept. */
+static int listener;
+static int accepted;
+
+static void *late_acceptor(void *arg) {
+  (void)arg;
+  usleep(3000);
+  for (int k = 0; k < 2; ++k) {
+    const int fd = accept(listener, NULL, NULL);
+    if (fd < 0) die("accept");
+    char c;
+    accepted += read(fd, &c, 1) == 1 && c == 'a' + k;
+    close(fd);
+  }
+  return NULL;
+}
+
+static int run_connect(void) {
+  struct sockaddr_un addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  /* An abstract address: nothing in the file system to clean up. */
+  snprintf(addr.sun_path + 1, sizeof addr.sun_path - 1, "padlock-waits-%d", (int)getpid());
+  const socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+                                    strlen(addr.sun_path + 1));
+  listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (listener < 0 || bind(listener, (struct sockaddr *)&addr, len) != 0 ||
+      listen(listener, 0) != 0)
+    die("listen");
+  int c[2];
+  for (int k = 0; k < 2; ++k) c[k] = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (connect(c[0], (struct sockaddr *)&addr, len) != 0) die("first connect");
+  pthread_t th;
+  if (pthread_create(&th, NULL, late_acceptor, NULL) != 0) die("pthread_create");
+  const int r = connect(c[1], (struct sockaddr *)&addr, len); /* the backlog is full */
+  printf("second_connect=%d\n", r);
+  for (int k = 0; k < 2; ++k) {
+    const char byte = (char)('a' + k);
+    if (write(c[k], &byte, 1) != 1) die("write");
+  }
+  pthread_join(th, NULL);
+  printf("accepted=%d\n", accepted);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *m = argc > 1 ? argv[1] : "";
   if (!strcmp(m, "write")) return run_fill(0);
@@ -228,6 +277,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "sigsuspend")) return run_signal_wait(0);
   if (!strcmp(m, "pause")) return run_signal_wait(1);
   if (!strcmp(m, "sigtimedwait")) return run_sigtimedwait();
-  die("usage: waits write|send|wait4|waitid|sigsuspend|pause|sigtimedwait");
+  if (!strcmp(m, "connect")) return run_connect();
+  die("usage: waits write|send|wait4|waitid|sigsuspend|pause|sigtimedwait|connect");
   return 2;
 }

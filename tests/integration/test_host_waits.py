@@ -1,6 +1,6 @@
 """Host waits that let the other guest threads run (docs/emulator.md, "Threads", "Host
-waits"): write and send to a full pipe or socket, wait4/waitpid and waitid on a child,
-sigsuspend, pause and rt_sigtimedwait. tests/guest/waits.c makes each call while a second thread must act
+waits"): write and send to a full pipe or socket, connect, wait4/waitpid and waitid on a
+child, sigsuspend, pause and rt_sigtimedwait. tests/guest/waits.c makes each call while a second thread must act
 for it to end (drain the pipe, write the byte the child waits for, send the signal): a
 call that blocked the whole process would never return (the run times out). Each mode's
 output is compared with the same binary run natively."""
@@ -14,7 +14,7 @@ import pytest
 
 from guestrun import strace_without_pid
 
-MODES = ["write", "send", "wait4", "waitid", "sigsuspend", "pause", "sigtimedwait"]
+MODES = ["write", "send", "wait4", "waitid", "sigsuspend", "pause", "sigtimedwait", "connect"]
 
 
 def native(runner, target, mode):
@@ -48,6 +48,8 @@ def test_other_thread_runs_meanwhile(runner, target, mode):
         "sigtimedwait": "pending=SIGUSR2 code_user=1 pid_ok=1\ntimeout=-1 eagain=1\n"
                         "from_thread=SIGUSR1 code_user=1 worker_ran=1\n"
                         "timeout_with_thread=-1 eagain=1\n",
+        # connect to an AF_UNIX listener with a full backlog until a second thread accepts
+        "connect": "second_connect=0\naccepted=2\n",
     }
     assert out == expected[mode]
 

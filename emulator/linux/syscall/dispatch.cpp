@@ -84,8 +84,21 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
     // i386 socketcall: its send or recv waits as the direct call does (an unreadable
     // argument block leaves socketcall to report it).
     if (threaded && fn == sys_socketcall && socketcall_unpack(c, fn) < 0) fn = sys_socketcall;
-    if (threaded && others_can_run() &&
-        host_wait_set(c, fn, self.fds, self.child, host_timeout, again_on_eagain)) {
+    ConnectStep step = ConnectStep::Blocking;
+    if (fn == sys_connect && (self.connecting || (threaded && others_can_run()))) {
+      step = host_connect(c, self.connecting, self.fds, r);
+      self.connecting = step == ConnectStep::Writable;
+      self.recheck = step == ConnectStep::Retry;
+      if (self.recheck) self.fds.clear();
+    }
+    if (step == ConnectStep::Done) {
+      // made without blocking (or its in-progress result asked for)
+    } else if (step != ConnectStep::Blocking) {
+      host_wait(self.fds, -1);  // until connected, or to try again
+      c.blocks = true;
+      r = 0;
+    } else if (threaded && others_can_run() &&
+               host_wait_set(c, fn, self.fds, self.child, host_timeout, again_on_eagain)) {
       // It would block the other threads: wait in the scheduler, then call again.
       host_wait(self.fds, host_timeout);
       c.blocks = true;

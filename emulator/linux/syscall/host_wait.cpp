@@ -150,6 +150,28 @@ void cannot_block(SyscallContext& c, const WaitingCall& w, bool& again_on_eagain
 
 }  // namespace
 
+ConnectStep host_connect(SyscallContext& c, bool in_progress, std::vector<pollfd>& fds,
+                         int64_t& r) {
+  const int fd = static_cast<int>(c.a[0]);
+  if (in_progress) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    r = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ? -errno : -err;
+    return ConnectStep::Done;
+  }
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return ConnectStep::Blocking;
+  // The flag is the open file description's: set only for the call.
+  fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+  r = sys_connect(c);
+  fcntl(fd, F_SETFL, fl);
+  if (r == -EINPROGRESS) {
+    fds.assign(1, pollfd{fd, POLLOUT, 0});
+    return ConnectStep::Writable;
+  }
+  return r == -EAGAIN ? ConnectStep::Retry : ConnectStep::Done;
+}
+
 bool child_ready(const ChildWait& w) {
   siginfo_t si;
   std::memset(&si, 0, sizeof si);

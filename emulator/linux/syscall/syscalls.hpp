@@ -302,6 +302,12 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
 // i386 socketcall (syscall/socket.cpp): its call's handler and arguments in `fn` and c.a;
 // 0, or -errno with c.a unchanged.
 int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn);
+// connect with other threads to run (syscall/host_wait.cpp): made on a non-blocking
+// descriptor. Done: `r` is its result. Writable: in progress, wait for `fds` (then
+// `in_progress` asks SO_ERROR for the result). Retry: no room in the listener's backlog
+// (AF_UNIX), try again later. Blocking: the descriptor is non-blocking, make the call.
+enum class ConnectStep : uint8_t { Done, Writable, Retry, Blocking };
+ConnectStep host_connect(SyscallContext& c, bool in_progress, std::vector<pollfd>& fds, int64_t& r);
 // A child waiter's children (wait4, waitid): true when the call would not block now.
 bool child_ready(const ChildWait& w);
 
