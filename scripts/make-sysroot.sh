@@ -6,12 +6,17 @@
 #
 # DIR defaults to .sysroot-i386 (gitignored). PACKAGEs default to openssl, libssl3 and
 # libc6 plus gnutls-bin (the second real PadLock client), libgcrypt20 and libmbedcrypto7
-# (the libraries tests/guest/gcrypt_client.c and mbedtls_client.c load), dash and coreutils
-# (/bin/sh and the tools of shell pipelines); every name is taken as :i386.
+# (the libraries tests/guest/client_aes.c loads), dash and coreutils (/bin/sh and the tools
+# of shell pipelines), gpg and gpg-agent (a threaded client with its own daemon); every
+# name is taken as :i386.
 # Their run-time dependencies (Depends and Pre-Depends, recursively, i386 ones only) come
-# from `apt-cache depends`; each package is fetched with `apt-get download` and unpacked
-# with `dpkg-deb -x`, so nothing is installed on the host. Needs root the first time, to
-# enable the i386 architecture (`dpkg --add-architecture i386; apt-get update`).
+# from `apt-cache depends`, every alternative and every provider of a virtual package
+# taken, except the packages EXCLUDE names: pinentry (gpg-agent depends on one of them,
+# and pinentry-gtk2/-qt pull in GTK and Qt; the tests run gpg with --pinentry-mode
+# loopback, so no pinentry is ever started). Each package is fetched with `apt-get
+# download` and unpacked with `dpkg-deb -x`, so nothing is installed on the host. Needs
+# root the first time, to enable the i386 architecture (`dpkg --add-architecture i386;
+# apt-get update`).
 #
 # Safe to run again: an up-to-date sysroot (same package list and versions, stamp file
 # DIR/.padlock-sysroot) is left alone.
@@ -22,13 +27,13 @@ OUT=.sysroot-i386
 while [ $# -gt 0 ]; do
   case "$1" in
     -o) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     -*) echo "make-sysroot.sh: unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
 done
-if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(openssl libssl3 libc6 gnutls-bin libgcrypt20 libmbedcrypto7 dash coreutils); fi
+if [ $# -gt 0 ]; then PACKAGES=("$@"); else PACKAGES=(openssl libssl3 libc6 gnutls-bin libgcrypt20 libmbedcrypto7 dash coreutils gpg gpg-agent); fi
 ROOTS=()
 for p in "${PACKAGES[@]}"; do ROOTS+=("${p%:i386}:i386"); done
 
@@ -49,18 +54,36 @@ if ! apt-cache show libc6:i386 >/dev/null 2>&1 || [ ! -e /var/lib/apt/lists/.pad
 fi
 
 # 2. The closure of run-time dependencies, i386 packages only (arch-all ones such as
-#    debconf hold no code the loader needs). Virtual packages (<name>) are dropped:
-#    apt-cache lists their providers as well.
-mapfile -t CLOSURE < <(
-  apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
-    --no-replaces --no-enhances "${ROOTS[@]}" 2>/dev/null |
-    grep -E '^[a-z0-9][a-z0-9.+-]*:i386$' | sort -u)
-[ "${#CLOSURE[@]}" -gt 0 ] || { say "cannot resolve ${ROOTS[*]} (no i386 package lists?)"; exit 1; }
+#    debconf hold no code the loader needs), one level of `apt-cache depends` at a time so
+#    that EXCLUDE can cut a branch off. A dependency line names a package or a virtual
+#    <name>, whose providers follow on lines of their own; both are taken.
+EXCLUDE='^(pinentry-.*|mew-.*)$'  # pinentry and the Emacs mailer that provides it
+declare -A SEEN=()
+LEVEL=("${ROOTS[@]}")
+for p in "${LEVEL[@]}"; do SEEN[$p]=1; done
+while [ "${#LEVEL[@]}" -gt 0 ]; do
+  mapfile -t NEXT < <(
+    apt-cache depends --no-recommends --no-suggests --no-conflicts --no-breaks \
+      --no-replaces --no-enhances "${LEVEL[@]}" 2>/dev/null |
+      awk '/^ [ |](Pre)?Depends: / {print $2; next} /^    / {print $1}' |
+      grep -E '^[a-z0-9][a-z0-9.+-]*:i386$' | sort -u || true)
+  LEVEL=()
+  for p in "${NEXT[@]}"; do
+    [[ ${p%:i386} =~ $EXCLUDE ]] && continue
+    [ -z "${SEEN[$p]:-}" ] || continue
+    SEEN[$p]=1
+    LEVEL+=("$p")
+  done
+done
+apt-cache show "${ROOTS[@]}" >/dev/null 2>&1 ||
+  { say "cannot resolve ${ROOTS[*]} (no i386 package lists?)"; exit 1; }
+mapfile -t CLOSURE < <(printf '%s\n' "${!SEEN[@]}" | sort)
 
-# Name=version of each package: the stamp that tells whether OUT is up to date.
-STAMP_TEXT=$(for p in "${CLOSURE[@]}"; do
-  echo "$p=$(apt-cache policy "$p" | awk '/Candidate:/ {print $2}')"
-done)
+# Name=version of each package (one apt-cache policy for all): the stamp that tells
+# whether OUT is up to date.
+STAMP_TEXT=$(apt-cache policy "${CLOSURE[@]}" |
+  awk '/^[^ ].*:$/ {name = substr($0, 1, length($0) - 1)} /^  Candidate:/ {print name "=" $2}' |
+  sort)
 if [ -f "$OUT/.padlock-sysroot" ] && [ "$(cat "$OUT/.padlock-sysroot")" = "$STAMP_TEXT" ]; then
   say "$OUT is up to date (${#CLOSURE[@]} packages)"
   exit 0

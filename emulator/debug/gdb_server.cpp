@@ -69,6 +69,12 @@ bool starts_with(const std::string& s, const char* prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
+std::string hex_id(int id) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%x", static_cast<unsigned>(id));
+  return b;
+}
+
 }  // namespace
 
 // c, s, C sig, S sig at p[pos] (a packet or a vCont action).
@@ -156,11 +162,13 @@ Resume Server::attach(Target& t) {
   close(listen_fd_);
   listen_fd_ = -1;
   last_stop_ = Stop{};
+  last_stop_.thread = t.threads().empty() ? 0 : t.current_thread();
   return loop(t);
 }
 
 Resume Server::serve(Target& t, const Stop& stop) {
   last_stop_ = stop;
+  last_stop_.thread = t.threads().empty() ? 0 : t.current_thread();
   if (fd_ < 0) return Resume{};
   send(stop_reply());
   return loop(t);
@@ -281,9 +289,33 @@ void Server::send(const std::string& payload) {
   }
 }
 
+// Hg ID (registers of that thread), Hc ID (what continues: every thread always does), T ID
+// (is it alive). ID is hex, 0 any thread, -1 all.
+std::string Server::thread_packet(Target& t, const std::string& p) {
+  const std::vector<int> ids = t.threads();
+  if (ids.empty()) return "OK";  // one thread
+  const size_t at = p[0] == 'H' ? 2 : 1;
+  if (p[0] == 'H' && (p.size() < 2 || p[1] != 'g')) return "OK";
+  int id = 0;
+  if (p.compare(at, std::string::npos, "-1") != 0) {
+    size_t pos = at;
+    uint64_t v = 0;
+    if (!parse_hex(p, pos, v) || pos != p.size()) return "E01";
+    id = static_cast<int>(v);
+  }
+  if (p[0] == 'T') {
+    for (int k : ids) {
+      if (k == id) return "OK";
+    }
+    return "E01";
+  }
+  return t.select_thread(id < 0 ? 0 : id) ? "OK" : "E01";
+}
+
 std::string Server::stop_reply() const {
   const Stop& s = last_stop_;
   std::string r = std::string("T").append(hex_byte(to_gdb_signal(s.linux_signal)));
+
   switch (s.kind) {
     case Stop::Kind::SwBreak:
       r += "swbreak:;";
@@ -302,7 +334,7 @@ std::string Server::stop_reply() const {
     case Stop::Kind::Step:
       break;
   }
-  return r + "thread:1;";
+  return r + "thread:" + (s.thread > 0 ? hex_id(s.thread) : "1") + ";";
 }
 
 Resume Server::loop(Target& t) {
@@ -450,7 +482,7 @@ std::string Server::handle(Target& t, const std::string& p, Resume& resume, bool
       return "";
     case 'H':
     case 'T':
-      return "OK";  // one thread
+      return thread_packet(t, p);
     case 'q':
     case 'Q':
     case 'v':
@@ -467,8 +499,14 @@ std::string Server::handle(Target& t, const std::string& p, Resume& resume, bool
     start_no_ack_ = true;  // after this reply is acknowledged (loop)
     return "OK";
   }
-  if (p == "qC") return "QC1";
-  if (p == "qfThreadInfo") return "m1";
+  if (p == "qC") return t.threads().empty() ? "QC1" : "QC" + hex_id(t.current_thread());
+  if (p == "qfThreadInfo") {
+    const std::vector<int> ids = t.threads();
+    if (ids.empty()) return "m1";
+    std::string r = "m";
+    for (size_t i = 0; i < ids.size(); ++i) r += (i ? "," : "") + hex_id(ids[i]);
+    return r;
+  }
   if (p == "qsThreadInfo") return "l";
   if (starts_with(p, "qAttached")) return "1";  // gdb detaches on quit: the guest runs on
   if (p == "qSymbol::") return "OK";

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace padlock::emu::gdb {
 
@@ -21,6 +22,7 @@ struct Stop {
   int linux_signal = 5;  // SIGTRAP for breakpoints, steps and watchpoints
   WatchKind watch = WatchKind::Write;
   uint64_t watch_addr = 0;
+  int thread = 0;  // the thread that stopped (Target::current_thread; 0: not named)
 };
 
 // What gdb asked for when it let the guest go on.
@@ -47,6 +49,13 @@ class Target {
   virtual bool remove_watchpoint(WatchKind k, uint64_t addr, uint64_t len) = 0;
   virtual std::string auxv() = 0;       // the initial auxiliary vector's bytes
   virtual std::string exec_file() = 0;  // the program as the guest sees it
+  // Threads (qfThreadInfo, qC, H, T), by their IDs in creation order; a target that
+  // returns none has one thread, "1", and these are not asked.
+  virtual std::vector<int> threads() { return {}; }
+  virtual int current_thread() { return 0; }  // the one that runs (and stopped)
+  // Hg: register packets read and write thread `id` from now on (0: the current one);
+  // false: no such thread.
+  virtual bool select_thread(int id) { return id == 0; }
 };
 
 // Linux signal numbers and gdb's (the protocol's) differ above 6; 0 maps to 0.
@@ -87,6 +96,7 @@ class Server {
   void send(const std::string& payload);
   std::string handle(Target& t, const std::string& p, Resume& resume, bool& resumed);
   std::string stop_reply() const;
+  std::string thread_packet(Target& t, const std::string& p);
   std::string xfer(Target& t, const std::string& object, const std::string& annex, uint64_t offset,
                    uint64_t length);
   void close_connection();

@@ -163,6 +163,7 @@ int GdbSession::on_signal(int sig) {
   s.linux_signal = sig;
   stop_pending_ = false;
   ctx_valid_ = false;
+  selected_ = 0;
   set_running(false);
   const gdb::Resume r = server_.serve(*this, s);
   const int deliver = r.kind == gdb::Resume::Kind::Kill ? 0 : r.linux_signal;
@@ -185,6 +186,7 @@ void GdbSession::report(const gdb::Stop& s) {
   stop_pending_ = false;
   watch_hit_ = false;
   ctx_valid_ = false;
+  selected_ = 0;
   apply(server_.serve(*this, s));
 }
 
@@ -326,7 +328,40 @@ int GdbSession::pid() const {
   return p_.pid();
 }
 
-CpuContext& GdbSession::context() {
+std::vector<int> GdbSession::threads() {
+  std::vector<int> ids;
+  for (const auto& t : p_.threads_) {
+    if (t->state != Process::Thread::State::Dead) ids.push_back(t->tid);
+  }
+  return ids;
+}
+
+int GdbSession::current_thread() {
+  return p_.tid();
+}
+
+bool GdbSession::select_thread(int id) {
+  if (id == 0 || id == p_.tid()) {
+    selected_ = 0;
+    return true;
+  }
+  for (const auto& t : p_.threads_) {
+    if (t->tid == id && t->state != Process::Thread::State::Dead) {
+      selected_ = id;
+      return true;
+    }
+  }
+  return false;
+}
+
+CpuContext& GdbSession::context(bool& running) {
+  running = selected_ == 0;
+  if (!running) {
+    for (const auto& t : p_.threads_) {
+      if (t->tid == selected_ && t->state != Process::Thread::State::Dead) return t->ctx;
+    }
+    running = true;  // gone since Hg: the running thread
+  }
   if (!ctx_valid_) {
     p_.cpu().save(ctx_);
     ctx_valid_ = true;
@@ -336,7 +371,8 @@ CpuContext& GdbSession::context() {
 
 void GdbSession::read_register(size_t regno, uint8_t* out) {
   const gdb::RegDesc& r = gdb::x86_registers(guest64())[regno];
-  const CpuContext& c = context();
+  bool running;
+  const CpuContext& c = context(running);
   const uint8_t* fx = c.fxsave;
   const size_t n = r.bits / 8;
   std::memset(out, 0, 16);
@@ -349,7 +385,8 @@ void GdbSession::read_register(size_t regno, uint8_t* out) {
       v = c.ip;
       break;
     case RegSource::Flags:
-      v = (c.flags & ~(uint64_t{1} << 30)) | (uint64_t{p_.eflags30()} << 30);
+      // A switched-out thread is switched in with bit 30 clear (§1.8; threads.cpp).
+      v = (c.flags & ~(uint64_t{1} << 30)) | (uint64_t{running && p_.eflags30()} << 30);
       break;
     case RegSource::Segment: {
       const uint16_t sel[6] = {c.cs, c.ss, c.ds, c.es, c.fs, c.gs};
@@ -410,7 +447,8 @@ void GdbSession::read_register(size_t regno, uint8_t* out) {
 
 void GdbSession::write_register(size_t regno, const uint8_t* in) {
   const gdb::RegDesc& r = gdb::x86_registers(guest64())[regno];
-  CpuContext& c = context();
+  bool running;
+  CpuContext& c = context(running);
   uint8_t* fx = c.fxsave;
   const size_t n = r.bits / 8;
   uint64_t v = 0;
@@ -425,7 +463,9 @@ void GdbSession::write_register(size_t regno, const uint8_t* in) {
     case RegSource::Flags:
       c.flags = v & ~(uint64_t{1} << 30);
       // §1.8: the key-reload bit is the process's shadow; setting it needs the block hook
-      // that sees PUSHF, as a REP XCRYPT that sets it does.
+      // that sees PUSHF, as a REP XCRYPT that sets it does. (Another thread's is 0 when it
+      // is switched in, whatever gdb writes.)
+      if (!running) break;
       if (v & (uint64_t{1} << 30)) {
         p_.eflags30_ = true;
         p_.enable_block_hook();
@@ -463,8 +503,10 @@ void GdbSession::write_register(size_t regno, const uint8_t* in) {
     case RegSource::OrigAx:
       return;
   }
-  p_.cpu().load(c);
-  ctx_valid_ = false;
+  if (running) {
+    p_.cpu().load(c);
+    ctx_valid_ = false;
+  }
 }
 
 size_t GdbSession::read_memory(uint64_t addr, uint8_t* out, size_t len) {

@@ -71,6 +71,9 @@ class GdbSession final : public gdb::Target {
   bool remove_watchpoint(gdb::WatchKind k, uint64_t addr, uint64_t len) override;
   std::string auxv() override;
   std::string exec_file() override;
+  std::vector<int> threads() override;  // live guest threads' TIDs, in creation order
+  int current_thread() override;
+  bool select_thread(int id) override;
 
  private:
   struct Watch {
@@ -85,7 +88,9 @@ class GdbSession final : public gdb::Target {
   // watchpoints and stepping need them, and drops translated code when that changed.
   void update_hooks(bool changed);
   void detach();
-  CpuContext& context();
+  // The registers gdb reads and writes: the running thread's (from the CPU) or, after Hg,
+  // another thread's saved ones (`running`: false).
+  CpuContext& context(bool& running);
   // The guest runs (the watcher may read ^C from the socket) or is stopped (the run loop
   // talks to gdb).
   void set_running(bool running);
@@ -108,6 +113,7 @@ class GdbSession final : public gdb::Target {
   bool watch_hit_ = false;  // an access hit a watchpoint: stop at the next instruction
   gdb::Stop watch_stop_;
   int inject_signal_ = 0;  // gdb resumed with this signal: deliver it unreported
+  int selected_ = 0;       // Hg: the thread whose registers gdb reads (0: the running one)
   bool ctx_valid_ = false;
   CpuContext ctx_;
   // ^C from gdb while the guest runs: a thread polls the socket only then and stops

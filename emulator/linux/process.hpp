@@ -67,6 +67,15 @@ struct KernelState {
   std::unordered_map<int, std::string> fd_names;
 };
 
+// What a thread waiting in wait4/waitid waits for (syscall/host_wait.cpp): waitid's
+// idtype, id and options.
+struct ChildWait {
+  bool on = false;
+  int idtype = 0;
+  unsigned id = 0;
+  int options = 0;
+};
+
 // The page-granular layout we give a process.
 struct MemoryLayout {
   uint64_t stack_top = 0;
@@ -191,10 +200,19 @@ class Process {
   int futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset);
   // FUTEX_(CMP_)REQUEUE: wakes `n_wake`, moves up to `n_requeue` more to `to`; the total.
   int futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue);
-  // exit: this thread ends (CLONE_CHILD_CLEARTID: its TID word is zeroed and one waiter
-  // woken); the last one ends the process.
+  // PI futexes (futex_owner.cpp): FUTEX_LOCK_PI/LOCK_PI2 (`trylock`: FUTEX_TRYLOCK_PI)
+  // takes the word or waits for it until `deadline` (sets `blocks`); FUTEX_UNLOCK_PI hands
+  // it to the oldest waiter. Linux return values.
+  int64_t futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks);
+  int64_t futex_unlock_pi(uint64_t uaddr);
+  // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
+  // zeroed and one waiter woken); the last one ends the process.
   void exit_thread(int code);
   void yield_thread();  // sched_yield
+  // rt_sigtimedwait with other threads: the caller waits with `set` unblocked until a
+  // signal wakes it (the call is then made again, its mask restored) or `deadline`
+  // passes (-EAGAIN).
+  void sigwait_block(uint64_t set, uint64_t deadline);
   // tgkill/tkill to a thread of this process; false: no such thread.
   bool signal_thread(int tid, const GuestSiginfo& si);
 
@@ -282,6 +300,9 @@ class Process {
     uint32_t bitset = 0;
     uint64_t deadline = VirtualTime::kNever;
     uint64_t wait_seq = 0;
+    bool pi_wait = false;  // in FUTEX_LOCK_PI: only FUTEX_UNLOCK_PI (or a death) wakes it
+    bool sigwait = false;  // in rt_sigtimedwait: its mask before the wait is sigwait_mask
+    uint64_t sigwait_mask = 0;
     bool has_result = false;  // the result its system call returns when it runs again
     int64_t result = 0;
     // Waiting on host descriptors (syscall/host_wait.cpp) until `host_deadline` (host
@@ -289,6 +310,9 @@ class Process {
     // timeout has passed (`retry_real`).
     bool host_io = false;
     std::vector<pollfd> fds;
+    ChildWait child;          // or on a child's state change (rechecked, host_wait.cpp)
+    bool recheck = false;     // or made again at each poll (connect: a full backlog)
+    bool connecting = false;  // connect in progress: the call made again asks SO_ERROR
     int64_t host_deadline = -1;
     bool retry = false, retry_real = false;
   };
@@ -309,6 +333,11 @@ class Process {
   void resume_current();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();
+  // Owned futex words (futex_owner.cpp).
+  Thread* pi_waiter(uint64_t uaddr);
+  bool pi_hand_over(uint64_t uaddr, uint32_t owner_died);
+  void futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending);
+  void exit_robust_list(int tid, uint64_t head);
   bool others_can_run() const;  // a host wait lets them: another thread runs or will
   void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
   void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready

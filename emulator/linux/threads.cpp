@@ -20,6 +20,8 @@
 
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
+#include "emulator/observe/trace/run_observers.hpp"
 
 namespace padlock::emu {
 
@@ -66,6 +68,8 @@ void Process::start_cloned_thread() {
   t->rep = RepRun{};
   threads_.push_back(std::move(t));
   ++stats_.threads_created;
+  // From now on the trace names each instruction's thread (TIDs count from the PID).
+  if (obs_) obs_->set_thread(tid() - pid_);
   // The first thread's first slice starts now; a running slice is not extended.
   if (vt_->slice_end() == VirtualTime::kNever) set_slice();
 }
@@ -77,6 +81,8 @@ void Process::block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadli
   t.bitset = bitset;
   t.deadline = deadline;
   t.wait_seq = ++wait_seq_;
+  t.pi_wait = false;
+  t.sigwait = false;
   t.has_result = false;
   switch_pending_ = true;
   request_stop();
@@ -88,7 +94,35 @@ void Process::wake(Thread& t, int64_t result) {
   t.has_result = true;
   t.result = result;
   t.host_io = false;
+  t.child.on = false;
+  t.recheck = t.connecting = false;
   t.retry = false;
+  // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it.
+  if (t.pi_wait && result == -EINTR) {
+    t.has_result = false;
+    t.retry = true;
+  }
+  t.pi_wait = false;
+  if (t.sigwait) {
+    // rt_sigtimedwait: its mask again; a signal makes the call again (which takes it), the
+    // deadline ends it with EAGAIN.
+    (&t == threads_[cur_].get() ? sig_.blocked : t.blocked) = t.sigwait_mask;
+    t.sigwait = false;
+    if (result == -EINTR) {
+      t.has_result = false;
+      t.retry = true;
+    } else {
+      t.result = -EAGAIN;
+    }
+  }
+}
+
+void Process::sigwait_block(uint64_t set, uint64_t deadline) {
+  const uint64_t mask = sig_.blocked;
+  sig_.blocked &= ~set;
+  block_thread(0, 0, deadline);
+  threads_[cur_]->sigwait = true;
+  threads_[cur_]->sigwait_mask = mask;
 }
 
 bool Process::others_can_run() const {
@@ -103,7 +137,7 @@ bool Process::others_can_run() const {
 }
 
 void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
-  (void)fds;  // already the thread's own
+  (void)fds;  // already the thread's own (and so is its ChildWait)
   block_thread(0, 0, VirtualTime::kNever);
   Thread& t = *threads_[cur_];
   t.host_io = true;
@@ -117,20 +151,39 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
 }
 
 // One host poll over every host waiter's descriptors; a waiter whose descriptor is ready
-// runs again and repeats its call, one whose timeout has passed repeats it for real.
+// runs again and repeats its call, one whose timeout has passed repeats it for real. A
+// waiter in wait4/waitid has no descriptor: its children are checked after the poll, which
+// then waits at most kChildPollMs of host time (a SIGCHLD the guest ignores does not
+// reach the emulator); a connect to a full AF_UNIX backlog is made again after a poll that
+// waited (every thread waits: at most kChildPollMs later).
 void Process::poll_host_waiters(int timeout_ms) {
+  constexpr int kChildPollMs = 10;
   host_fds_.clear();
   host_owner_.clear();
+  bool children = false;
   for (size_t i = 0; i < threads_.size(); ++i) {
     const Thread& t = *threads_[i];
     if (t.state != Thread::State::Waiting || !t.host_io) continue;
+    children |= t.child.on || t.recheck;
     for (const pollfd& f : t.fds) {
       host_fds_.push_back(f);
       host_owner_.push_back(i);
     }
   }
-  if (host_fds_.empty()) return;
+  if (host_fds_.empty() && !children) return;
+  // A connect made again only after a poll that waited: not at every switch.
+  const bool waited = timeout_ms != 0;
+  if (children && (timeout_ms < 0 || timeout_ms > kChildPollMs)) timeout_ms = kChildPollMs;
   if (poll(host_fds_.data(), host_fds_.size(), timeout_ms) < 0) collect_host_signals(*this);
+  for (const auto& t : threads_) {
+    if (t->state == Thread::State::Waiting && t->host_io &&
+        ((t->recheck && waited) || (t->child.on && child_ready(t->child)))) {
+      t->state = Thread::State::Runnable;
+      t->host_io = false;
+      t->child.on = t->recheck = false;
+      t->retry = true;
+    }
+  }
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
                           .count();
@@ -154,7 +207,8 @@ int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
     Thread* first = nullptr;
     for (const auto& t : threads_) {
       if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          (t->bitset & bitset) != 0 && (first == nullptr || t->wait_seq < first->wait_seq)) {
+          !t->pi_wait && (t->bitset & bitset) != 0 &&
+          (first == nullptr || t->wait_seq < first->wait_seq)) {
         first = t.get();
       }
     }
@@ -172,7 +226,7 @@ int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t 
     Thread* first = nullptr;
     for (const auto& t : threads_) {
       if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          (first == nullptr || t->wait_seq < first->wait_seq)) {
+          !t->pi_wait && (first == nullptr || t->wait_seq < first->wait_seq)) {
         first = t.get();
       }
     }
@@ -184,6 +238,8 @@ int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t 
 }
 
 void Process::exit_thread(int code) {
+  // Linux walks the robust list first, then clears the TID word (pthread_join's).
+  exit_robust_list(tid(), kernel_.robust_list);
   if (live_threads() <= 1) {
     exit_group(main_exited_ ? main_exit_code_ : code);
     return;
@@ -412,6 +468,7 @@ void Process::schedule() {
     load_thread(*threads_[next]);
     cur_ = next;
     ++stats_.thread_switches;
+    if (obs_) obs_->set_thread(threads_[cur_]->tid - pid_);
     // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.
     clear_eflags30();
     // An interrupted system call's restart (SA_RESTART) belonged to the other thread.

@@ -13,6 +13,7 @@ does, so Python's subprocess sees returncode -N and a shell sees 128+N."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -124,3 +125,11 @@ def records(stdout: bytes | str, tag: str) -> list[dict[str, str]]:
         if parts and parts[0] == tag:
             out.append(dict(p.split("=", 1) for p in parts[1:]))
     return out
+
+
+def strace_without_pid(strace: str) -> str:
+    """--strace output with the guest's PID, and its TIDs (PID + n), as offsets "T<n>":
+    the PID is the emulator's own and differs from run to run."""
+    pid = int(strace.split(None, 1)[0])
+    return re.sub(r"\b\d+\b", lambda m: f"T{int(m.group()) - pid}"
+                  if 0 <= int(m.group()) - pid < 100 else m.group(), strace)

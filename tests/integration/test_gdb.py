@@ -92,6 +92,34 @@ def test_break_step_over_rep_xcrypt_and_watch(runner, target):
     assert out == "left 0 watched 7 block 69c4e0d86a7b0430d8cdb78070b4c55a\n"
 
 
+def test_threads_are_listed_and_switched(runner, target):
+    # qfThreadInfo names every guest thread by its TID (PID, PID + 1, ... in creation
+    # order), the stop reply the one that hit the breakpoint, and Hg reads another
+    # thread's saved registers (docs/debugging.md).
+    program = runner.guest_dir / f"guest_threads_{target.arch}"
+    text, rc, out, err = debug(runner.emulator, ["--cpu", target.cpu, "--quantum", "5"], program,
+                               ["break do_item", "continue", "info threads",
+                                "p/x $pc", "thread 1", "p/x $pc", "delete", "continue"],
+                               guest_args=["8"])
+    rows = re.findall(r"^(\*?)\s+(\d+)\s+Thread (\d+)\s+(0x[0-9a-f]+) in (\w+)", text, re.M)
+    assert len(rows) == 5, text
+    tids = sorted(int(r[2]) for r in rows)
+    assert tids == list(range(tids[0], tids[0] + 5)), tids
+    current = [r for r in rows if r[0] == "*"]
+    assert len(current) == 1 and current[0][4] == "do_item", rows
+    main = next(r for r in rows if r[1] == "1")
+    assert int(main[2]) == tids[0]  # gdb's thread 1: the first thread, TID = PID
+    v = values(text)
+    assert int(v[1], 16) == int(current[0][3], 16)
+    assert int(v[2], 16) == int(main[3], 16) != int(v[1], 16)
+    assert rc == 0, err
+    # The run went on to the same result as without gdb (the interleaving may differ: a stop
+    # inside a block charges its rest again, see "Modelled time").
+    plain = runner.run("threads", target, ["8"]).stdout.decode()
+    digest = re.compile(r"^digest=\w+$", re.M)
+    assert digest.search(out).group() == digest.search(plain).group()
+
+
 def test_watchpoint_sees_a_rep_xcrypt_result(runner):
     """A write watchpoint on the output buffer stops after the REP XCRYPTECB that writes it
     (the unit's output span), with the first ciphertext byte as the new value."""

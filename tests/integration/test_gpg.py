@@ -1,9 +1,10 @@
-"""gpg with its own agent under padlock-emu (docs/emulator.md, "Threads"): the host's
-Debian x86-64 gpg under nano generates a key pair in a temporary GNUPGHOME, encrypts and
-signs a file, decrypts and verifies it, and the host's gpg, outside the emulator, decrypts
-the result with the exported key. (The i386 sysroot has no gpg: scripts/make-sysroot.sh's
-dependency closure takes every alternative of gpg-agent's pinentry, which pulls in GTK
-and Qt.)
+"""gpg with its own agent under padlock-emu (docs/emulator.md, "Threads"), on both targets:
+the host's Debian x86-64 gpg under nano and the i386 sysroot's gpg under esther
+(scripts/make-sysroot.sh, which leaves pinentry out: these runs use --pinentry-mode
+loopback) each generate a key pair in a temporary GNUPGHOME, encrypt and sign a file,
+decrypt and verify it, and the host's gpg, outside the emulator, decrypts the result with
+the exported key. gpg starts its agent from the same root, so the i386 gpg talks to an
+emulated i386 gpg-agent.
 
 gpg starts gpg-agent itself (fork, execve, setsid, an AF_UNIX socket); the agent serves
 each connection in an npth thread while its main thread waits in pselect, so this needs
@@ -21,16 +22,22 @@ from pathlib import Path
 
 import pytest
 
-from realclients import Client, padlock_counts, unavailable
+from realclients import Client, padlock_counts, sysroot_i386, unavailable
 
 UID = "Test User <test@example.org>"
 PASS = ["--batch", "--pinentry-mode", "loopback", "--passphrase", ""]
 
 
-def gpg_client() -> Client:
-    if not Path("/usr/bin/gpg").is_file() or not Path("/usr/bin/gpg-agent").is_file():
-        unavailable("host /usr/bin/gpg or gpg-agent is not installed (Debian gpg, gpg-agent)")
-    return Client("x86_64", "nano", None)
+def gpg_client(arch: str) -> Client:
+    if arch == "x86_64":
+        if not Path("/usr/bin/gpg").is_file() or not Path("/usr/bin/gpg-agent").is_file():
+            unavailable("host /usr/bin/gpg or gpg-agent is not installed (Debian gpg, gpg-agent)")
+        return Client("x86_64", "nano", None)
+    root = sysroot_i386()
+    if not (root / "usr/bin/gpg").is_file() or not (root / "usr/bin/gpg-agent").is_file():
+        unavailable(f"no i386 gpg and gpg-agent in {root}: rebuild it with "
+                    "'bash scripts/make-sysroot.sh'")
+    return Client("i386", "esther", root)
 
 
 def stop_agent(home: Path) -> None:
@@ -53,8 +60,9 @@ def stop_agent(home: Path) -> None:
                 pass
 
 
-def test_gpg_with_agent(emulator_path, tmp_path):
-    client = gpg_client()
+@pytest.mark.parametrize("arch", ["i386", "x86_64"])
+def test_gpg_with_agent(emulator_path, tmp_path, arch):
+    client = gpg_client(arch)
     # A short GNUPGHOME: the agent's socket path must fit a sockaddr_un.
     home = Path(os.environ.get("TMPDIR", "/tmp")) / f"pe-gpg-{os.getpid()}"
     home.mkdir(mode=0o700)

@@ -13,6 +13,7 @@ the same trace."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
 
@@ -86,6 +87,31 @@ def test_same_seed_same_output_and_trace(runner, target, tmp_path):
     assert len(trace_a.splitlines()) > 3 * ITEMS  # every PadLock instruction is in it
     switches = stat(a.stderr, r"thread switches (\d+)")
     assert switches == stat(b.stderr, r"thread switches (\d+)")
+
+
+def test_trace_names_the_thread(runner, target, tmp_path):
+    # Worker k (thread k + 1) runs three PadLock instructions per item it took (two REP
+    # XCRYPTCBC and a REP XSHA256); main (thread 0) the final REP XSHA256.
+    proc, trace = run(runner, target, tmp_path, "a")
+    out = kv(proc.stdout)
+    insns = [json.loads(line) for line in trace.splitlines() if b'"type":"insn"' in line]
+    per_thread: dict[int, list[str]] = {}
+    for r in insns:
+        per_thread.setdefault(r["thread"], []).append(r["insn"])
+    assert per_thread[0] == ["REP XSHA256"]
+    for t in range(4):
+        names = per_thread[t + 1]
+        assert len(names) == 3 * int(out[f"thread{t}"])
+        assert names.count("REP XSHA256") == int(out[f"thread{t}"])
+    # A process that never creates a thread has no "thread" field (traces/README.md).
+    single, data = tmp_path / "single.jsonl", tmp_path / "abc"
+    data.write_bytes(b"abc")
+    subprocess.run([str(runner.emulator), "run", "--cpu", target.cpu, "--trace", str(single),
+                    str(runner.guest("sha", target.arch)), "256", str(data)],
+                   capture_output=True, timeout=60, check=True)
+    records = [json.loads(line) for line in single.read_text().splitlines()]
+    assert any(r["type"] == "insn" for r in records)
+    assert all("thread" not in r for r in records)
 
 
 def test_slice_changes_the_interleaving_not_the_result(runner, target, tmp_path):

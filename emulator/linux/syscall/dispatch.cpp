@@ -78,15 +78,39 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   // allocation failure is (Linux never lets it reach the process any other way).
   try {
     Thread& self = *threads_[cur_];
-    if (e != nullptr && e->fn != nullptr && threads_.size() > 1 && !self.retry_real &&
-        others_can_run() && host_wait_set(c, self.fds, host_timeout)) {
+    bool again_on_eagain = false;
+    SyscallHandler fn = e != nullptr ? e->fn : nullptr;
+    const bool threaded = fn != nullptr && threads_.size() > 1 && !self.retry_real;
+    // i386 socketcall: its send or recv waits as the direct call does (an unreadable
+    // argument block leaves socketcall to report it).
+    if (threaded && fn == sys_socketcall && socketcall_unpack(c, fn) < 0) fn = sys_socketcall;
+    ConnectStep step = ConnectStep::Blocking;
+    if (fn == sys_connect && (self.connecting || (threaded && others_can_run()))) {
+      step = host_connect(c, self.connecting, self.fds, r);
+      self.connecting = step == ConnectStep::Writable;
+      self.recheck = step == ConnectStep::Retry;
+      if (self.recheck) self.fds.clear();
+    }
+    if (step == ConnectStep::Done) {
+      // made without blocking (or its in-progress result asked for)
+    } else if (step != ConnectStep::Blocking) {
+      host_wait(self.fds, -1);  // until connected, or to try again
+      c.blocks = true;
+      r = 0;
+    } else if (threaded && others_can_run() &&
+               host_wait_set(c, fn, self.fds, self.child, host_timeout, again_on_eagain)) {
       // It would block the other threads: wait in the scheduler, then call again.
       host_wait(self.fds, host_timeout);
       c.blocks = true;
       r = 0;
-    } else if (e != nullptr && e->fn != nullptr) {
+    } else if (fn != nullptr) {
       self.retry_real = false;
-      r = e->fn(c);
+      r = fn(c);
+      if (again_on_eagain && r == -EAGAIN) {  // a send made non-blocking found no room
+        host_wait(self.fds, -1);
+        c.blocks = true;
+        r = 0;
+      }
     } else {
       report_unsupported(abi, c.nr);
     }

@@ -1,11 +1,16 @@
 // Host waits of a thread while other guest threads can run (docs/emulator.md, "Threads"):
 // a system call that would block on a host descriptor (read, recv, accept, poll, select,
-// epoll_wait) is not made. The calling thread waits in the scheduler on the descriptors
+// epoll_wait; write and send to a full pipe or socket) or on a child (wait4, waitid) is not
+// made. The calling thread waits in the scheduler on the descriptors (or its children)
 // instead, and makes the call again once the host says one of them is ready
 // (Process::host_wait, emulator/linux/threads.cpp). This file says which calls wait on what.
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <vector>
@@ -22,8 +27,12 @@ namespace {
 enum class WaitOn : uint8_t {
   ReadFd,     // a[0] is a descriptor to be readable (accept: a connection)
   RecvFd,     // the same, unless flags (recvfrom a[3], recvmsg a[2]) hold MSG_DONTWAIT
+  WriteFd,    // a[0] is a descriptor to be writable
+  SendFd,     // the same, unless flags (sendto a[3], sendmsg a[2]) hold MSG_DONTWAIT
   PollFds,    // poll/ppoll: a[0] the pollfd array, a[1] its length
   SelectFds,  // select/pselect6: a[0] nfds, a[1..3] fd_sets
+  Wait4,      // wait4/waitpid: a[0] the pid, a[2] the options
+  Waitid,     // waitid: a[0] idtype, a[1] id, a[3] options
 };
 enum class Timeout : uint8_t {
   None,
@@ -40,7 +49,7 @@ struct WaitingCall {
   SyscallHandler fn;
   WaitOn on;
   Timeout timeout;
-  int flags_arg;  // RecvFd: the argument that holds the MSG_* flags
+  int flags_arg;  // RecvFd, SendFd: the argument that holds the MSG_* flags
 };
 
 constexpr WaitingCall kWaitingCalls[] = {
@@ -50,6 +59,13 @@ constexpr WaitingCall kWaitingCalls[] = {
     {sys_accept4, WaitOn::ReadFd, Timeout::None, -1},
     {sys_recvfrom, WaitOn::RecvFd, Timeout::None, 3},
     {sys_recvmsg, WaitOn::RecvFd, Timeout::None, 2},
+    {sys_write, WaitOn::WriteFd, Timeout::None, -1},
+    {sys_writev, WaitOn::WriteFd, Timeout::None, -1},
+    {sys_sendto, WaitOn::SendFd, Timeout::None, 3},
+    {sys_sendmsg, WaitOn::SendFd, Timeout::None, 2},
+    {sys_wait4, WaitOn::Wait4, Timeout::None, -1},
+    {sys_waitpid, WaitOn::Wait4, Timeout::None, -1},
+    {sys_waitid, WaitOn::Waitid, Timeout::None, -1},
     {sys_epoll_wait, WaitOn::ReadFd, Timeout::Ms3, -1},  // the epoll descriptor is pollable
     {sys_epoll_pwait, WaitOn::ReadFd, Timeout::Ms3, -1},
     {sys_poll, WaitOn::PollFds, Timeout::Ms2, -1},
@@ -93,27 +109,120 @@ bool timeout_ms(SyscallContext& c, Timeout t, int64_t& ms) {
   }
 }
 
+// wait4's pid as waitid's idtype and id, its options as waitid's (WEXITED is implied).
+ChildWait wait4_children(const SyscallContext& c) {
+  const int32_t pid = static_cast<int32_t>(c.a[0]);
+  const int opts = static_cast<int>(c.a[2]);
+  ChildWait w;
+  w.on = true;
+  w.options = WEXITED | (opts & (WUNTRACED | WCONTINUED | __WALL | __WCLONE | __WNOTHREAD));
+  if (pid < -1) {
+    w.idtype = P_PGID;
+    w.id = static_cast<unsigned>(-pid);
+  } else if (pid == -1) {
+    w.idtype = P_ALL;
+  } else if (pid == 0) {
+    w.idtype = P_PGID;
+    w.id = static_cast<unsigned>(getpgrp());
+  } else {
+    w.idtype = P_PID;
+    w.id = static_cast<unsigned>(pid);
+  }
+  return w;
+}
+
+// A ready write is made so that it cannot block the process: a pipe takes at most
+// PIPE_BUF bytes (one free page, which POLLOUT promises; a shorter write is atomic and
+// fits whole), a send gets MSG_DONTWAIT (its -EAGAIN: wait again). A write or writev to a
+// socket is made as it is.
+void cannot_block(SyscallContext& c, const WaitingCall& w, bool& again_on_eagain) {
+  if (w.on == WaitOn::SendFd) {
+    c.a[w.flags_arg] |= MSG_DONTWAIT;
+    again_on_eagain = true;
+    return;
+  }
+  struct stat st;
+  if (w.fn == sys_write && fstat(static_cast<int>(c.a[0]), &st) == 0 && S_ISFIFO(st.st_mode) &&
+      c.a[2] > PIPE_BUF) {
+    c.a[2] = PIPE_BUF;
+  }
+}
+
 }  // namespace
 
-bool host_wait_set(SyscallContext& c, std::vector<pollfd>& fds, int64_t& ms) {
-  const SyscallEntry& e = c.abi.table[c.nr];
+ConnectStep host_connect(SyscallContext& c, bool in_progress, std::vector<pollfd>& fds,
+                         int64_t& r) {
+  const int fd = static_cast<int>(c.a[0]);
+  if (in_progress) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    r = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ? -errno : -err;
+    return ConnectStep::Done;
+  }
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return ConnectStep::Blocking;
+  // The flag is the open file description's: set only for the call.
+  fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+  r = sys_connect(c);
+  fcntl(fd, F_SETFL, fl);
+  if (r == -EINPROGRESS) {
+    fds.assign(1, pollfd{fd, POLLOUT, 0});
+    return ConnectStep::Writable;
+  }
+  return r == -EAGAIN ? ConnectStep::Retry : ConnectStep::Done;
+}
+
+bool child_ready(const ChildWait& w) {
+  siginfo_t si;
+  std::memset(&si, 0, sizeof si);
+  // WNOWAIT: the state change stays for the call itself; an error (ECHILD) is its answer.
+  const int r = waitid(static_cast<idtype_t>(w.idtype), w.id, &si, w.options | WNOHANG | WNOWAIT);
+  return r != 0 || si.si_pid != 0;
+}
+
+bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fds, ChildWait& child,
+                   int64_t& ms, bool& again_on_eagain) {
+  again_on_eagain = false;
+  child.on = false;
   const WaitingCall* w = nullptr;
   for (const WaitingCall& k : kWaitingCalls) {
-    if (k.fn == e.fn) w = &k;
+    if (k.fn == fn) w = &k;
   }
   if (w == nullptr) return false;
   if (!timeout_ms(c, w->timeout, ms) || ms == 0) return false;  // the call itself answers
   fds.clear();
   switch (w->on) {
     case WaitOn::RecvFd:
+    case WaitOn::SendFd:
       if (static_cast<int>(c.a[w->flags_arg]) & MSG_DONTWAIT) return false;
       [[fallthrough]];
-    case WaitOn::ReadFd: {
+    case WaitOn::ReadFd:
+    case WaitOn::WriteFd: {
       const int fd = static_cast<int>(c.a[0]);
       const int fl = fcntl(fd, F_GETFL);
       if (fl < 0 || (fl & O_NONBLOCK)) return false;
-      fds.push_back(pollfd{fd, POLLIN, 0});
+      const bool write = w->on == WaitOn::WriteFd || w->on == WaitOn::SendFd;
+      fds.push_back(pollfd{fd, static_cast<short>(write ? POLLOUT : POLLIN), 0});
+      if (write && poll(fds.data(), 1, 0) != 0) {
+        cannot_block(c, *w, again_on_eagain);
+        return false;
+      }
       break;
+    }
+    case WaitOn::Wait4:
+    case WaitOn::Waitid: {
+      const int opts = static_cast<int>(c.a[w->on == WaitOn::Wait4 ? 2 : 3]);
+      if (opts & WNOHANG) return false;
+      if (w->on == WaitOn::Wait4) {
+        child = wait4_children(c);
+      } else {
+        child = ChildWait{true, static_cast<int>(c.a[0]), static_cast<unsigned>(c.a[1]), opts};
+      }
+      if (child_ready(child)) {
+        child.on = false;
+        return false;
+      }
+      return true;
     }
     case WaitOn::PollFds: {
       const uint64_t n = c.a[1];

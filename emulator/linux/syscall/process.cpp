@@ -215,7 +215,8 @@ int64_t sys_get_robust_list(SyscallContext& c) {
 namespace {
 
 constexpr int kFutexWait = 0, kFutexWake = 1, kFutexRequeue = 3, kFutexCmpRequeue = 4,
-              kFutexWakeOp = 5, kFutexWaitBitset = 9, kFutexWakeBitset = 10;
+              kFutexWakeOp = 5, kFutexLockPi = 6, kFutexUnlockPi = 7, kFutexTrylockPi = 8,
+              kFutexWaitBitset = 9, kFutexWakeBitset = 10, kFutexLockPi2 = 13;
 constexpr int kFutexPrivate = 128, kFutexClockRealtime = 256;
 
 // FUTEX_WAKE_OP's operation on the second word and its comparison of the old value (Linux
@@ -256,9 +257,33 @@ bool wake_op(uint32_t encoded, uint32_t& word, bool& wake2) {
   return true;
 }
 
+// A futex timeout (the struct timespec at c.a[3], 0: none) as a deadline on the virtual
+// clock: relative, or absolute on `clock`. `expired`: it is not in the future.
+int64_t futex_deadline(SyscallContext& c, bool time64, bool absolute, clockid_t clock,
+                       uint64_t& deadline, bool& expired) {
+  deadline = VirtualTime::kNever;
+  expired = false;
+  if (c.a[3] == 0) return 0;
+  uint8_t raw[16];
+  if (!c.p.read_user(c.a[3], raw, timespec_size(time64))) return -EFAULT;
+  const timespec ts = decode_timespec(raw, time64);
+  if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
+  VirtualTime& vt = c.p.vtime();
+  int64_t wait_ns = int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  if (absolute) {
+    int64_t now_ns = 0;
+    vt.clock_ns(clock, now_ns);
+    wait_ns -= now_ns;
+  }
+  expired = wait_ns <= 0;
+  deadline = expired ? vt.now() : vt.now() + vt.cycles_of_ns(static_cast<uint64_t>(wait_ns));
+  return 0;
+}
+
 // Threads wait in the scheduler (threads.cpp): a wait blocks the calling thread, a wake
 // makes waiters runnable. Timeouts are virtual time: FUTEX_WAIT's is relative, FUTEX_WAIT_
-// BITSET's absolute on CLOCK_MONOTONIC or, with FUTEX_CLOCK_REALTIME, CLOCK_REALTIME.
+// BITSET's absolute on CLOCK_MONOTONIC or, with FUTEX_CLOCK_REALTIME, CLOCK_REALTIME;
+// FUTEX_LOCK_PI's absolute on CLOCK_REALTIME, FUTEX_LOCK_PI2's as FUTEX_WAIT_BITSET's.
 // FUTEX_PRIVATE_FLAG changes nothing: the waiters are all in this process.
 int64_t futex_common(SyscallContext& c, bool time64) {
   const int op = static_cast<int>(c.a[1]);
@@ -273,22 +298,15 @@ int64_t futex_common(SyscallContext& c, bool time64) {
       uint32_t v;
       if (!c.p.get(uaddr, v)) return -EFAULT;
       if (v != static_cast<uint32_t>(c.a[2])) return -EAGAIN;
-      VirtualTime& vt = c.p.vtime();
-      uint64_t deadline = VirtualTime::kNever;
-      if (c.a[3] != 0) {
-        uint8_t raw[16];
-        if (!c.p.read_user(c.a[3], raw, timespec_size(time64))) return -EFAULT;
-        const timespec ts = decode_timespec(raw, time64);
-        if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
-        int64_t wait_ns = int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-        if (cmd == kFutexWaitBitset) {
-          int64_t now_ns = 0;
-          vt.clock_ns((op & kFutexClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC, now_ns);
-          wait_ns -= now_ns;
-        }
-        if (wait_ns <= 0) return -ETIMEDOUT;
-        deadline = vt.now() + vt.cycles_of_ns(static_cast<uint64_t>(wait_ns));
+      uint64_t deadline;
+      bool expired;
+      const clockid_t clock = (op & kFutexClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+      if (const int64_t r =
+              futex_deadline(c, time64, cmd == kFutexWaitBitset, clock, deadline, expired);
+          r < 0) {
+        return r;
       }
+      if (expired) return -ETIMEDOUT;
       if (c.p.signals().next_deliverable() != 0) {
         c.interrupted = true;
         return -EINTR;
@@ -325,9 +343,25 @@ int64_t futex_common(SyscallContext& c, bool time64) {
       if (wake2) n += c.p.futex_wake(c.a[4], static_cast<int32_t>(c.a[3]), ~0u);
       return n;
     }
+    case kFutexLockPi:
+    case kFutexLockPi2:
+    case kFutexTrylockPi: {
+      uint64_t deadline = VirtualTime::kNever;
+      bool expired = false;
+      if (cmd != kFutexTrylockPi) {
+        const clockid_t clock =
+            (cmd == kFutexLockPi || (op & kFutexClockRealtime)) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+        if (const int64_t r = futex_deadline(c, time64, true, clock, deadline, expired); r < 0) {
+          return r;
+        }
+      }
+      return c.p.futex_lock_pi(uaddr, deadline, cmd == kFutexTrylockPi, c.blocks);
+    }
+    case kFutexUnlockPi:
+      return c.p.futex_unlock_pi(uaddr);
     default:
-      // PI futexes (FUTEX_LOCK_PI ...) are not provided: glibc uses them only for
-      // PTHREAD_PRIO_INHERIT mutexes.
+      // FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI are not provided: glibc's condition
+      // variables have not used them since 2.25.
       return -ENOSYS;
   }
 }

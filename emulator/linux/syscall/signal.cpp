@@ -2,9 +2,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "emulator/linux/abi_structs.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
+#include "emulator/linux/signal/signal_frame.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 
 namespace padlock::emu {
@@ -124,6 +127,20 @@ void wait_for_signal(Process& p) {
     collect_host_signals(p);
   }
 }
+
+// pause and sigsuspend end with EINTR once a signal is delivered. With other threads the
+// caller waits in the scheduler (threads.cpp), which wakes it with -EINTR when a signal it
+// does not block arrives, and the others run meanwhile.
+int64_t wait_for_signal_or_block(SyscallContext& c) {
+  if (c.p.live_threads() > 1 && c.p.signals().next_deliverable() == 0) {
+    c.p.block_thread(0, 0, VirtualTime::kNever);
+    c.blocks = true;
+    return 0;
+  }
+  wait_for_signal(c.p);
+  return -EINTR;
+}
+
 }  // namespace
 
 int64_t sys_rt_sigsuspend(SyscallContext& c) {
@@ -135,13 +152,90 @@ int64_t sys_rt_sigsuspend(SyscallContext& c) {
   s.has_saved_mask = true;
   s.blocked = set & ~kUnblockable;
   // Sleep until a signal the new mask lets through has arrived.
-  wait_for_signal(c.p);
-  return -EINTR;
+  return wait_for_signal_or_block(c);
 }
 
 int64_t sys_pause(SyscallContext& c) {
-  wait_for_signal(c.p);
-  return -EINTR;
+  return wait_for_signal_or_block(c);
+}
+
+namespace {
+
+// rt_sigtimedwait(set, info, timeout, sigsetsize): takes the lowest pending signal of
+// `set` without running its handler, and writes its siginfo. It waits (the signals of
+// `set` unblocked meanwhile, as Linux does) until one is pending, `timeout` (relative,
+// virtual time) passes (EAGAIN), or another signal's handler must run (EINTR). With other
+// threads the caller waits in the scheduler (Process::sigwait_block) and the call is made
+// again once a signal woke it.
+int64_t sigtimedwait_common(SyscallContext& c, bool time64) {
+  if (c.a[3] != kSigsetSize) return -EINVAL;
+  uint64_t set;
+  if (!c.p.get(c.a[0], set)) return -EFAULT;
+  set &= ~kUnblockable;
+  VirtualTime& vt = c.p.vtime();
+  uint64_t deadline = VirtualTime::kNever;
+  bool expired = false;
+  if (c.a[2] != 0) {
+    uint8_t raw[16];
+    if (!c.p.read_user(c.a[2], raw, timespec_size(time64))) return -EFAULT;
+    const timespec ts = decode_timespec(raw, time64);
+    if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
+    const uint64_t ns = uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec);
+    expired = ns == 0;
+    deadline = vt.now() + vt.cycles_of_ns(ns);
+  }
+  SignalState& s = c.p.signals();
+  auto take = [&]() -> int64_t {
+    const uint64_t ready = s.pending & set;
+    if (ready == 0) return 0;
+    const int sig = __builtin_ctzll(ready) + 1;
+    s.pending &= ~sig_bit(sig);
+    if (c.a[1] != 0) {
+      uint8_t out[128];
+      encode_siginfo(out, c.abi.wide, s.info[sig]);
+      if (!c.p.write_user(c.a[1], out, sizeof out)) return -EFAULT;
+    }
+    return sig;
+  };
+  if (const int64_t r = take(); r != 0) return r;
+  if (expired) return -EAGAIN;
+  if (s.next_deliverable() != 0) {
+    c.interrupted = true;
+    return -EINTR;
+  }
+  if (c.p.live_threads() > 1) {
+    c.p.sigwait_block(set, deadline);
+    c.blocks = true;
+    return 0;
+  }
+  const uint64_t old = s.blocked;
+  s.blocked &= ~set;
+  while ((s.pending & set) == 0 && s.next_deliverable() == 0 && vt.now() < deadline) {
+    uint64_t until = deadline;
+    if (c.p.options().timing) until = std::min(until, vt.next_timer());
+    if (until != VirtualTime::kNever) {
+      c.p.sleep_until(until);
+      continue;
+    }
+    pause();
+    collect_host_signals(c.p);
+  }
+  s.blocked = old;
+  if (const int64_t r = take(); r != 0) return r;
+  if (s.next_deliverable() != 0) {
+    c.interrupted = true;
+    return -EINTR;
+  }
+  return -EAGAIN;
+}
+
+}  // namespace
+
+int64_t sys_rt_sigtimedwait(SyscallContext& c) {
+  return sigtimedwait_common(c, c.abi.wide);
+}
+int64_t sys_rt_sigtimedwait_time64(SyscallContext& c) {
+  return sigtimedwait_common(c, true);
 }
 
 int64_t sys_sigaltstack(SyscallContext& c) {

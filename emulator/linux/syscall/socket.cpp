@@ -358,7 +358,7 @@ int64_t sys_getsockopt(SyscallContext& c) {
 }
 
 // i386 socketcall(call, args): the arguments are 32-bit words in guest memory.
-int64_t sys_socketcall(SyscallContext& c) {
+int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn) {
   struct Call {
     SyscallHandler fn;
     uint8_t nargs;
@@ -375,7 +375,14 @@ int64_t sys_socketcall(SyscallContext& c) {
   uint32_t words[6] = {};
   if (!c.p.read_user(c.a[1], words, 4 * kCalls[call].nargs)) return -EFAULT;
   for (int i = 0; i < 6; ++i) c.a[i] = words[i];  // send/recv: no address (zeros)
-  return kCalls[call].fn(c);
+  fn = kCalls[call].fn;
+  return 0;
+}
+
+int64_t sys_socketcall(SyscallContext& c) {
+  SyscallHandler fn = nullptr;
+  const int64_t r = socketcall_unpack(c, fn);
+  return r < 0 ? r : fn(c);
 }
 
 }  // namespace padlock::emu

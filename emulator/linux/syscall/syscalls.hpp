@@ -18,6 +18,7 @@ namespace padlock::emu {
 
 class Process;
 struct SyscallAbi;
+struct ChildWait;  // process.hpp
 
 struct SyscallContext {
   Process& p;
@@ -217,6 +218,8 @@ PADLOCK_SYSCALL(sys_tkill);
 PADLOCK_SYSCALL(sys_rt_sigreturn);
 PADLOCK_SYSCALL(sys_sigreturn);
 PADLOCK_SYSCALL(sys_pause);
+PADLOCK_SYSCALL(sys_rt_sigtimedwait);
+PADLOCK_SYSCALL(sys_rt_sigtimedwait_time64);
 // syscall/clone.cpp
 PADLOCK_SYSCALL(sys_clone);
 PADLOCK_SYSCALL(sys_clone3);
@@ -288,10 +291,25 @@ int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
 // (12..14; -1 picks a free one and writes the number back) and its descriptor; 0 or -errno.
 int64_t read_tls_descriptor(SyscallContext& c, uint64_t va, unsigned& index, uint64_t& desc);
 
-// A call that would wait on host descriptors (syscall/host_wait.cpp): true when it would
-// block now, with the descriptors in `fds` and its timeout in `ms` (-1: none). False: make
-// the call (not such a call, no wait, a non-blocking descriptor, or ready already).
-bool host_wait_set(SyscallContext& c, std::vector<pollfd>& fds, int64_t& ms);
+// A call that would wait on the host (syscall/host_wait.cpp): true when it would block now,
+// with the descriptors in `fds` (or the children in `child`: wait4, waitid) and its
+// timeout in `ms` (-1: none). False: make the call (not such a call, no wait, a
+// non-blocking descriptor, or ready already); a ready write is then changed so that it
+// cannot block (`again_on_eagain`: its -EAGAIN means wait again).
+// `fn` is the call's handler (socketcall's inner one).
+bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fds, ChildWait& child,
+                   int64_t& ms, bool& again_on_eagain);
+// i386 socketcall (syscall/socket.cpp): its call's handler and arguments in `fn` and c.a;
+// 0, or -errno with c.a unchanged.
+int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn);
+// connect with other threads to run (syscall/host_wait.cpp): made on a non-blocking
+// descriptor. Done: `r` is its result. Writable: in progress, wait for `fds` (then
+// `in_progress` asks SO_ERROR for the result). Retry: no room in the listener's backlog
+// (AF_UNIX), try again later. Blocking: the descriptor is non-blocking, make the call.
+enum class ConnectStep : uint8_t { Done, Writable, Retry, Blocking };
+ConnectStep host_connect(SyscallContext& c, bool in_progress, std::vector<pollfd>& fds, int64_t& r);
+// A child waiter's children (wait4, waitid): true when the call would not block now.
+bool child_ready(const ChildWait& w);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {

@@ -2,7 +2,8 @@
 // processes (each a padlock-emu, syscall/clone.cpp), and a guest's PID is its host PID, so
 // these pass through: a child emulator exits with its guest's status or dies by its
 // guest's signal (docs/emulator.md, "Exit status and signals"), which is what the parent
-// guest then reads. A wait blocks in real time; a signal for the guest interrupts it.
+// guest then reads. A wait blocks in real time (with other threads to run, the scheduler
+// waits instead: syscall/host_wait.cpp); a signal for the guest interrupts it.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

@@ -101,7 +101,7 @@ constexpr NumberedSyscall kX86_64[] = {
     {121, {"getpgid", sys_getpgid, "d"}},
     {124, {"getsid", sys_getsid, "d"}},
     {127, {"rt_sigpending", sys_rt_sigpending, "pu"}},
-    {128, {"rt_sigtimedwait", nullptr, "pppu"}},
+    {128, {"rt_sigtimedwait", sys_rt_sigtimedwait, "pppu"}},
     {130, {"rt_sigsuspend", sys_rt_sigsuspend, "pu"}},
     {131, {"sigaltstack", sys_sigaltstack, "pp"}},
     {135, {"personality", sys_personality, "x"}},

@@ -130,6 +130,10 @@ bool JsonlTrace::record(const PadlockEvent& ev, const std::string& fn) {
   json_u64(l, ev.seq);
   json_key(l, "cycle");
   json_u64(l, ev.cycle);
+  if (ev.thread >= 0) {
+    json_key(l, "thread");
+    json_u64(l, static_cast<uint64_t>(ev.thread));
+  }
   json_key(l, "pc");
   json_hex(l, ev.pc, ev.guest64 ? 16 : 8);
   json_key(l, "fn");

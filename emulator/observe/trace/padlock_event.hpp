@@ -40,6 +40,9 @@ struct PadlockEvent {
   bool has_iv = false;
   uint8_t iv[16] = {};
   uint32_t fn = 0;  // profile::ObjectMap function id of the PC
+  // The guest thread that ran it, by creation order (0: the first), once the process has
+  // created a thread (docs/emulator.md, "Threads"); -1 before.
+  int thread = -1;
 };
 
 // Turns the execution core's records into events, in order: the sequence number, the

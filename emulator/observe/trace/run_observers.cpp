@@ -115,6 +115,7 @@ void RunObservers::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   if (debug_ && debug_->has(kLogPadlock)) debug_->on_padlock(r);
   if (!trace_ && !chrome_ && !profiler_) return;
   trace::PadlockEvent& ev = events_.build(r);
+  ev.thread = thread_;
   const Outcome& o = r.outcome;
   if (profiler_) {
     profiler_->on_padlock(ev.pc, ev.cycle, ev.end, o.cycles, o.bytes, o.key_reloaded,

@@ -80,6 +80,8 @@ class RunObservers final : public PadlockListener {
 
   // One PadLock instruction, from the execution core (emulator/padlock/core.hpp).
   void on_padlock(const PadlockRecord& r, GuestMemory& mem) override;
+  // The guest thread that runs from now on (creation order; emulator/linux/threads.cpp).
+  void set_thread(int index) { thread_ = index; }
 
   // A system call from t0 to t1 (virtual time).
   void syscall(const char* name, uint64_t nr, int64_t result, uint64_t t0, uint64_t t1);
@@ -117,6 +119,7 @@ class RunObservers final : public PadlockListener {
   std::unique_ptr<check::Checker> checker_;
 
   trace::EventBuilder events_;
+  int thread_ = -1;  // set_thread; -1 while the process has one thread
   bool finished_ = false;
 };
 

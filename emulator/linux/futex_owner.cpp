@@ -1,0 +1,126 @@
+// Futex words that name their owner (docs/emulator.md, "Threads"): the robust list a thread
+// leaves at its exit, and PI futexes (FUTEX_LOCK_PI, FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI).
+// Such a word holds the owner's TID in bits 0..29, FUTEX_OWNER_DIED in bit 30 and
+// FUTEX_WAITERS in bit 31 (Linux's futex ABI, include/uapi/linux/futex.h).
+//
+// Priority inheritance itself changes nothing here: every guest thread has the same
+// priority in the scheduler's round robin, so a PI futex is a lock that the kernel hands to
+// its oldest waiter when the owner unlocks it.
+#include <cerrno>
+
+#include "emulator/linux/process.hpp"
+
+namespace padlock::emu {
+
+namespace {
+
+constexpr uint32_t kTidMask = 0x3FFFFFFF, kOwnerDied = 0x40000000, kWaiters = 0x80000000;
+// Linux's ROBUST_LIST_LIMIT: a list longer than this (or a cycle) is not walked further.
+constexpr int kRobustListLimit = 2048;
+
+}  // namespace
+
+Process::Thread* Process::pi_waiter(uint64_t uaddr) {
+  Thread* first = nullptr;
+  for (const auto& t : threads_) {
+    if (t->state == Thread::State::Waiting && t->pi_wait && t->futex_addr == uaddr &&
+        (first == nullptr || t->wait_seq < first->wait_seq)) {
+      first = t.get();
+    }
+  }
+  return first;
+}
+
+// The oldest waiter becomes the owner and returns from FUTEX_LOCK_PI with 0. Linux keeps
+// FUTEX_WAITERS set on a handed-over word (the new owner unlocks through the kernel).
+bool Process::pi_hand_over(uint64_t uaddr, uint32_t owner_died) {
+  Thread* next = pi_waiter(uaddr);
+  if (next == nullptr) return false;
+  put(uaddr, static_cast<uint32_t>(next->tid) | kWaiters | owner_died);
+  wake(*next, 0);
+  return true;
+}
+
+// Linux's handle_futex_death: a futex word the dead thread `tid` owned gets FUTEX_OWNER_DIED
+// (FUTEX_WAITERS kept, no owner), and one waiter is woken to find it; a PI futex goes to its
+// oldest waiter, with FUTEX_OWNER_DIED. The pending entry (a lock or unlock in progress)
+// whose word is 0 wakes a waiter, as the lock may have been released just before the exit.
+void Process::futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending) {
+  uint32_t v;
+  if ((uaddr & 3) != 0 || !get(uaddr, v)) return;
+  if (pending && !pi && v == 0) {
+    futex_wake(uaddr, 1, ~0u);
+    return;
+  }
+  if ((v & kTidMask) != static_cast<uint32_t>(tid)) return;
+  if (pi && pi_hand_over(uaddr, kOwnerDied)) return;
+  put(uaddr, (v & kWaiters) | kOwnerDied);
+  if (!pi && (v & kWaiters) != 0) futex_wake(uaddr, 1, ~0u);
+}
+
+// struct robust_list_head { struct robust_list *next; long futex_offset;
+// struct robust_list *list_op_pending; }: a circular list of entries, each `futex_offset`
+// bytes before its futex word; bit 0 of a pointer to an entry marks a PI futex.
+void Process::exit_robust_list(int tid, uint64_t head) {
+  if (head == 0) return;
+  const unsigned w = guest64_ ? 8 : 4;
+  const uint64_t addr_mask = guest64_ ? ~0ull : 0xFFFFFFFFull;
+  bool ok = false;
+  uint64_t entry = get_word(head, ok);
+  if (!ok) return;
+  uint64_t offset = get_word(head + w, ok);
+  if (!ok) return;
+  if (!guest64_) offset = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(offset)));
+  const uint64_t pending = get_word(head + 2 * w, ok);
+  if (!ok) return;
+  for (int n = 0; (entry & ~1ull) != head && n < kRobustListLimit; ++n) {
+    const uint64_t next = get_word(entry & ~1ull, ok);
+    if (!ok) return;
+    if ((entry & ~1ull) != (pending & ~1ull)) {
+      futex_owner_died(((entry & ~1ull) + offset) & addr_mask, tid, (entry & 1) != 0, false);
+    }
+    entry = next;
+  }
+  if (pending != 0) {
+    futex_owner_died(((pending & ~1ull) + offset) & addr_mask, tid, (pending & 1) != 0, true);
+  }
+}
+
+// FUTEX_LOCK_PI (and FUTEX_LOCK_PI2), FUTEX_TRYLOCK_PI: the caller failed to take the word
+// from 0 in user space. A word with no owner is taken here (FUTEX_OWNER_DIED kept); a word
+// with an owner gets FUTEX_WAITERS and the caller waits until it is handed over or
+// `deadline` passes.
+int64_t Process::futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks) {
+  uint32_t v;
+  if (!get(uaddr, v)) return -EFAULT;
+  const uint32_t me = static_cast<uint32_t>(tid());
+  const uint32_t owner = v & kTidMask;
+  if (owner == me) return -EDEADLK;
+  if (owner == 0) {
+    const uint32_t waiters = pi_waiter(uaddr) != nullptr ? kWaiters : 0;
+    return put(uaddr, me | (v & kOwnerDied) | waiters) ? 0 : -EFAULT;
+  }
+  if (trylock) return -EAGAIN;
+  bool alive = false;
+  for (const auto& t : threads_) {
+    alive |= t->state != Thread::State::Dead && static_cast<uint32_t>(t->tid) == owner;
+  }
+  if (!alive) return -ESRCH;  // Linux: no such task (an owner in another process, too)
+  if (deadline <= vt_->now()) return -ETIMEDOUT;
+  if (!put(uaddr, v | kWaiters)) return -EFAULT;
+  block_thread(uaddr, ~0u, deadline);
+  threads_[cur_]->pi_wait = true;
+  blocks = true;
+  return 0;
+}
+
+// FUTEX_UNLOCK_PI: only the owner may; the oldest waiter gets the lock, or the word is 0.
+int64_t Process::futex_unlock_pi(uint64_t uaddr) {
+  uint32_t v;
+  if (!get(uaddr, v)) return -EFAULT;
+  if ((v & kTidMask) != static_cast<uint32_t>(tid())) return -EPERM;
+  if (pi_hand_over(uaddr, 0)) return 0;
+  return put(uaddr, uint32_t{0}) ? 0 : -EFAULT;
+}
+
+}  // namespace padlock::emu
