@@ -169,9 +169,21 @@ LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool 
     const uint64_t start = page_down(va), end = page_up(va + h.memsz);
     // Fresh pages come zero-filled from the host, mapped lazily by runs (a bss of
     // gigabytes costs nothing until touched). A page shared with an earlier segment keeps
-    // its contents, except that the bss part of it is zeroed.
+    // its contents, except that the bss part of it is zeroed. The bss's whole pages are
+    // fresh zero pages even where an earlier segment mapped them (Linux maps the bss
+    // anonymous over what was there): cleared by hand, a bss of gigabytes over an earlier
+    // segment touched every page (found by the elf_loader fuzz target).
     const uint64_t bss = va + h.filesz, bss_end = va + h.memsz;
+    const uint64_t zero_start = std::max(start, page_up(bss)), zero_end = page_down(bss_end);
+    if (zero_start < zero_end &&
+        !mem.map_anonymous(zero_start, zero_end - zero_start, kPageRead | kPageWrite)) {
+      throw LoadError(elf.path + ": cannot map segment memory");
+    }
     for (uint64_t p = start; p < end;) {
+      if (p == zero_start && zero_start < zero_end) {
+        p = zero_end;
+        continue;
+      }
       if (mem.flags(p) & kPageMapped) {
         const uint64_t from = std::max(p, bss), to = std::min(p + kPage, bss_end);
         if (from < to) std::memset(mem.host(from), 0, to - from);

@@ -18,6 +18,35 @@ constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 // window) spills up to 15 bytes beyond it, which must fault rather than touch a host
 // mapping.
 constexpr uint64_t kGuard = 64 * 1024;
+
+// The page table's scans test eight flag bytes at a time: a mapping of gigabytes is
+// millions of pages (and each byte's test costs far more under the sanitizers).
+constexpr uint64_t kEachByte = 0x0101010101010101ull;
+uint64_t eight(const uint8_t* f) {
+  uint64_t w;
+  std::memcpy(&w, f, 8);
+  return w;
+}
+
+// The index of the first of the n flag bytes at f with a bit of `flag` set, or n.
+uint64_t first_with(const uint8_t* f, uint64_t n, uint8_t flag) {
+  uint64_t i = 0;
+  while (i + 8 <= n && !(eight(f + i) & (flag * kEachByte))) i += 8;
+  while (i < n && !(f[i] & flag)) ++i;
+  return i;
+}
+
+// Whether each of the n flag bytes at f has every bit of `flag`.
+bool all_with(const uint8_t* f, uint64_t n, uint8_t flag) {
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    if ((eight(f + i) & (flag * kEachByte)) != flag * kEachByte) return false;
+  }
+  for (; i < n; ++i) {
+    if ((f[i] & flag) != flag) return false;
+  }
+  return true;
+}
 }  // namespace
 
 AddressSpace::AddressSpace(bool guest64) {
@@ -115,11 +144,21 @@ void AddressSpace::protect_code(uint64_t va) {
 void AddressSpace::unprotect_code(uint64_t va, uint64_t len) {
   const uint64_t start = va & ~kPageMask;
   const uint64_t end = std::min(size_, (va + len + kPageMask) & ~kPageMask);
-  for (uint64_t a = start; a < end; a += kPageSize) {
-    if (!(flags(a) & kPageCode)) continue;
-    uint8_t& f = flags_of(a / kPageSize);
-    f &= static_cast<uint8_t>(~kPageCode);
-    if (mirror_) mprotect(base_ + a, kPageSize, host_prot(f));
+  // A leaf's run at a time: munmap of a large range passes here.
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  for (uint64_t page = start / kPageSize, last = end / kPageSize; page < last;) {
+    const uint64_t n = std::min(last, (page | mask) + 1) - page;
+    if (uint8_t* l = leaf(page)) {
+      uint8_t* f = l + (page & mask);
+      uint64_t i = first_with(f, n, kPageCode);
+      while (i < n) {
+        f[i] &= static_cast<uint8_t>(~kPageCode);
+        if (mirror_) mprotect(base_ + (page + i) * kPageSize, kPageSize, host_prot(f[i]));
+        ++i;
+        i += first_with(f + i, n - i, kPageCode);
+      }
+    }
+    page += n;
   }
 }
 
@@ -225,9 +264,8 @@ uint64_t AddressSpace::next_mapped(uint64_t va, uint64_t end) const {
     const uint8_t* l = leaf(page);
     const uint64_t leaf_end = std::min(last, (page | mask) + 1);
     if (l != nullptr) {
-      for (; page < leaf_end; ++page) {
-        if (l[page & mask] & kPageMapped) return page * kPageSize;
-      }
+      const uint64_t i = first_with(l + (page & mask), leaf_end - page, kPageMapped);
+      if (page + i < leaf_end) return (page + i) * kPageSize;
     }
     page = leaf_end;
   }
@@ -307,7 +345,12 @@ int AddressSpace::protect(uint64_t va, uint64_t len, uint8_t prot) {
   for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
     const uint64_t n = std::min(end, (page | mask) + 1) - page;
     uint8_t* f = leaf(page) + (page & mask);
-    for (uint64_t i = 0; i < n; ++i) f[i] = static_cast<uint8_t>((f[i] & keep) | (prot & 7));
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const uint64_t w = (eight(f + i) & (keep * kEachByte)) | ((prot & 7) * kEachByte);
+      std::memcpy(f + i, &w, 8);
+    }
+    for (; i < n; ++i) f[i] = static_cast<uint8_t>((f[i] & keep) | (prot & 7));
     page += n;
   }
   return apply_host(va, len);
@@ -336,10 +379,10 @@ bool AddressSpace::range_free(uint64_t va, uint64_t len) const {
   if (!in_window(va, len)) return false;
   if (len == 0) return true;
   const auto leaf_of = [this](uint64_t page) { return leaf(page); };
-  return leaf_runs(
-      va, len, (uint64_t{1} << kLeafBits) - 1, leaf_of, [](const uint8_t* f, uint64_t n) {
-        return f == nullptr || std::none_of(f, f + n, [](uint8_t x) { return x & kPageMapped; });
-      });
+  return leaf_runs(va, len, (uint64_t{1} << kLeafBits) - 1, leaf_of,
+                   [](const uint8_t* f, uint64_t n) {
+                     return f == nullptr || first_with(f, n, kPageMapped) == n;
+                   });
 }
 
 bool AddressSpace::range_mapped(uint64_t va, uint64_t len) const {
@@ -351,28 +394,38 @@ bool AddressSpace::range_has(uint64_t va, uint64_t len, uint8_t flag) const {
   const auto leaf_of = [this](uint64_t page) { return leaf(page); };
   return leaf_runs(va, len, (uint64_t{1} << kLeafBits) - 1, leaf_of,
                    [flag](const uint8_t* f, uint64_t n) {
-                     if (f == nullptr) return flag == 0;
-                     return std::all_of(f, f + n, [flag](uint8_t x) { return (x & flag) == flag; });
+                     return f != nullptr ? all_with(f, n, flag) : flag == 0;
                    });
 }
 
 bool AddressSpace::range_any(uint64_t va, uint64_t len, uint8_t flag) const {
   if (va >= size_) return false;
   const auto leaf_of = [this](uint64_t page) { return leaf(page); };
-  return !leaf_runs(va, std::min(len, size_ - va), (uint64_t{1} << kLeafBits) - 1, leaf_of,
-                    [flag](const uint8_t* f, uint64_t n) {
-                      return f == nullptr ||
-                             std::none_of(f, f + n, [flag](uint8_t x) { return x & flag; });
-                    });
+  return !leaf_runs(
+      va, std::min(len, size_ - va), (uint64_t{1} << kLeafBits) - 1, leaf_of,
+      [flag](const uint8_t* f, uint64_t n) { return f == nullptr || first_with(f, n, flag) == n; });
 }
 
 uint64_t AddressSpace::find_free_below(uint64_t len, uint64_t limit, uint64_t floor) const {
   if (len == 0 || limit > size_ || limit < len) return 0;
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
   uint64_t end = limit & ~kPageMask;
   while (end >= floor + len) {
-    // Walk down from `end` until a mapped page or until len bytes are free.
-    uint64_t a = end;
-    while (a > end - len && !(flags(a - kPageSize) & kPageMapped)) a -= kPageSize;
+    // Walk down from `end` until a mapped page or until len bytes are free, a leaf's run
+    // at a time (a missing leaf maps nothing).
+    uint64_t page = end / kPageSize;
+    const uint64_t lowest = (end - len) / kPageSize;
+    while (page > lowest) {
+      const uint64_t first = std::max(lowest, (page - 1) & ~mask);
+      const uint8_t* l = leaf(page - 1);
+      if (l == nullptr) {
+        page = first;
+        continue;
+      }
+      while (page > first && !(l[(page - 1) & mask] & kPageMapped)) --page;
+      if (page > first) break;  // page - 1 is mapped
+    }
+    const uint64_t a = page * kPageSize;
     if (a == end - len) return a;
     end = a - kPageSize;  // skip the mapped page at a - kPageSize
     if (end < len) break;

@@ -35,6 +35,21 @@ def run(emulator: Path, *args, cpu: str | None = None) -> subprocess.CompletedPr
     return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
 
 
+def run_peak_rss(emulator: Path, prog: Path, tmp_path: Path) -> tuple[int, int, str]:
+    """Runs `prog` on the nano: the emulator's own peak RSS in KiB, its exit status and
+    stderr, checking that it took under 10 s. A child's ru_maxrss keeps the high-water mark
+    of what it was before exec, a fork of this pytest worker (1.1 GB after other tests): a
+    small wrapper forks the emulator from its fresh image and reports the emulator's wait4."""
+    start = time.monotonic()
+    report = tmp_path / "rusage"
+    proc = subprocess.run([sys.executable, "-c", PEAK_RSS_WRAPPER, str(report), str(emulator),
+                           "run", "--cpu", "nano", str(prog)],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert time.monotonic() - start < 10
+    maxrss_kib, status = map(int, report.read_text().split())
+    return maxrss_kib, status, proc.stderr
+
+
 def one_line_error(proc: subprocess.CompletedProcess, needle: str) -> None:
     """Refused: status 1 and one line on stderr that names the reason."""
     assert proc.returncode == 1, (proc.returncode, proc.stderr)
@@ -97,18 +112,33 @@ def test_bss_near_4_gib_is_mapped_lazily_and_zero(emulator_path, tmp_path):
                                       filesz=filesz, flags=PF_R | PF_W | PF_X)]
                     ).write(tmp_path / "prog_last")
     for p in (prog, prog_last):
-        start = time.monotonic()
-        # The emulator's own peak. A child's ru_maxrss keeps the high-water mark of what it
-        # was before exec, a fork of this pytest worker (1.1 GB after other tests): a small
-        # wrapper forks the emulator from its fresh image and reports the emulator's wait4.
-        report = tmp_path / "rusage"
-        proc = subprocess.run([sys.executable, "-c", PEAK_RSS_WRAPPER, str(report),
-                               str(emulator_path), "run", "--cpu", "nano", str(p)],
-                              capture_output=True, text=True, timeout=TIMEOUT)
-        maxrss_kib, status = map(int, report.read_text().split())
-        assert status == 0, (status, proc.stderr)
-        assert time.monotonic() - start < 10
+        maxrss_kib, status, stderr = run_peak_rss(emulator_path, p, tmp_path)
+        assert status == 0, (status, stderr)
         assert maxrss_kib < 1 << 20, maxrss_kib  # far below the 4 GiB it once touched
+
+
+def test_bss_over_an_earlier_segment_is_not_cleared_by_hand(emulator_path, tmp_path):
+    # Found by the elf_loader fuzz target: a second PT_LOAD whose bss of gigabytes lay over
+    # the first's pages was zeroed by hand, page by page (1.8 GB of host RAM, 8 s under the
+    # sanitizers). Its whole pages are now fresh zero pages. The shared page keeps the first
+    # segment's bytes below the second's bss and reads 0 in it; the program exits with the
+    # word at `probe`.
+    base, memsz = 0x400000, 0x80000000
+    second = base + 0x1000
+    bss = second + 0x80
+    image = bytearray(b"\xff" * 0x2000)
+    for probe, want in ((bss - 4, 0xFF), (bss, 0), (base + 0x10000, 0),
+                        (base + memsz - 4, 0)):
+        code = exit_with_dword_at(64, probe)
+        image[0x200:0x200 + len(code)] = code
+        elf = Elf(bits=64, entry=base + 0x200, segments=[
+            Segment(PT_LOAD, base, 0, bytes(image), memsz=memsz, flags=PF_R | PF_W | PF_X),
+            Segment(PT_LOAD, second, 0x1000, bytes(image[0x1000:]), filesz=0x80,
+                    memsz=memsz - 0x1000, flags=PF_R | PF_W)])
+        maxrss_kib, status, stderr = run_peak_rss(emulator_path, elf.write(tmp_path / "prog"),
+                                                  tmp_path)
+        assert status == want, (hex(probe), status, stderr)
+        assert maxrss_kib < 1 << 20, maxrss_kib  # far below the 2 GiB it once touched
 
 
 def test_segment_past_the_window_is_refused(emulator_path, tmp_path):

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 namespace padlock::emu {
 namespace {
@@ -89,6 +90,75 @@ TEST(AddressSpace, FindFreeBelowSkipsMappings) {
   EXPECT_EQ(as.find_free_below(kPage, top, 0x10000), top - 3 * kPage);
   EXPECT_EQ(as.find_free_below(kPage, 0x10000 + kPage, 0x10000), 0x10000u);
   EXPECT_EQ(as.find_free_below(2 * kPage, 0x10000 + kPage, 0x10000), 0u);
+}
+
+// The range scans test eight flag bytes at a time; each answer must equal a page-by-page
+// reading of flags() for every start and length around a leaf boundary (1 GiB), with runs
+// of mapped, unmapped, read-only and code pages that are not multiples of eight.
+TEST(AddressSpace, RangeScansAgreeWithEachPagesFlags) {
+  AddressSpace as(true);
+  as.track_code([](uint64_t, void*) {}, nullptr);
+  const uint64_t base = (uint64_t{1} << 30) - 40 * kPage, pages = 80;
+  uint32_t seed = 12345;
+  for (uint64_t i = 0; i < pages; ++i) {
+    seed = seed * 1103515245 + 12345;
+    // 0, 1: unmapped; 2: read-only; 3: writable, with code; 4: read-write.
+    const unsigned kind = (seed >> 16) % 5;
+    if (kind >= 2) ASSERT_TRUE(as.map_anonymous(base + i * kPage, kPage, uint8_t(kind - 1)));
+    if (kind == 3) as.protect_code(base + i * kPage);
+  }
+  const auto f = [&](uint64_t i) { return as.flags(base + i * kPage); };
+  for (uint64_t s = 0; s < pages; ++s) {
+    for (uint64_t n = 0; s + n <= pages; ++n) {
+      const uint64_t va = base + s * kPage, len = n * kPage;
+      bool all_mapped = true, none_mapped = true, all_read = true, any_write = false;
+      uint64_t next = va + len;
+      for (uint64_t i = s + n; i-- > s;) {
+        all_mapped &= (f(i) & kPageMapped) != 0;
+        none_mapped &= !(f(i) & kPageMapped);
+        all_read &= (f(i) & kPageRead) != 0;
+        any_write |= (f(i) & kPageWrite) != 0;
+        if (f(i) & kPageMapped) next = base + i * kPage;
+      }
+      EXPECT_EQ(as.range_mapped(va, len), all_mapped) << s << " " << n;
+      EXPECT_EQ(as.range_free(va, len), none_mapped) << s << " " << n;
+      EXPECT_EQ(as.range_has(va, len, kPageRead), all_read) << s << " " << n;
+      EXPECT_EQ(as.range_any(va, len, kPageWrite), any_write) << s << " " << n;
+      EXPECT_EQ(as.next_mapped(va, va + len), next) << s << " " << n;
+      // find_free_below: the highest free run of n pages in [base, va + len).
+      uint64_t want = 0;
+      for (uint64_t e = s + n; n > 0 && e >= n && want == 0; --e) {
+        bool free = true;
+        for (uint64_t i = e - n; i < e; ++i) free &= !(f(i) & kPageMapped);
+        if (free) want = base + (e - n) * kPage;
+      }
+      if (n > 0) EXPECT_EQ(as.find_free_below(len, va + len, base), want) << s << " " << n;
+    }
+  }
+  // protect on a mapped run keeps kPageCode only where it stays writable.
+  uint64_t s = 0;
+  while (!(f(s) & kPageMapped)) ++s;
+  uint64_t e = s;
+  while (e < pages && (f(e) & kPageMapped)) ++e;
+  std::vector<uint8_t> before;
+  for (uint64_t i = 0; i < pages; ++i) before.push_back(f(i));
+  ASSERT_EQ(as.protect(base + s * kPage, (e - s) * kPage, kPageRead | kPageWrite), 0);
+  for (uint64_t i = 0; i < pages; ++i) {
+    const uint8_t want =
+        i >= s && i < e ? uint8_t((before[i] & ~7) | kPageRead | kPageWrite) : before[i];
+    EXPECT_EQ(f(i), want) << i;
+  }
+  // unprotect_code clears kPageCode in its range only.
+  for (uint64_t i = 0; i < pages; ++i) before[i] = f(i);
+  bool had_code = false;
+  for (uint64_t i = 0; i < pages; ++i) had_code |= (f(i) & kPageCode) != 0;
+  ASSERT_TRUE(had_code);
+  const uint64_t cut = pages / 2 + 3;
+  as.unprotect_code(base + kPage + 5, (cut - 1) * kPage);  // pages 1 .. cut
+  for (uint64_t i = 0; i < pages; ++i) {
+    const bool cleared = i >= 1 && i <= cut;
+    EXPECT_EQ(f(i), cleared ? uint8_t(before[i] & ~kPageCode) : before[i]) << i;
+  }
 }
 
 TEST(AddressSpace, OutsideTheWindow) {
