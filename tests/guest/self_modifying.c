@@ -17,6 +17,11 @@
  *                code page after mprotect(PROT_READ | PROT_EXEC); then "after" the value
  *                once the page is writable again and rewritten
  *   wrap         (i386) the signal of a 4-byte load at 0xFFFFFFFE, which crosses 4 GiB
+ *   ea_wrap      (i386) accesses whose base + index * scale + displacement passes 4 GiB and
+ *                wraps to 32 bits (a negative index in a 32-bit register): a load, a
+ *                store, a read-modify-write, LEA, CMPXCHG8B, and a load from a wrapped
+ *                unmapped address (signal:si_addr); the generated code of a 32-bit guest
+ *                sums addresses in 64 bits (docs/emulator.md, "Figures")
  *   far          (x86-64) for a load and then a store at each of 2^39, 2^40, 2^44 and
  *                0x7FFFFFFFF000 (the last user page), none of them mapped: the signal and
  *                si_addr; past padlock-emu's window for a 64-bit guest (2^36 to 2^40
@@ -120,6 +125,30 @@ static void protected_store(uint8_t *code) {
   printf("after=%u\n", ((fn_t)code)());
 }
 
+#if !defined(__x86_64__)
+static void ea_wrap(void) {
+  static uint32_t a[4] = {11, 22, 33, 44};
+  static uint64_t q = 5;
+  const uint32_t minus1 = 0xFFFFFFFFu, minus8 = 0xFFFFFFF8u;
+  uint32_t v, lea, lo = 5, hi = 0;
+  asm volatile("movl (%1,%2,4), %0" : "=r"(v) : "r"(&a[1]), "r"(minus1) : "memory");
+  asm volatile("movl %2, (%0,%1,1)" : : "r"(&a[3]), "r"(minus8), "r"(77u) : "memory");
+  asm volatile("addl $5, 8(%0,%1,4)" : : "r"(&a[1]), "r"(minus1) : "memory");
+  asm("leal 4(%1,%2,4), %0" : "=r"(lea) : "r"(&a[1]), "r"(minus1));
+  asm volatile("lock cmpxchg8b (%2,%3,1)"
+               : "+a"(lo), "+d"(hi)
+               : "S"((char *)&q + 8), "D"(minus8), "b"(9u), "c"(0u)
+               : "memory");
+  fault_sig = 0;
+  fault_addr = 0;
+  if (sigsetjmp(fault_jmp, 1) == 0) {
+    asm volatile("movl (%1,%2,4), %0" : "=r"(v) : "r"(0x1000u), "r"(minus1) : "memory");
+  }
+  printf("ea_wrap=%u %u %u %d %u %d:%#lx\n", a[0], a[1], a[2], lea == (uintptr_t)&a[1],
+         (unsigned)q, (int)fault_sig, (unsigned long)fault_addr);
+}
+#endif
+
 int main(int argc, char **argv) {
   const unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 200;
   struct sigaction sa;
@@ -142,6 +171,7 @@ int main(int argc, char **argv) {
     (void)*(volatile uint32_t *)(uintptr_t)0xFFFFFFFEu;
   }
   printf("wrap=%d\n", (int)fault_sig);
+  ea_wrap();
 #else
   static const uintptr_t far[] = {(uintptr_t)1 << 39, (uintptr_t)1 << 40, (uintptr_t)1 << 44,
                                   0x7FFFFFFFF000u};

@@ -43,6 +43,9 @@ def test_self_modifying_code_i386(runner, memory):
     out = kv(emulate(runner, "i386", "esther", memory))
     assert {k: out.get(k) for k in EXPECTED} == EXPECTED
     assert out["wrap"] == str(int(signal.SIGSEGV))  # into the guard page: a guest fault
+    # Sums past 4 GiB wrap: a[0] loaded, a[1] stored, a[2] += 5, LEA gives &a[1],
+    # CMPXCHG8B swaps 5 for 9, and 0x1000 - 4 faults at 0xffc.
+    assert out["ea_wrap"] == f"11 77 38 1 9 {int(signal.SIGSEGV)}:0xffc"
 
 
 # Past the window (2^36 to 2^40 bytes): the bound test sends them to the TLB path, which
