@@ -92,9 +92,10 @@ def matches(expected: list[str], actual: list[str]) -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def workdir(tmp_path_factory, emulator_path, guest_dir):
-    d = tmp_path_factory.mktemp("docs")
+@pytest.fixture
+def workdir(tmp_path, emulator_path, guest_dir):
+    d = tmp_path / "docs"
+    d.mkdir()
     (d / "abc.txt").write_text("abc")
     (d / "zeros.bin").write_bytes(bytes(100000))
     (d / "build" / "tests").mkdir(parents=True)
@@ -107,36 +108,56 @@ def workdir(tmp_path_factory, emulator_path, guest_dir):
     return d
 
 
-@pytest.mark.parametrize("page,cmd,expected", sessions())
-def test_session_prints_what_the_page_shows(workdir, page, cmd, expected):
+def skip_reason(workdir: Path, page: str, cmd: str) -> str | None:
     for prefix, why in NOT_RUN.items():
         if cmd.startswith(prefix):
-            pytest.skip(why)
+            return why
     tool = cmd.split()[0]
     assert tool in TOOLS or "=" in tool, f"{page}: unknown tool in {cmd!r}"
     if tool != "padlock-emu" and tool != "echo" and shutil.which(tool) is None:
-        pytest.skip(f"{tool} is not installed")
+        return f"{tool} is not installed"
     if ".sysroot-i386" in cmd and not (workdir / ".sysroot-i386").exists():
-        pytest.skip("no i386 sysroot (scripts/make-sysroot.sh)")
+        return "no i386 sysroot (scripts/make-sysroot.sh)"
     if tool == "kcachegrind":
-        pytest.skip("a GUI")
+        return "a GUI"
+    return None
+
+
+def run_session(workdir: Path, cmd: str, before: str) -> list[str]:
+    """What the session prints: stdout and stderr together, or for `echo $?` the status of
+    the command before it, run again in the same shell."""
     # A fixed, short environment: the guests' C library reads it at start-up, so its size
     # moves their instruction counts and cycles.
     env = {"PATH": f"{workdir / 'bin'}:/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C"}
-    # "echo $?" reports the status of the command before it, in the same shell.
-    script = cmd if tool != "echo" else f"{test_session_prints_what_the_page_shows.last}; {cmd}"
-    test_session_prints_what_the_page_shows.last = cmd
-    p = subprocess.run(["bash", "-c", script], cwd=workdir, env=env, capture_output=True,
-                       text=True, errors="replace", timeout=600)
-    actual = p.stdout.splitlines() if tool == "echo" else None
-    if actual is None:
-        p = subprocess.run(["bash", "-c", script + " 2>&1"], cwd=workdir, env=env,
-                           capture_output=True, text=True, errors="replace", timeout=600)
-        actual = p.stdout.splitlines()
-    if tool == "echo":
-        actual = actual[-1:]
-    why = matches(expected, actual)
-    assert why is None, f"{page}: $ {cmd}\n{why}\n--- got:\n" + "\n".join(actual[:60])
+    if cmd.split()[0] == "echo":
+        p = subprocess.run(["bash", "-c", f"{before} >/dev/null 2>&1; {cmd}"], cwd=workdir,
+                           env=env, capture_output=True, text=True, errors="replace",
+                           timeout=600)
+        return p.stdout.splitlines()[-1:]
+    p = subprocess.run(["bash", "-c", cmd + " 2>&1"], cwd=workdir, env=env,
+                       capture_output=True, text=True, errors="replace", timeout=600)
+    return p.stdout.splitlines()
 
 
-test_session_prints_what_the_page_shows.last = "true"
+# One test per page: its sessions run in order in one working folder, as a reader types
+# them (a later command reads a file an earlier one wrote, `echo $?` follows the command
+# before it), so no scheduler (pytest-xdist) can separate them.
+@pytest.mark.parametrize("page", PAGES)
+def test_sessions_print_what_the_page_shows(workdir, page):
+    ran, skipped, failures = 0, [], []
+    before = "true"
+    for _, cmd, expected in (p.values for p in sessions() if p.values[0] == page):
+        why = skip_reason(workdir, page, cmd)
+        if why is not None:
+            skipped.append(f"$ {cmd}: {why}")
+            continue
+        actual = run_session(workdir, cmd, before)
+        before = cmd
+        ran += 1
+        missing = matches(expected, actual)
+        if missing is not None:
+            failures.append(f"$ {cmd}\n{missing}\n--- got:\n" + "\n".join(actual[:60]))
+    assert not failures, f"{page}: {len(failures)} of {ran} sessions differ\n\n" + \
+        "\n\n".join(failures)
+    if ran == 0:
+        pytest.skip(f"{page}: no session can run here: " + "; ".join(skipped))
