@@ -142,6 +142,7 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
   Thread& t = *threads_[cur_];
   t.host_io = true;
   t.host_deadline = -1;
+  t.host_wait_start = vt_->now();
   if (timeout_ms > 0) {
     t.host_deadline = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())

@@ -897,13 +897,4 @@ int64_t sys_link(SyscallContext& c) {
   return host_result(link(from.c_str(), to.c_str()));
 }
 
-int64_t sys_poll(SyscallContext& c) {
-  const uint64_t n = c.a[1];
-  if (n > 1024 * 1024) return -EINVAL;
-  uint8_t* p = c.p.user_ptr(c.a[0], n * sizeof(pollfd), true);
-  if (p == nullptr && n > 0) return -EFAULT;
-  return after_read(
-      c, host_result(poll(reinterpret_cast<pollfd*>(p), n, static_cast<int32_t>(c.a[2]))));
-}
-
 }  // namespace padlock::emu
