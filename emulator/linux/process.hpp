@@ -54,6 +54,8 @@ struct KernelState {
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
   std::unordered_map<int, int> timerfd_clock;  // timerfd_create's clock, by descriptor
+  // signalfd's signal mask, by descriptor (syscall/signalfd.cpp).
+  std::unordered_map<int, uint64_t> signalfd_mask;
   // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
   // their file offsets, which are guest addresses (syscall/file.cpp).
   std::unordered_map<int, uint64_t> self_mem;

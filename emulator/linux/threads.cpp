@@ -159,6 +159,7 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
 // waited (every thread waits: at most kChildPollMs later).
 void Process::poll_host_waiters(int timeout_ms) {
   constexpr int kChildPollMs = 10;
+  sync_signalfds(*this);  // their descriptors' readiness: the signals pending now
   host_fds_.clear();
   host_owner_.clear();
   bool children = false;

@@ -64,6 +64,7 @@ int64_t timed_wait(SyscallContext& c, bool no_fds, int64_t timeout_ns, int64_t& 
   const int64_t waited_ns =
       c.waited_out ? static_cast<int64_t>(vt.ns_of(vt.now() - c.waited_since)) : 0;
   const timespec ts = timespec_of_ns(c.waited_out ? 0 : left_ns);
+  sync_signalfds(c.p);
   if (!c.p.options().timing) {
     const int64_t start = host_now_ns();
     const int64_t r = blocking(c, host_result(call(timeout_ns >= 0 ? &ts : nullptr)));
@@ -251,6 +252,7 @@ int64_t sys_epoll_wait(SyscallContext& c) {
   epoll_event* events = reinterpret_cast<epoll_event*>(p);
   const int32_t ms = static_cast<int32_t>(c.a[3]);
   // Not an epoll descriptor, or ready: the call's own answer, without waiting.
+  sync_signalfds(c.p);
   const int64_t now = host_result(epoll_wait(epfd, events, max, 0));
   if (now != 0 || ms == 0) return now;
   const bool no_fds = c.p.options().timing && ms > 0 && epoll_set_empty(epfd);

@@ -260,6 +260,8 @@ PADLOCK_SYSCALL(sys_epoll_wait);
 PADLOCK_SYSCALL(sys_epoll_pwait);
 PADLOCK_SYSCALL(sys_eventfd);
 PADLOCK_SYSCALL(sys_eventfd2);
+PADLOCK_SYSCALL(sys_signalfd);
+PADLOCK_SYSCALL(sys_signalfd4);
 PADLOCK_SYSCALL(sys_timerfd_create);
 PADLOCK_SYSCALL(sys_timerfd_settime);
 PADLOCK_SYSCALL(sys_timerfd_settime64);  // i386 time64
@@ -323,6 +325,16 @@ int64_t virtual_sleep(SyscallContext& c, int64_t ns, int64_t& left_ns);
 // An epoll descriptor with no descriptor in its set (syscall/poll_wait.cpp): with timing
 // on, epoll_wait on it is a sleep on the virtual clock.
 bool epoll_set_empty(int epfd);
+
+// Waits, alone in its process, with `set` unblocked until a signal of it is pending (0),
+// another signal's handler must run (-EINTR) or `deadline` passes (-EAGAIN)
+// (syscall/signal.cpp).
+int64_t sigwait_alone(SyscallContext& c, uint64_t set, uint64_t deadline);
+// signalfd (syscall/signalfd.cpp): its descriptors' readiness set to their pending
+// signals, whether a descriptor is one, and read on one.
+void sync_signalfds(Process& p);
+bool is_signalfd(Process& p, int fd);
+int64_t signalfd_read(SyscallContext& c);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {
