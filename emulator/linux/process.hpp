@@ -54,6 +54,8 @@ struct KernelState {
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
   std::unordered_map<int, int> timerfd_clock;  // timerfd_create's clock, by descriptor
+  // signalfd's signal mask, by descriptor (syscall/signalfd.cpp).
+  std::unordered_map<int, uint64_t> signalfd_mask;
   // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
   // their file offsets, which are guest addresses (syscall/file.cpp).
   std::unordered_map<int, uint64_t> self_mem;
@@ -307,13 +309,14 @@ class Process {
     int64_t result = 0;
     // Waiting on host descriptors (syscall/host_wait.cpp) until `host_deadline` (host
     // steady-clock ns; -1: none); then the call is made again (`retry`), for real once its
-    // timeout has passed (`retry_real`).
+    // timeout has passed (`retry_real`; the wait began at virtual cycle `host_wait_start`).
     bool host_io = false;
     std::vector<pollfd> fds;
     ChildWait child;          // or on a child's state change (rechecked, host_wait.cpp)
     bool recheck = false;     // or made again at each poll (connect: a full backlog)
     bool connecting = false;  // connect in progress: the call made again asks SO_ERROR
     int64_t host_deadline = -1;
+    uint64_t host_wait_start = 0;
     bool retry = false, retry_real = false;
   };
   // The clone whose thread is made when the caller's system call has returned.

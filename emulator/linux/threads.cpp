@@ -142,6 +142,7 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
   Thread& t = *threads_[cur_];
   t.host_io = true;
   t.host_deadline = -1;
+  t.host_wait_start = vt_->now();
   if (timeout_ms > 0) {
     t.host_deadline = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
@@ -158,6 +159,7 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
 // waited (every thread waits: at most kChildPollMs later).
 void Process::poll_host_waiters(int timeout_ms) {
   constexpr int kChildPollMs = 10;
+  sync_signalfds(*this);  // their descriptors' readiness: the signals pending now
   host_fds_.clear();
   host_owner_.clear();
   bool children = false;

@@ -104,6 +104,8 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
       c.blocks = true;
       r = 0;
     } else if (fn != nullptr) {
+      c.waited_out = self.retry_real;
+      c.waited_since = self.host_wait_start;
       self.retry_real = false;
       r = fn(c);
       if (again_on_eagain && r == -EAGAIN) {  // a send made non-blocking found no room

@@ -217,6 +217,7 @@ int64_t sys_read(SyscallContext& c) {
     if (r > 0) *pos += static_cast<uint64_t>(r);
     return r;
   }
+  if (is_signalfd(c.p, fd_arg(c.a[0]))) return after_read(c, signalfd_read(c));
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);
   if (n < 0) return n;
   return after_read(c, host_result(read(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n)));
@@ -326,6 +327,7 @@ int64_t sys_creat(SyscallContext& c) {
 int64_t sys_close(SyscallContext& c) {
   c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
   c.p.kernel().timerfd_clock.erase(fd_arg(c.a[0]));
+  c.p.kernel().signalfd_mask.erase(fd_arg(c.a[0]));
   c.p.kernel().self_mem.erase(fd_arg(c.a[0]));
   c.p.kernel().fd_dirs.erase(fd_arg(c.a[0]));
   c.p.kernel().fd_names.erase(fd_arg(c.a[0]));
@@ -895,15 +897,6 @@ int64_t sys_link(SyscallContext& c) {
     return host_result(linkat(from_dir.fd, from_leaf.c_str(), to_dir.fd, to_leaf.c_str(), 0));
   }
   return host_result(link(from.c_str(), to.c_str()));
-}
-
-int64_t sys_poll(SyscallContext& c) {
-  const uint64_t n = c.a[1];
-  if (n > 1024 * 1024) return -EINVAL;
-  uint8_t* p = c.p.user_ptr(c.a[0], n * sizeof(pollfd), true);
-  if (p == nullptr && n > 0) return -EFAULT;
-  return after_read(
-      c, host_result(poll(reinterpret_cast<pollfd*>(p), n, static_cast<int32_t>(c.a[2]))));
 }
 
 }  // namespace padlock::emu

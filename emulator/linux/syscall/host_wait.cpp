@@ -200,7 +200,10 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
     case WaitOn::WriteFd: {
       const int fd = static_cast<int>(c.a[0]);
       const int fl = fcntl(fd, F_GETFL);
-      if (fl < 0 || (fl & O_NONBLOCK)) return false;
+      // A signalfd's read waits as rt_sigtimedwait does (syscall/signalfd.cpp).
+      if (fl < 0 || (fl & O_NONBLOCK) || is_signalfd(c.p, fd)) return false;
+      // An empty epoll set with timing on: the call sleeps on the virtual clock itself.
+      if (w->timeout == Timeout::Ms3 && c.p.options().timing && epoll_set_empty(fd)) return false;
       const bool write = w->on == WaitOn::WriteFd || w->on == WaitOn::SendFd;
       fds.push_back(pollfd{fd, static_cast<short>(write ? POLLOUT : POLLIN), 0});
       if (write && poll(fds.data(), 1, 0) != 0) {
@@ -252,6 +255,7 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
     }
   }
   for (pollfd& f : fds) f.revents = 0;
+  sync_signalfds(c.p);
   // Ready already (or a descriptor the host cannot poll): the call runs now.
   return poll(fds.data(), fds.size(), 0) == 0;
 }

@@ -1,13 +1,15 @@
-// Waiting for descriptors: select, pselect6, ppoll, epoll, eventfd and timerfd, passed to
-// the host (poll itself is in file.cpp). fd_set bitmaps, struct pollfd and struct
-// epoll_event (packed: 12 bytes in both ABIs) have the same bytes in both ABIs and are used
-// in place; timeouts are converted. Timeouts and timerfd run on the host clock, in real
-// time (a timerfd's absolute expiry on the guest's clock becomes the same distance from now),
-// also when
-// the guest's clock is virtual: they wait for the outside world (docs/emulator.md,
-// "Sockets"). The signal mask of pselect6, ppoll and epoll_pwait is not applied: the host
-// call waits with the emulator's mask, and a signal for the guest interrupts it as any
-// blocking call (-EINTR).
+// Waiting for descriptors: select, pselect6, poll, ppoll, epoll, eventfd and timerfd, passed
+// to the host. fd_set bitmaps, struct pollfd and struct epoll_event (packed: 12 bytes in
+// both ABIs) have the same bytes in both ABIs and are used in place; timeouts are
+// converted. With timing on, timeouts run on the guest's virtual clock (docs/emulator.md,
+// "Sockets"): a wait on no descriptor is a sleep, as nanosleep's; a wait on descriptors
+// waits on the host in real time for the outside world, and when it times out the virtual
+// clock moves to the call's deadline (a descriptor ready first takes no virtual time, as a
+// blocking read). With --timing off, timeouts run in real time. A timerfd runs on the host
+// clock (an absolute expiry on the guest's clock becomes the same distance from now). The
+// signal mask of pselect6, ppoll and epoll_pwait is not applied: the host call waits with
+// the emulator's mask, and a signal for the guest interrupts it as any blocking call
+// (-EINTR).
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -16,6 +18,8 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 
 #include "emulator/linux/abi_structs.hpp"
 #include "emulator/linux/process.hpp"
@@ -25,9 +29,55 @@ namespace padlock::emu {
 
 namespace {
 
+constexpr int64_t kNsPerSec = 1000000000;
+
 int64_t blocking(SyscallContext& c, int64_t r) {
   if (r == -EINTR) c.interrupted = true;
   return r;
+}
+
+int64_t ns_of(const timespec& t) {
+  return int64_t{t.tv_sec} * kNsPerSec + t.tv_nsec;
+}
+
+timespec timespec_of_ns(int64_t ns) {
+  return timespec{static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)};
+}
+
+int64_t host_now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return int64_t{t.tv_sec} * kNsPerSec + t.tv_nsec;
+}
+
+// The wait of select, poll and epoll_wait: `timeout_ns` -1 for none; `call` makes the host
+// call with a timeout (nullptr: none). `left_ns` is select's time left: with timing on the
+// virtual time left (the whole timeout when a descriptor was ready first, 0 when the call
+// timed out or its thread waits in the scheduler), with timing off the real time left.
+template <typename HostCall>
+int64_t timed_wait(SyscallContext& c, bool no_fds, int64_t timeout_ns, int64_t& left_ns,
+                   HostCall call) {
+  left_ns = std::max<int64_t>(timeout_ns, 0);
+  // Timed out in the scheduler already: the real wait is over, and the virtual deadline
+  // counts from when it began.
+  VirtualTime& vt = c.p.vtime();
+  const int64_t waited_ns =
+      c.waited_out ? static_cast<int64_t>(vt.ns_of(vt.now() - c.waited_since)) : 0;
+  const timespec ts = timespec_of_ns(c.waited_out ? 0 : left_ns);
+  sync_signalfds(c.p);
+  if (!c.p.options().timing) {
+    const int64_t start = host_now_ns();
+    const int64_t r = blocking(c, host_result(call(timeout_ns >= 0 ? &ts : nullptr)));
+    left_ns = std::max<int64_t>(0, timeout_ns - (host_now_ns() - start));
+    if (r == 0) left_ns = 0;
+    return r;
+  }
+  // Nothing to wait for but time: a sleep on the virtual clock.
+  if (no_fds && timeout_ns >= 0) return virtual_sleep(c, timeout_ns, left_ns);
+  const int64_t r = blocking(c, host_result(call(timeout_ns >= 0 ? &ts : nullptr)));
+  if (r != 0 || timeout_ns <= 0) return r;
+  // Timed out in real time: the guest's clock reaches the deadline too.
+  return virtual_sleep(c, timeout_ns - waited_ns, left_ns);
 }
 
 // An fd_set of `nfds` bits in guest memory, as a host pointer (nullptr if va is 0).
@@ -42,14 +92,26 @@ bool fdset(SyscallContext& c, uint64_t va, uint64_t nfds, fd_set*& out) {
   return true;
 }
 
-int64_t select_common(SyscallContext& c, timespec* timeout) {
+bool any_fd(const fd_set* set, uint64_t nfds) {
+  if (set == nullptr) return false;
+  const uint8_t* bits = reinterpret_cast<const uint8_t*>(set);
+  for (uint64_t fd = 0; fd < nfds; ++fd) {
+    if (bits[fd / 8] & (1u << (fd % 8))) return true;
+  }
+  return false;
+}
+
+int64_t select_common(SyscallContext& c, int64_t timeout_ns, int64_t& left_ns) {
   const uint64_t nfds = c.a[0];
   if (static_cast<int32_t>(nfds) < 0 || nfds > FD_SETSIZE) return -EINVAL;
   fd_set *r = nullptr, *w = nullptr, *e = nullptr;
   if (!fdset(c, c.a[1], nfds, r) || !fdset(c, c.a[2], nfds, w) || !fdset(c, c.a[3], nfds, e)) {
     return -EFAULT;
   }
-  return blocking(c, host_result(pselect(static_cast<int>(nfds), r, w, e, timeout, nullptr)));
+  const bool no_fds = !any_fd(r, nfds) && !any_fd(w, nfds) && !any_fd(e, nfds);
+  return timed_wait(c, no_fds, timeout_ns, left_ns, [&](const timespec* ts) {
+    return pselect(static_cast<int>(nfds), r, w, e, ts, nullptr);
+  });
 }
 
 // A timespec argument of `time64` width; false: unreadable. `present` says whether there
@@ -66,56 +128,70 @@ bool read_timespec(SyscallContext& c, uint64_t va, bool time64, timespec& ts, bo
 }  // namespace
 
 // select(nfds, readfds, writefds, exceptfds, struct timeval *timeout): the time left is
-// written back, as Linux does.
+// written back, as Linux does (with timing on, the virtual time left: timed_wait).
 int64_t sys_select(SyscallContext& c) {
   const bool w = c.abi.wide;
-  timespec ts{};
+  int64_t timeout_ns = -1;
   if (c.a[4] != 0) {
     uint8_t raw[16];
     if (!c.p.read_user(c.a[4], raw, w ? 16 : 8)) return -EFAULT;
-    ts.tv_sec = static_cast<time_t>(get_long(raw, 0, w));
+    const int64_t sec = get_long(raw, 0, w);
     const int64_t usec = get_long(raw, w ? 8 : 4, w);
-    if (ts.tv_sec < 0 || usec < 0 || usec >= 1000000) return -EINVAL;
-    ts.tv_nsec = static_cast<long>(usec * 1000);
+    if (sec < 0 || usec < 0 || usec >= 1000000) return -EINVAL;
+    timeout_ns = sec * kNsPerSec + usec * 1000;
   }
-  timespec start{};
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  const int64_t r = select_common(c, c.a[4] != 0 ? &ts : nullptr);
-  if (c.a[4] != 0 && r >= 0) {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    int64_t left = (ts.tv_sec - (now.tv_sec - start.tv_sec)) * 1000000000LL +
-                   (ts.tv_nsec - (now.tv_nsec - start.tv_nsec));
-    if (left < 0 || r == 0) left = 0;
+  int64_t left = 0;
+  const int64_t r = select_common(c, timeout_ns, left);
+  if (c.a[4] != 0 && (r >= 0 || r == -EINTR)) {
     uint8_t raw[16];
     encode_timeval(raw, w,
-                   timeval{static_cast<time_t>(left / 1000000000),
-                           static_cast<suseconds_t>(left % 1000000000 / 1000)});
+                   timeval{static_cast<time_t>(left / kNsPerSec),
+                           static_cast<suseconds_t>(left % kNsPerSec / 1000)});
     c.p.write_user(c.a[4], raw, w ? 16 : 8);
   }
   return r;
 }
 
 namespace {
+// pselect6 writes the time left back too, as select (the C library's pselect passes a
+// copy; its select may be made with pselect6).
 int64_t pselect_common(SyscallContext& c, bool time64) {
   timespec ts{};
   bool present = false;
   if (!read_timespec(c, c.a[4], time64, ts, present)) return -EINVAL;
-  return select_common(c, present ? &ts : nullptr);
+  int64_t left = 0;
+  const int64_t r = select_common(c, present ? ns_of(ts) : -1, left);
+  if (present && (r >= 0 || r == -EINTR)) {
+    uint8_t raw[16];
+    encode_timespec(raw, time64, timespec_of_ns(left));
+    c.p.write_user(c.a[4], raw, timespec_size(time64));
+  }
+  return r;
 }
 
-int64_t ppoll_common(SyscallContext& c, bool time64) {
+int64_t poll_common(SyscallContext& c, int64_t timeout_ns) {
   const uint64_t n = c.a[1];
   if (n > 1024 * 1024) return -EINVAL;
   uint8_t* p = c.p.user_ptr(c.a[0], n * sizeof(pollfd), true);
   if (p == nullptr && n > 0) return -EFAULT;
+  int64_t left = 0;
+  return timed_wait(c, n == 0, timeout_ns, left, [&](const timespec* ts) {
+    return ppoll(reinterpret_cast<pollfd*>(p), n, ts, nullptr);
+  });
+}
+
+int64_t ppoll_common(SyscallContext& c, bool time64) {
   timespec ts{};
   bool present = false;
   if (!read_timespec(c, c.a[2], time64, ts, present)) return -EINVAL;
-  return blocking(
-      c, host_result(ppoll(reinterpret_cast<pollfd*>(p), n, present ? &ts : nullptr, nullptr)));
+  return poll_common(c, present ? ns_of(ts) : -1);
 }
 }  // namespace
+
+int64_t sys_poll(SyscallContext& c) {
+  const int32_t ms = static_cast<int32_t>(c.a[2]);
+  return poll_common(c, ms < 0 ? -1 : int64_t{ms} * 1000000);
+}
 
 int64_t sys_pselect6(SyscallContext& c) {
   return pselect_common(c, c.abi.wide);
@@ -150,6 +226,21 @@ int64_t sys_epoll_ctl(SyscallContext& c) {
                                static_cast<int32_t>(c.a[2]), ev));
 }
 
+bool epoll_set_empty(int epfd) {
+  // The host lists an epoll descriptor's registered descriptors as "tfd:" lines.
+  char path[48];
+  std::snprintf(path, sizeof path, "/proc/self/fdinfo/%d", epfd);
+  FILE* f = std::fopen(path, "re");
+  if (f == nullptr) return false;
+  char line[256];
+  bool empty = true;
+  while (empty && std::fgets(line, sizeof line, f) != nullptr) {
+    empty = std::strncmp(line, "tfd:", 4) != 0;
+  }
+  std::fclose(f);
+  return empty;
+}
+
 int64_t sys_epoll_wait(SyscallContext& c) {
   const int32_t max = static_cast<int32_t>(c.a[2]);
   if (max <= 0 || max > 1 << 20) return -EINVAL;
@@ -157,9 +248,19 @@ int64_t sys_epoll_wait(SyscallContext& c) {
   uint8_t* p = c.p.user_ptr(c.a[1], bytes, true);
   if (p == nullptr) return -EFAULT;
   c.p.mem().will_write(c.a[1], bytes);
-  return blocking(
-      c, host_result(epoll_wait(static_cast<int32_t>(c.a[0]), reinterpret_cast<epoll_event*>(p),
-                                max, static_cast<int32_t>(c.a[3]))));
+  const int epfd = static_cast<int32_t>(c.a[0]);
+  epoll_event* events = reinterpret_cast<epoll_event*>(p);
+  const int32_t ms = static_cast<int32_t>(c.a[3]);
+  // Not an epoll descriptor, or ready: the call's own answer, without waiting.
+  sync_signalfds(c.p);
+  const int64_t now = host_result(epoll_wait(epfd, events, max, 0));
+  if (now != 0 || ms == 0) return now;
+  const bool no_fds = c.p.options().timing && ms > 0 && epoll_set_empty(epfd);
+  int64_t left = 0;
+  return timed_wait(c, no_fds, ms < 0 ? -1 : int64_t{ms} * 1000000, left, [&](const timespec* ts) {
+    return epoll_wait(epfd, events, max,
+                      ts == nullptr ? -1 : static_cast<int>(ns_of(*ts) / 1000000));
+  });
 }
 
 int64_t sys_epoll_pwait(SyscallContext& c) {
@@ -200,14 +301,6 @@ bool write_itimerspec(SyscallContext& c, uint64_t va, bool time64, const itimers
   return c.p.write_user(va, raw, 2 * ts);
 }
 
-int64_t ns_of(const timespec& t) {
-  return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
-}
-
-timespec timespec_of(int64_t ns) {
-  return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
-}
-
 int64_t timerfd_settime_common(SyscallContext& c, bool time64) {
   const int fd = static_cast<int32_t>(c.a[0]);
   int flags = static_cast<int>(c.a[1]);
@@ -222,7 +315,7 @@ int64_t timerfd_settime_common(SyscallContext& c, bool time64) {
     int64_t guest_now = 0;
     if (!c.p.vtime().clock_ns(clock, guest_now)) return -EINVAL;
     const int64_t left = std::max<int64_t>(1, ns_of(v.it_value) - guest_now);
-    v.it_value = timespec_of(left);
+    v.it_value = timespec_of_ns(left);
     flags &= ~TFD_TIMER_ABSTIME;
   }
   const int64_t r = host_result(timerfd_settime(fd, flags, &v, c.a[3] != 0 ? &old : nullptr));

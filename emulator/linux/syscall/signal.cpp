@@ -159,6 +159,30 @@ int64_t sys_pause(SyscallContext& c) {
   return wait_for_signal_or_block(c);
 }
 
+int64_t sigwait_alone(SyscallContext& c, uint64_t set, uint64_t deadline) {
+  SignalState& s = c.p.signals();
+  VirtualTime& vt = c.p.vtime();
+  const uint64_t old = s.blocked;
+  s.blocked &= ~set;
+  while ((s.pending & set) == 0 && s.next_deliverable() == 0 && vt.now() < deadline) {
+    uint64_t until = deadline;
+    if (c.p.options().timing) until = std::min(until, vt.next_timer());
+    if (until != VirtualTime::kNever) {
+      c.p.sleep_until(until);
+      continue;
+    }
+    pause();
+    collect_host_signals(c.p);
+  }
+  s.blocked = old;
+  if ((s.pending & set) != 0) return 0;
+  if (s.next_deliverable() != 0) {
+    c.interrupted = true;
+    return -EINTR;
+  }
+  return -EAGAIN;
+}
+
 namespace {
 
 // rt_sigtimedwait(set, info, timeout, sigsetsize): takes the lowest pending signal of
@@ -208,25 +232,8 @@ int64_t sigtimedwait_common(SyscallContext& c, bool time64) {
     c.blocks = true;
     return 0;
   }
-  const uint64_t old = s.blocked;
-  s.blocked &= ~set;
-  while ((s.pending & set) == 0 && s.next_deliverable() == 0 && vt.now() < deadline) {
-    uint64_t until = deadline;
-    if (c.p.options().timing) until = std::min(until, vt.next_timer());
-    if (until != VirtualTime::kNever) {
-      c.p.sleep_until(until);
-      continue;
-    }
-    pause();
-    collect_host_signals(c.p);
-  }
-  s.blocked = old;
-  if (const int64_t r = take(); r != 0) return r;
-  if (s.next_deliverable() != 0) {
-    c.interrupted = true;
-    return -EINTR;
-  }
-  return -EAGAIN;
+  if (const int64_t w = sigwait_alone(c, set, deadline); w != 0) return w;
+  return take();
 }
 
 }  // namespace

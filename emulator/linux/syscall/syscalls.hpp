@@ -29,6 +29,10 @@ struct SyscallContext {
   bool interrupted = false;  // returned -EINTR because a signal arrived (SA_RESTART)
   // The calling thread waits (Process::block_thread): its result is written when it wakes.
   bool blocks = false;
+  // The call's timeout has passed in a host wait in the scheduler (threads.cpp) that began
+  // at virtual cycle `waited_since`: it is made again without waiting.
+  bool waited_out = false;
+  uint64_t waited_since = 0;
 };
 
 using SyscallHandler = int64_t (*)(SyscallContext&);
@@ -256,6 +260,8 @@ PADLOCK_SYSCALL(sys_epoll_wait);
 PADLOCK_SYSCALL(sys_epoll_pwait);
 PADLOCK_SYSCALL(sys_eventfd);
 PADLOCK_SYSCALL(sys_eventfd2);
+PADLOCK_SYSCALL(sys_signalfd);
+PADLOCK_SYSCALL(sys_signalfd4);
 PADLOCK_SYSCALL(sys_timerfd_create);
 PADLOCK_SYSCALL(sys_timerfd_settime);
 PADLOCK_SYSCALL(sys_timerfd_settime64);  // i386 time64
@@ -310,6 +316,25 @@ enum class ConnectStep : uint8_t { Done, Writable, Retry, Blocking };
 ConnectStep host_connect(SyscallContext& c, bool in_progress, std::vector<pollfd>& fds, int64_t& r);
 // A child waiter's children (wait4, waitid): true when the call would not block now.
 bool child_ready(const ChildWait& w);
+
+// A sleep of `ns` on the guest's virtual clock (timing on; syscall/time.cpp), nanosleep's:
+// other threads run meanwhile (c.blocks), a signal due ends it with -EINTR and `left_ns`
+// (0 when the thread blocked).
+int64_t virtual_sleep(SyscallContext& c, int64_t ns, int64_t& left_ns);
+
+// An epoll descriptor with no descriptor in its set (syscall/poll_wait.cpp): with timing
+// on, epoll_wait on it is a sleep on the virtual clock.
+bool epoll_set_empty(int epfd);
+
+// Waits, alone in its process, with `set` unblocked until a signal of it is pending (0),
+// another signal's handler must run (-EINTR) or `deadline` passes (-EAGAIN)
+// (syscall/signal.cpp).
+int64_t sigwait_alone(SyscallContext& c, uint64_t set, uint64_t deadline);
+// signalfd (syscall/signalfd.cpp): its descriptors' readiness set to their pending
+// signals, whether a descriptor is one, and read on one.
+void sync_signalfds(Process& p);
+bool is_signalfd(Process& p, int fd);
+int64_t signalfd_read(SyscallContext& c);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {

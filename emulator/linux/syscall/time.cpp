@@ -67,27 +67,14 @@ int64_t sleep_common(SyscallContext& c, clockid_t clk, int flags, uint64_t req_v
     int64_t now_ns = 0;
     if (!vt.clock_ns(clk, now_ns)) return -EINVAL;
     const int64_t wait_ns = (flags & TIMER_ABSTIME) ? req_ns - now_ns : req_ns;
-    if (wait_ns <= 0) return 0;
-    const uint64_t start = vt.now();
-    const uint64_t until = start + vt.cycles_of_ns(static_cast<uint64_t>(wait_ns));
-    if (c.p.live_threads() > 1) {
-      // Other threads run meanwhile (emulator/linux/threads.cpp); a signal ends the sleep
-      // with EINTR, without the remaining time.
-      c.p.block_thread(0, 0, until);
-      c.blocks = true;
-      return 0;
+    int64_t left = 0;
+    const int64_t r = virtual_sleep(c, wait_ns, left);
+    if (r == -EINTR && rem_va != 0 && !(flags & TIMER_ABSTIME)) {
+      uint8_t out[16];
+      encode_timespec(out, time64, ts_of_ns(left));
+      c.p.write_user(rem_va, out, timespec_size(time64));
     }
-    if (c.p.sleep_until(until)) {
-      c.interrupted = true;
-      if (rem_va != 0 && !(flags & TIMER_ABSTIME)) {
-        const int64_t left = static_cast<int64_t>(vt.ns_of(until - vt.now()));
-        uint8_t out[16];
-        encode_timespec(out, time64, ts_of_ns(left));
-        c.p.write_user(rem_va, out, timespec_size(time64));
-      }
-      return -EINTR;
-    }
-    return 0;
+    return r;
   }
   const int r = clock_nanosleep(clk, flags, &req, &rem);
   if (r == EINTR) {
@@ -103,6 +90,26 @@ int64_t sleep_common(SyscallContext& c, clockid_t clk, int flags, uint64_t req_v
 }
 
 }  // namespace
+
+int64_t virtual_sleep(SyscallContext& c, int64_t ns, int64_t& left_ns) {
+  left_ns = 0;
+  if (ns <= 0) return 0;
+  VirtualTime& vt = c.p.vtime();
+  const uint64_t until = vt.now() + vt.cycles_of_ns(static_cast<uint64_t>(ns));
+  if (c.p.live_threads() > 1) {
+    // Other threads run meanwhile (emulator/linux/threads.cpp); a signal ends the sleep
+    // with EINTR, without the remaining time.
+    c.p.block_thread(0, 0, until);
+    c.blocks = true;
+    return 0;
+  }
+  if (c.p.sleep_until(until)) {
+    c.interrupted = true;
+    left_ns = static_cast<int64_t>(vt.ns_of(until - vt.now()));
+    return -EINTR;
+  }
+  return 0;
+}
 
 // The native timespec is 64-bit on x86-64 and 32-bit for classic i386 calls.
 int64_t sys_clock_gettime(SyscallContext& c) {
