@@ -89,12 +89,13 @@ struct SignalState {
     pending |= sig_bit(si.signo);
     info[si.signo] = si;
   }
-  // Lowest-numbered pending signal that is not blocked, or 0.
-  int next_deliverable() const {
-    const uint64_t ready = pending & ~(blocked & ~kUnblockable);
-    if (ready == 0) return 0;
-    return __builtin_ctzll(ready) + 1;
+  // Lowest-numbered pending signal of `set`, or 0.
+  int lowest_pending(uint64_t set) const {
+    const uint64_t ready = pending & set;
+    return ready == 0 ? 0 : __builtin_ctzll(ready) + 1;
   }
+  // Lowest-numbered pending signal that is not blocked, or 0.
+  int next_deliverable() const { return lowest_pending(~(blocked & ~kUnblockable)); }
   bool on_altstack(uint64_t sp) const {
     return altstack_flags != kSsDisable && sp > altstack_sp && sp - altstack_sp <= altstack_size;
   }

@@ -47,7 +47,7 @@ timespec timespec_of_ns(int64_t ns) {
 int64_t host_now_ns() {
   timespec t{};
   clock_gettime(CLOCK_MONOTONIC, &t);
-  return int64_t{t.tv_sec} * kNsPerSec + t.tv_nsec;
+  return ns_of(t);
 }
 
 // The wait of select, poll and epoll_wait: `timeout_ns` -1 for none; `call` makes the host

@@ -210,9 +210,8 @@ int64_t sigtimedwait_common(SyscallContext& c, bool time64) {
   }
   SignalState& s = c.p.signals();
   auto take = [&]() -> int64_t {
-    const uint64_t ready = s.pending & set;
-    if (ready == 0) return 0;
-    const int sig = __builtin_ctzll(ready) + 1;
+    const int sig = s.lowest_pending(set);
+    if (sig == 0) return 0;
     s.pending &= ~sig_bit(sig);
     if (c.a[1] != 0) {
       uint8_t out[128];

@@ -96,8 +96,7 @@ int64_t signalfd_read(SyscallContext& c) {
   SignalState& s = c.p.signals();
   auto take = [&]() -> int64_t {
     uint64_t n = 0;
-    for (; n < count && (s.pending & mask) != 0; ++n) {
-      const int sig = __builtin_ctzll(s.pending & mask) + 1;
+    for (int sig; n < count && (sig = s.lowest_pending(mask)) != 0; ++n) {
       uint8_t out[kSiginfoSize];
       encode_signalfd_siginfo(out, s.info[sig]);
       if (!c.p.write_user(c.a[1] + n * kSiginfoSize, out, kSiginfoSize)) {
