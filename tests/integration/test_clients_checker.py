@@ -208,7 +208,8 @@ def test_padlock_instructions_issued(client_run, arch, lib):
 
 # (kind, severity, instruction, function) of each finding, per library and arch:
 # docs/checker.md. mbed TLS writes only CW[31:0]; the other 12 bytes are stack leftovers,
-# nonzero for some of its calls (which ones depends on what ran on the stack before).
+# nonzero for some of its calls (which ones depends on what ran on the stack before), and
+# the guide reserves CW[127:12] (§3.2): cw-reserved.
 EXPECTED_FINDINGS = {
     ("gcrypt", "i386"): set(),
     ("gcrypt", "x86_64"): set(),
