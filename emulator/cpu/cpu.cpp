@@ -62,6 +62,11 @@ Cpu::Cpu(bool guest64, int model, AddressSpace& mem) : guest64_(guest64), mem_(m
   check(uc_ctl_set_cpu_model(uc_, model), "cpu model");
   check(uc_mem_map_ptr(uc_, 0, mem.size(), UC_PROT_ALL, mem.host_base()), "map window");
   check(uc_ctl_tlb_mode(uc_, UC_TLB_VIRTUAL), "virtual TLB");
+  // Direct jumps to another page are chained as in qemu-user (docs/emulator.md, "Unicorn"):
+  // our TLB fill maps each page to itself (TlbGate::fill), and every change of a mapping
+  // or of its permissions drops the page's blocks first (invalidate_code), which unlinks
+  // the jumps into them.
+  check(uc_ctl_chain_pages(uc_, 1), "chain across pages");
   // No "until" address: the guest may jump anywhere, including 0.
   check(uc_ctl_exits_enable(uc_), "exits");
   check(uc_context_alloc(uc_, &scratch_), "context");

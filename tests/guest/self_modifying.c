@@ -36,30 +36,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "code_util.h"
 #include "guest_util.h"
 
-enum { PAGE = 4096 };
-
 typedef uint32_t (*fn_t)(void);
-
-static sigjmp_buf fault_jmp;
-static volatile sig_atomic_t fault_sig;
-static volatile uintptr_t fault_addr;
-
-static void on_fault(int sig, siginfo_t *si, void *ctx) {
-  (void)ctx;
-  fault_sig = sig;
-  fault_addr = (uintptr_t)si->si_addr;
-  siglongjmp(fault_jmp, 1);
-}
-
-/* `mov eax, imm32; ret` at p; returns the address of the immediate. */
-static uint8_t *emit_mov_ret(uint8_t *p, uint32_t imm) {
-  p[0] = 0xB8;
-  memcpy(p + 1, &imm, 4);
-  p[5] = 0xC3;
-  return p + 1;
-}
 
 static uint32_t other_block(uint8_t *code, unsigned rounds) {
   uint8_t *imm = emit_mov_ret(code, 0);
@@ -151,12 +131,7 @@ static void ea_wrap(void) {
 
 int main(int argc, char **argv) {
   const unsigned rounds = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 200;
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_fault;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGSEGV, &sa, NULL);
+  catch_segv();
 
   uint8_t *code = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

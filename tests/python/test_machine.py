@@ -326,6 +326,29 @@ def test_memory(cdir):
     assert m.page_perm(va) == ""
 
 
+@pytest.mark.parametrize("bits,cpu", MODES)
+def test_chained_jump_into_another_page_sees_its_changes(bits, cpu):
+    # `jmp rel32` from page A to page B's `mov eax, imm32; ret`: after the first call the
+    # jump is chained to B's block (docs/emulator.md, "Unicorn"), so each change of B must
+    # unlink it.
+    m = pe.Machine(cpu, bits=bits)
+    a = m.map(0x2000_0000, 8192, "rwx")
+    b = a + 4096
+    m.write(a, b"\xe9" + (b - (a + 5)).to_bytes(4, "little", signed=True))
+    m.write(b, b"\xb8\x01\x00\x00\x00\xc3")
+    assert [m.call(a) for _ in range(3)] == [1, 1, 1]
+    m.write_u32(b + 1, 2)
+    assert m.call(a) == 2
+    m.protect(b, 4096, "r")
+    with pytest.raises(pe.GuestFault) as e:
+        m.call(a)
+    assert (e.value.signal, e.value.address) == (signal.SIGSEGV, b)
+    m.unmap(b, 4096)
+    m.map(b, 4096, "rwx")
+    m.write(b, b"\xb8\x04\x00\x00\x00\xc3")
+    assert m.call(a) == 4
+
+
 def test_executable_loads_at_its_address(cdir):
     path = build(cdir, EXEC_SOURCE, 32, ["-O1", "-static", "-nostdlib", "-no-pie", "-fno-pic"], "")
     m = pe.Machine("esther")

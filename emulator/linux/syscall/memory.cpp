@@ -291,6 +291,7 @@ int64_t sys_madvise(SyscallContext& c) {
   // MADV_DONTNEED and MADV_FREE discard anonymous contents (reads then see zeros);
   // the other advice changes nothing we model.
   if (c.a[2] == MADV_DONTNEED || c.a[2] == MADV_FREE) {
+    c.p.invalidate_code(addr, len);  // code that ran there is gone too
     if (madvise(c.p.mem().host(addr), len, MADV_DONTNEED) != 0) return -errno;
   }
   return 0;
