@@ -389,7 +389,7 @@ void Process::idle() {
   if (first != VirtualTime::kNever) {
     sleep_until(first);
   } else {
-    pause();
+    wait_host_signal();
     collect_host_signals(*this);
   }
   wake_due();

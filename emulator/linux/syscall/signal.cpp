@@ -123,7 +123,7 @@ void wait_for_signal(Process& p) {
       p.sleep_until(p.vtime().next_timer());
       continue;
     }
-    pause();
+    wait_host_signal();
     collect_host_signals(p);
   }
 }
@@ -171,7 +171,7 @@ int64_t sigwait_alone(SyscallContext& c, uint64_t set, uint64_t deadline) {
       c.p.sleep_until(until);
       continue;
     }
-    pause();
+    wait_host_signal();
     collect_host_signals(c.p);
   }
   s.blocked = old;
