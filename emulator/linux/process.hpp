@@ -54,8 +54,9 @@ struct KernelState {
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
   std::unordered_map<int, int> timerfd_clock;  // timerfd_create's clock, by descriptor
-  // signalfd's signal mask, by descriptor (syscall/signalfd.cpp).
-  std::unordered_map<int, uint64_t> signalfd_mask;
+  // signalfd's signal mask, by descriptor (syscall/signalfd.cpp); the duplicates of a
+  // signalfd (dup, dup2, dup3, F_DUPFD) share it, as they share Linux's file.
+  std::unordered_map<int, std::shared_ptr<uint64_t>> signalfd_mask;
   // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
   // their file offsets, which are guest addresses (syscall/file.cpp).
   std::unordered_map<int, uint64_t> self_mem;
@@ -180,7 +181,10 @@ class Process {
   // when the run loop next gets control. A request that arrives between two emulation
   // slices may be missed by Unicorn: call it again until run() returns.
   void kill_from_host();
-  void queue_signal(const GuestSiginfo& si);  // asynchronous (kill, tgkill, SIGPIPE)
+  void queue_signal(const GuestSiginfo& si);  // to the running thread (tgkill, SIGPIPE)
+  // To the process (kill, a timer, the host): pending for the process; a thread that waits
+  // and does not block it is woken when the running thread blocks it (threads.cpp).
+  void queue_process_signal(const GuestSiginfo& si);
 
   // --- threads (emulator/linux/threads.cpp; docs/emulator.md, "Threads") -------------
   // Guest threads share this process's memory and run one at a time on its CPU; the
@@ -333,6 +337,7 @@ class Process {
   void wake(Thread& t, int64_t result);
   void wake_due();
   void route_signals();
+  void wake_for_shared();  // a waiting thread for each signal of the process it may take
   void resume_current();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();

@@ -159,13 +159,14 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
 // waited (every thread waits: at most kChildPollMs later).
 void Process::poll_host_waiters(int timeout_ms) {
   constexpr int kChildPollMs = 10;
-  sync_signalfds(*this);  // their descriptors' readiness: the signals pending now
   host_fds_.clear();
   host_owner_.clear();
   bool children = false;
+  uint64_t own = 0;  // the waiters' own pending signals (the running thread's are in sig_)
   for (size_t i = 0; i < threads_.size(); ++i) {
     const Thread& t = *threads_[i];
     if (t.state != Thread::State::Waiting || !t.host_io) continue;
+    own |= i == cur_ ? sig_.pending : t.pending;
     children |= t.child.on || t.recheck;
     for (const pollfd& f : t.fds) {
       host_fds_.push_back(f);
@@ -173,6 +174,8 @@ void Process::poll_host_waiters(int timeout_ms) {
     }
   }
   if (host_fds_.empty() && !children) return;
+  // Signalfd readiness as the waiters see it: the process's pending signals and their own.
+  sync_signalfds(*this, own);
   // A connect made again only after a poll that waited: not at every switch.
   const bool waited = timeout_ms != 0;
   if (children && (timeout_ms < 0 || timeout_ms > kChildPollMs)) timeout_ms = kChildPollMs;
@@ -395,22 +398,33 @@ void Process::idle() {
   wake_due();
 }
 
-// Signals queued while the running thread has exited (a timer's, a host signal's) go to
-// the first live thread that does not block them, as Linux picks a thread for a
-// process-directed signal.
+// A thread that has exited loses its own pending signals (Linux flushes them); the
+// process's go to the threads that are left.
 void Process::route_signals() {
-  Thread& cur = *threads_[cur_];
-  if (cur.state != Thread::State::Dead || sig_.pending == 0) return;
-  for (int sig = 1; sig <= kNumSignals; ++sig) {
-    if ((sig_.pending & sig_bit(sig)) == 0) continue;
-    for (const auto& t : threads_) {
-      if (t->state == Thread::State::Dead || (t->blocked & ~kUnblockable & sig_bit(sig))) continue;
-      t->pending |= sig_bit(sig);
-      if (t->state == Thread::State::Waiting) wake(*t, -EINTR);
+  if (threads_[cur_]->state == Thread::State::Dead) sig_.pending = 0;
+  wake_for_shared();
+}
+
+// Each signal for the process that the running thread cannot take now (it blocks it, or
+// it has exited) wakes the first other thread after it in creation order that does not
+// block it from its wait (EINTR; the call is made again after a sigwait or signalfd read,
+// which then takes it), as Linux's complete_signal picks a thread; a runnable one takes
+// it when it runs. One that every thread blocks stays pending for the process.
+void Process::wake_for_shared() {
+  const Thread& cur = *threads_[cur_];
+  uint64_t left = sig_.shared;
+  if (cur.state != Thread::State::Dead) left &= sig_.blocked & ~kUnblockable;
+  const size_t n = threads_.size();
+  while (left != 0) {
+    const uint64_t bit = left & -left;
+    left &= left - 1;
+    for (size_t i = 1; i < n; ++i) {
+      Thread& t = *threads_[(cur_ + i) % n];
+      if (t.state == Thread::State::Dead || (t.blocked & ~kUnblockable & bit) != 0) continue;
+      if (t.state == Thread::State::Waiting) wake(t, -EINTR);
       break;
     }
   }
-  sig_.pending = 0;
 }
 
 // The running thread's system call ends as its wait did: with the wake's result, or it is

@@ -157,7 +157,7 @@ int collect_host_signals(Process& p) {
     si.code = g_info[sig].code.load();
     si.pid = g_info[sig].pid.load();
     si.uid = g_info[sig].uid.load();
-    p.signals().raise(si);
+    p.queue_process_signal(si);
   }
   // Collected inside a hook (a blocking system call's wait): the host handler stopped
   // Unicorn for these signals, and the caller may consume them at once (a signalfd read,

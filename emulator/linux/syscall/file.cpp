@@ -677,6 +677,29 @@ bool write_flock(SyscallContext& c, uint64_t va, FlockLayout l, const struct flo
   return c.p.write_user(va, raw, size);
 }
 
+// A new descriptor for the file of `from`: what /proc/self/fd/ knows of `from` (a filtered
+// listing, a generated file's name) goes with it, and what it knew of `to` is gone.
+int64_t after_dup(SyscallContext& c, int from, int64_t to) {
+  if (to < 0 || to == from) return to;
+  KernelState& k = c.p.kernel();
+  const int fd = static_cast<int>(to);
+  k.dir_cookies.erase(fd);
+  k.self_mem.erase(fd);
+  k.fd_dirs.erase(fd);
+  k.fd_names.erase(fd);
+  k.timerfd_clock.erase(fd);
+  k.signalfd_mask.erase(fd);
+  if (k.fd_dirs.count(from) != 0) k.fd_dirs.insert(fd);
+  if (auto it = k.fd_names.find(from); it != k.fd_names.end()) k.fd_names[fd] = it->second;
+  if (auto it = k.timerfd_clock.find(from); it != k.timerfd_clock.end()) {
+    k.timerfd_clock[fd] = it->second;
+  }
+  if (auto it = k.signalfd_mask.find(from); it != k.signalfd_mask.end()) {
+    k.signalfd_mask[fd] = it->second;
+  }
+  return to;
+}
+
 int64_t fcntl_common(SyscallContext& c, bool is64call) {
   const int fd = fd_arg(c.a[0]);
   const int cmd = static_cast<int>(c.a[1]);
@@ -690,6 +713,7 @@ int64_t fcntl_common(SyscallContext& c, bool is64call) {
   switch (host_cmd) {
     case F_DUPFD:
     case F_DUPFD_CLOEXEC:
+      return after_dup(c, fd, host_result(fcntl(fd, host_cmd, static_cast<long>(c.a[2]))));
     case F_GETFD:
     case F_SETFD:
     case F_GETFL:
@@ -724,23 +748,6 @@ int64_t sys_fcntl(SyscallContext& c) {
 int64_t sys_fcntl64(SyscallContext& c) {
   return fcntl_common(c, true);
 }
-
-namespace {
-// A new descriptor for the file of `from`: what /proc/self/fd/ knows of `from` (a filtered
-// listing, a generated file's name) goes with it, and what it knew of `to` is gone.
-int64_t after_dup(SyscallContext& c, int from, int64_t to) {
-  if (to < 0 || to == from) return to;
-  KernelState& k = c.p.kernel();
-  const int fd = static_cast<int>(to);
-  k.dir_cookies.erase(fd);
-  k.self_mem.erase(fd);
-  k.fd_dirs.erase(fd);
-  k.fd_names.erase(fd);
-  if (k.fd_dirs.count(from) != 0) k.fd_dirs.insert(fd);
-  if (auto it = k.fd_names.find(from); it != k.fd_names.end()) k.fd_names[fd] = it->second;
-  return to;
-}
-}  // namespace
 
 int64_t sys_dup(SyscallContext& c) {
   return after_dup(c, fd_arg(c.a[0]), host_result(dup(fd_arg(c.a[0]))));

@@ -23,6 +23,7 @@
 
 #include "emulator/linux/abi_structs.hpp"
 #include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 
 namespace padlock::emu {
@@ -54,6 +55,23 @@ int64_t host_now_ns() {
 // call with a timeout (nullptr: none). `left_ns` is select's time left: with timing on the
 // virtual time left (the whole timeout when a descriptor was ready first, 0 when the call
 // timed out or its thread waits in the scheduler), with timing off the real time left.
+// The host call, made again after a host signal that the guest blocks (Linux would not
+// have interrupted the wait for it): it may have made a signalfd readable, which the host
+// then sees. `ts` is the timeout (nullptr: none), shortened by the time already waited.
+template <typename HostCall>
+int64_t host_wait_call(SyscallContext& c, const timespec* ts, HostCall call) {
+  const int64_t end = ts == nullptr ? -1 : host_now_ns() + ns_of(*ts);
+  timespec left = ts == nullptr ? timespec{} : *ts;
+  for (;;) {
+    const int64_t r = host_result(call(ts == nullptr ? nullptr : &left));
+    if (r != -EINTR || collect_host_signals(c.p) == 0 || c.p.signals().next_deliverable() != 0) {
+      return blocking(c, r);
+    }
+    sync_signalfds(c.p);
+    if (end >= 0) left = timespec_of_ns(std::max<int64_t>(0, end - host_now_ns()));
+  }
+}
+
 template <typename HostCall>
 int64_t timed_wait(SyscallContext& c, bool no_fds, int64_t timeout_ns, int64_t& left_ns,
                    HostCall call) {
@@ -67,14 +85,14 @@ int64_t timed_wait(SyscallContext& c, bool no_fds, int64_t timeout_ns, int64_t& 
   sync_signalfds(c.p);
   if (!c.p.options().timing) {
     const int64_t start = host_now_ns();
-    const int64_t r = blocking(c, host_result(call(timeout_ns >= 0 ? &ts : nullptr)));
+    const int64_t r = host_wait_call(c, timeout_ns >= 0 ? &ts : nullptr, call);
     left_ns = std::max<int64_t>(0, timeout_ns - (host_now_ns() - start));
     if (r == 0) left_ns = 0;
     return r;
   }
   // Nothing to wait for but time: a sleep on the virtual clock.
   if (no_fds && timeout_ns >= 0) return virtual_sleep(c, timeout_ns, left_ns);
-  const int64_t r = blocking(c, host_result(call(timeout_ns >= 0 ? &ts : nullptr)));
+  const int64_t r = host_wait_call(c, timeout_ns >= 0 ? &ts : nullptr, call);
   if (r != 0 || timeout_ns <= 0) return r;
   // Timed out in real time: the guest's clock reaches the deadline too.
   return virtual_sleep(c, timeout_ns - waited_ns, left_ns);

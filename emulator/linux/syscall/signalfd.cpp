@@ -72,16 +72,22 @@ int64_t signalfd_common(SyscallContext& c, int flags) {
   } else if (fds.find(fd) == fds.end()) {
     return fcntl(fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
   }
-  fds[static_cast<int>(r)] = mask;
+  auto& shared = fds[static_cast<int>(r)];
+  if (!shared) shared = std::make_shared<uint64_t>();
+  *shared = mask;
   sync_signalfds(c.p);
   return r;
 }
 
 }  // namespace
 
+void sync_signalfds(Process& p, uint64_t own) {
+  const uint64_t pending = p.signals().shared | own;
+  for (const auto& [fd, mask] : p.kernel().signalfd_mask) sync_one(fd, *mask, pending);
+}
+
 void sync_signalfds(Process& p) {
-  const uint64_t pending = p.signals().pending;
-  for (const auto& [fd, mask] : p.kernel().signalfd_mask) sync_one(fd, mask, pending);
+  sync_signalfds(p, p.signals().pending);
 }
 
 bool is_signalfd(Process& p, int fd) {
@@ -90,7 +96,7 @@ bool is_signalfd(Process& p, int fd) {
 
 int64_t signalfd_read(SyscallContext& c) {
   const int fd = static_cast<int32_t>(c.a[0]);
-  const uint64_t mask = c.p.kernel().signalfd_mask[fd];
+  const uint64_t mask = *c.p.kernel().signalfd_mask.at(fd);
   const uint64_t count = c.a[2] / kSiginfoSize;
   if (count == 0) return -EINVAL;
   SignalState& s = c.p.signals();
@@ -102,7 +108,7 @@ int64_t signalfd_read(SyscallContext& c) {
       if (!c.p.write_user(c.a[1] + n * kSiginfoSize, out, kSiginfoSize)) {
         return n > 0 ? static_cast<int64_t>(n * kSiginfoSize) : -EFAULT;
       }
-      s.pending &= ~sig_bit(sig);
+      s.take(sig);
     }
     return static_cast<int64_t>(n * kSiginfoSize);
   };

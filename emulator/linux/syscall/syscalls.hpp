@@ -331,7 +331,9 @@ bool epoll_set_empty(int epfd);
 // (syscall/signal.cpp).
 int64_t sigwait_alone(SyscallContext& c, uint64_t set, uint64_t deadline);
 // signalfd (syscall/signalfd.cpp): its descriptors' readiness set to their pending
-// signals, whether a descriptor is one, and read on one.
+// signals (the process's and `own`, a thread's own; without it the running thread's),
+// whether a descriptor is one, and read on one.
+void sync_signalfds(Process& p, uint64_t own);
 void sync_signalfds(Process& p);
 bool is_signalfd(Process& p, int fd);
 int64_t signalfd_read(SyscallContext& c);
