@@ -41,6 +41,16 @@ namespace mix {
 class InstructionMix;  // --mix (emulator/observe/mix/)
 }
 
+// A timerfd on the virtual clock (syscall/timerfd.cpp): its clock, next expiry and
+// interval (virtual cycles; kNever: disarmed) and the expirations not yet read.
+struct VirtualTimerfd {
+  int clock = 0;
+  uint64_t deadline = VirtualTime::kNever;
+  uint64_t interval = 0;
+  uint64_t interval_ns = 0;
+  uint64_t ticks = 0;
+};
+
 // Per-process kernel state that only system calls touch.
 struct KernelState {
   uint64_t clear_child_tid = 0;  // set_tid_address
@@ -53,7 +63,9 @@ struct KernelState {
   // d_off of a 32-bit process (Linux gives compat tasks 32-bit hashes), so i386 guests see
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
-  std::unordered_map<int, int> timerfd_clock;  // timerfd_create's clock, by descriptor
+  // Timerfds on the virtual clock (timing on; syscall/timerfd.cpp), by descriptor; shared
+  // by a descriptor's duplicates.
+  std::unordered_map<int, std::shared_ptr<VirtualTimerfd>> timerfds;
   // signalfd's signal mask, by descriptor (syscall/signalfd.cpp); the duplicates of a
   // signalfd (dup, dup2, dup3, F_DUPFD) share it, as they share Linux's file.
   std::unordered_map<int, std::shared_ptr<uint64_t>> signalfd_mask;
@@ -347,6 +359,7 @@ class Process {
   void futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending);
   void exit_robust_list(int tid, uint64_t head);
   bool others_can_run() const;  // a host wait lets them: another thread runs or will
+  // Also until the first virtual event of its descriptors (a timerfd's expiry).
   void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
   void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
 

@@ -137,8 +137,12 @@ bool Process::others_can_run() const {
 }
 
 void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
-  (void)fds;  // already the thread's own (and so is its ChildWait)
-  block_thread(0, 0, VirtualTime::kNever);
+  // `fds` is already the thread's own (and so is its ChildWait). A virtual timerfd's
+  // expiry among them is the wait's deadline: the scheduler moves the clock there, and
+  // the call is made again (wake_due).
+  uint64_t deadline = VirtualTime::kNever;
+  for (const pollfd& f : fds) deadline = std::min(deadline, virtual_fd_event(*this, f.fd));
+  block_thread(0, 0, deadline);
   Thread& t = *threads_[cur_];
   t.host_io = true;
   t.host_deadline = -1;
@@ -174,8 +178,10 @@ void Process::poll_host_waiters(int timeout_ms) {
     }
   }
   if (host_fds_.empty() && !children) return;
-  // Signalfd readiness as the waiters see it: the process's pending signals and their own.
+  // Signalfd readiness as the waiters see it: the process's pending signals and their own;
+  // timerfds' expirations up to now.
   sync_signalfds(*this, own);
+  sync_timerfds(*this);
   // A connect made again only after a poll that waited: not at every switch.
   const bool waited = timeout_ms != 0;
   if (children && (timeout_ms < 0 || timeout_ms > kChildPollMs)) timeout_ms = kChildPollMs;
@@ -332,6 +338,15 @@ void Process::wake_due() {
   const uint64_t now = vt_->now();
   for (const auto& t : threads_) {
     if (t->state == Thread::State::Waiting && t->deadline <= now) {
+      if (t->host_io) {
+        // A virtual event of its descriptors (a timerfd's expiry): the call is made again.
+        t->state = Thread::State::Runnable;
+        t->deadline = VirtualTime::kNever;
+        t->host_io = false;
+        t->child.on = t->recheck = false;
+        t->retry = true;
+        continue;
+      }
       wake(*t, t->futex_addr != 0 ? -ETIMEDOUT : 0);
     }
   }

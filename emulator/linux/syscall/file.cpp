@@ -218,6 +218,7 @@ int64_t sys_read(SyscallContext& c) {
     return r;
   }
   if (is_signalfd(c.p, fd_arg(c.a[0]))) return after_read(c, signalfd_read(c));
+  if (is_virtual_timerfd(c.p, fd_arg(c.a[0]))) return after_read(c, timerfd_read(c));
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);
   if (n < 0) return n;
   return after_read(c, host_result(read(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n)));
@@ -326,7 +327,7 @@ int64_t sys_creat(SyscallContext& c) {
 
 int64_t sys_close(SyscallContext& c) {
   c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
-  c.p.kernel().timerfd_clock.erase(fd_arg(c.a[0]));
+  c.p.kernel().timerfds.erase(fd_arg(c.a[0]));
   c.p.kernel().signalfd_mask.erase(fd_arg(c.a[0]));
   c.p.kernel().self_mem.erase(fd_arg(c.a[0]));
   c.p.kernel().fd_dirs.erase(fd_arg(c.a[0]));
@@ -687,13 +688,11 @@ int64_t after_dup(SyscallContext& c, int from, int64_t to) {
   k.self_mem.erase(fd);
   k.fd_dirs.erase(fd);
   k.fd_names.erase(fd);
-  k.timerfd_clock.erase(fd);
+  k.timerfds.erase(fd);
   k.signalfd_mask.erase(fd);
   if (k.fd_dirs.count(from) != 0) k.fd_dirs.insert(fd);
   if (auto it = k.fd_names.find(from); it != k.fd_names.end()) k.fd_names[fd] = it->second;
-  if (auto it = k.timerfd_clock.find(from); it != k.timerfd_clock.end()) {
-    k.timerfd_clock[fd] = it->second;
-  }
+  if (auto it = k.timerfds.find(from); it != k.timerfds.end()) k.timerfds[fd] = it->second;
   if (auto it = k.signalfd_mask.find(from); it != k.signalfd_mask.end()) {
     k.signalfd_mask[fd] = it->second;
   }

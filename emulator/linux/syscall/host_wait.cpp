@@ -256,8 +256,23 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
   }
   for (pollfd& f : fds) f.revents = 0;
   sync_signalfds(c.p);
+  sync_timerfds(c.p);
   // Ready already (or a descriptor the host cannot poll): the call runs now.
-  return poll(fds.data(), fds.size(), 0) == 0;
+  if (poll(fds.data(), fds.size(), 0) != 0) return false;
+  // pselect6, ppoll, epoll_pwait: the thread waits with the call's signal mask (the call
+  // made again finds it in place and the old one saved: poll_wait.cpp), so a signal it
+  // unblocks wakes the thread; one already pending ends the call at once.
+  uint64_t mask = 0;
+  const int m = wait_mask(c, fn, mask);
+  if (m < 0) return false;
+  if (m > 0) {
+    SignalState& s = c.p.signals();
+    if ((s.all_pending() & ~(mask & ~kUnblockable)) != 0) return false;
+    if (!s.has_saved_mask) s.saved_mask = s.blocked;
+    s.has_saved_mask = true;
+    s.blocked = mask & ~kUnblockable;
+  }
+  return true;
 }
 
 }  // namespace padlock::emu

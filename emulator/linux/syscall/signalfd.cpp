@@ -40,21 +40,6 @@ void encode_signalfd_siginfo(uint8_t* out, const GuestSiginfo& si) {
   put<uint64_t>(out, 72, si.addr);                           // ssi_addr
 }
 
-// Readable while a signal of the mask is pending: the eventfd's count is 1 or 0.
-void sync_one(int fd, uint64_t mask, uint64_t pending) {
-  uint64_t v = 0;
-  const bool want = (pending & mask) != 0;
-  pollfd p{fd, POLLIN, 0};
-  const bool is = poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-  if (want == is) return;
-  if (want) {
-    v = 1;
-    (void)!write(fd, &v, sizeof v);
-  } else {
-    (void)!read(fd, &v, sizeof v);  // the count back to 0 (the eventfd is non-blocking)
-  }
-}
-
 int64_t signalfd_common(SyscallContext& c, int flags) {
   if (flags & ~kSfdFlags) return -EINVAL;
   if (c.a[2] != kSigsetBytes) return -EINVAL;
@@ -81,9 +66,25 @@ int64_t signalfd_common(SyscallContext& c, int flags) {
 
 }  // namespace
 
+void set_eventfd_readable(int fd, bool readable) {
+  uint64_t v = 0;
+  pollfd p{fd, POLLIN, 0};
+  const bool is = poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+  if (readable == is) return;
+  if (readable) {
+    v = 1;
+    (void)!write(fd, &v, sizeof v);
+  } else {
+    (void)!read(fd, &v, sizeof v);  // the count back to 0 (the eventfd is non-blocking)
+  }
+}
+
 void sync_signalfds(Process& p, uint64_t own) {
   const uint64_t pending = p.signals().shared | own;
-  for (const auto& [fd, mask] : p.kernel().signalfd_mask) sync_one(fd, *mask, pending);
+  // Readable while a signal of the mask is pending: the eventfd's count is 1 or 0.
+  for (const auto& [fd, mask] : p.kernel().signalfd_mask) {
+    set_eventfd_readable(fd, (pending & *mask) != 0);
+  }
 }
 
 void sync_signalfds(Process& p) {

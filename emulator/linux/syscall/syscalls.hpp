@@ -337,6 +337,21 @@ void sync_signalfds(Process& p, uint64_t own);
 void sync_signalfds(Process& p);
 bool is_signalfd(Process& p, int fd);
 int64_t signalfd_read(SyscallContext& c);
+// An emulated descriptor's host eventfd made readable or not (count 1 or 0).
+void set_eventfd_readable(int fd, bool readable);
+// Timerfds on the virtual clock (syscall/timerfd.cpp): their expirations counted up to
+// now and their eventfds' readiness set to match; whether a descriptor is one; read on
+// one; the first virtual cycle at which `fd` (a timerfd, a signalfd while a timer is
+// armed, an epoll descriptor watching one) may become ready (kNever: none).
+void sync_timerfds(Process& p);
+bool is_virtual_timerfd(Process& p, int fd);
+int64_t timerfd_read(SyscallContext& c);
+uint64_t virtual_fd_event(Process& p, int fd);
+// The signal mask argument of pselect6, ppoll and epoll_pwait (syscall/poll_wait.cpp):
+// 1 and `mask` when the call has one, 0 when not, or -EFAULT/-EINVAL.
+int wait_mask(SyscallContext& c, SyscallHandler fn, uint64_t& mask);
+// The descriptors an epoll descriptor watches (none for another descriptor).
+std::vector<int> epoll_members(int epfd);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {
