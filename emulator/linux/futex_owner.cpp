@@ -86,6 +86,21 @@ void Process::exit_robust_list(int tid, uint64_t head) {
   }
 }
 
+// exit_group, death by a signal, execve: every thread ends at once, and each one's robust
+// list is walked as its own exit would (Linux: each exiting thread's exit_robust_list; at
+// execve exec_mm_release for the caller and de_thread's exits for the others). A thread
+// that exited already walked its own; a list is walked once.
+void Process::exit_all_robust_lists() {
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    Thread& t = *threads_[i];
+    if (t.state == Thread::State::Dead) continue;
+    uint64_t& head = i == cur_ ? kernel_.robust_list : t.robust_list;
+    const uint64_t h = head;
+    head = 0;
+    exit_robust_list(t.tid, h);
+  }
+}
+
 // FUTEX_LOCK_PI (and FUTEX_LOCK_PI2), FUTEX_TRYLOCK_PI: the caller failed to take the word
 // from 0 in user space. A word with no owner is taken here (FUTEX_OWNER_DIED kept); a word
 // with an owner gets FUTEX_WAITERS and the caller waits until it is handed over or

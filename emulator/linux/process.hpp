@@ -226,6 +226,9 @@ class Process {
   // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
   // zeroed and one waiter woken); the last one ends the process.
   void exit_thread(int code);
+  // exit_group, a fatal signal, execve: every live thread's robust list is walked
+  // (futex_owner.cpp).
+  void exit_all_robust_lists();
   void yield_thread();  // sched_yield
   // rt_sigtimedwait with other threads: the caller waits with `set` unblocked until a
   // signal wakes it (the call is then made again, its mask restored) or `deadline`

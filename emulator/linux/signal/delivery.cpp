@@ -183,6 +183,7 @@ void Process::do_sigreturn(SigreturnKind k) {
 }
 
 void Process::die(int sig, const GuestSiginfo& si) {
+  exit_all_robust_lists();
   fatal_ = true;
   result_ = RunResult{};
   result_.signaled = true;

@@ -25,6 +25,7 @@ int64_t sys_exit(SyscallContext& c) {
 }
 
 int64_t sys_exit_group(SyscallContext& c) {
+  c.p.exit_all_robust_lists();
   c.p.exit_group(static_cast<int>(c.a[0] & 0xFF));
   return 0;
 }
