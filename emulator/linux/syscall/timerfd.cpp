@@ -75,7 +75,8 @@ itimerspec current(Process& p, VirtualTimerfd& t) {
   itimerspec v{};
   v.it_interval = timespec_of_ns(t.interval_ns);
   if (t.deadline != VirtualTime::kNever) {
-    v.it_value = timespec_of_ns(std::max<uint64_t>(1, p.vtime().ns_of(t.deadline - p.vtime().now())));
+    v.it_value =
+        timespec_of_ns(std::max<uint64_t>(1, p.vtime().ns_of(t.deadline - p.vtime().now())));
   }
   return v;
 }
@@ -200,7 +201,7 @@ int64_t sys_timerfd_create(SyscallContext& c) {
   if (r < 0) return r;
   auto t = std::make_shared<VirtualTimerfd>();
   // The alarm clocks count as their plain clocks (the guest cannot suspend).
-  t->clock = clock == kClockRealtimeAlarm ? CLOCK_REALTIME
+  t->clock = clock == kClockRealtimeAlarm   ? CLOCK_REALTIME
              : clock == kClockBoottimeAlarm ? CLOCK_BOOTTIME
                                             : clock;
   c.p.kernel().timerfds[static_cast<int>(r)] = std::move(t);
