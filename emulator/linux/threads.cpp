@@ -103,6 +103,9 @@ void Process::wake(Thread& t, int64_t result) {
     t.retry = true;
   }
   t.pi_wait = false;
+  // A long pipe write that a signal interrupts returns what it wrote, as Linux's.
+  if (t.write_done > 0 && result == -EINTR) t.result = static_cast<int64_t>(t.write_done);
+  t.write_done = 0;
   if (t.sigwait) {
     // rt_sigtimedwait: its mask again; a signal makes the call again (which takes it), the
     // deadline ends it with EAGAIN.

@@ -97,6 +97,13 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
       host_wait(self.fds, -1);  // until connected, or to try again
       c.blocks = true;
       r = 0;
+    } else if (threaded && (self.write_done > 0 || (others_can_run() && long_pipe_write(c, fn)))) {
+      // A long pipe write: a piece now; wait for room while the others run, then go on.
+      if (!pipe_write_step(c, self.write_done, self.fds, r)) {
+        host_wait(self.fds, -1);
+        c.blocks = true;
+        r = 0;
+      }
     } else if (threaded && others_can_run() &&
                host_wait_set(c, fn, self.fds, self.child, host_timeout, again_on_eagain)) {
       // It would block the other threads: wait in the scheduler, then call again.

@@ -314,6 +314,13 @@ int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn);
 // (AF_UNIX), try again later. Blocking: the descriptor is non-blocking, make the call.
 enum class ConnectStep : uint8_t { Done, Writable, Retry, Blocking };
 ConnectStep host_connect(SyscallContext& c, bool in_progress, std::vector<pollfd>& fds, int64_t& r);
+// A blocking write of more than PIPE_BUF bytes to a pipe with other threads to run
+// (syscall/host_wait.cpp): made in pieces on the non-blocking descriptor, each as much as
+// the pipe takes; `done` counts what earlier pieces wrote. True: finished, `r` is the
+// call's result (the whole count, or what was written before an error); false: wait for
+// `fds` (room in the pipe), then make the call again.
+bool long_pipe_write(SyscallContext& c, SyscallHandler fn);
+bool pipe_write_step(SyscallContext& c, uint64_t& done, std::vector<pollfd>& fds, int64_t& r);
 // A child waiter's children (wait4, waitid): true when the call would not block now.
 bool child_ready(const ChildWait& w);
 
