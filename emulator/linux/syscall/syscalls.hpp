@@ -243,6 +243,9 @@ PADLOCK_SYSCALL(sys_sendto);
 PADLOCK_SYSCALL(sys_recvfrom);
 PADLOCK_SYSCALL(sys_sendmsg);
 PADLOCK_SYSCALL(sys_recvmsg);
+PADLOCK_SYSCALL(sys_sendmmsg);
+PADLOCK_SYSCALL(sys_recvmmsg);
+PADLOCK_SYSCALL(sys_recvmmsg_time64);  // i386 time64
 PADLOCK_SYSCALL(sys_shutdown);
 PADLOCK_SYSCALL(sys_setsockopt);
 PADLOCK_SYSCALL(sys_getsockopt);
