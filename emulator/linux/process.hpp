@@ -223,6 +223,12 @@ class Process {
   // it to the oldest waiter. Linux return values.
   int64_t futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks);
   int64_t futex_unlock_pi(uint64_t uaddr);
+  // FUTEX_WAIT_REQUEUE_PI: the caller waits on `uaddr` until FUTEX_CMP_REQUEUE_PI moves it
+  // to the PI word `uaddr2` (or `deadline`); FUTEX_CMP_REQUEUE_PI: the oldest such waiter
+  // takes `uaddr2` if it is free (woken owning it), up to `n_requeue` others wait for it
+  // as FUTEX_LOCK_PI waiters. Linux return values (futex_owner.cpp).
+  void futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, uint64_t deadline);
+  int64_t futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n_requeue);
   // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
   // zeroed and one waiter woken); the last one ends the process.
   void exit_thread(int code);
@@ -322,6 +328,10 @@ class Process {
     uint64_t deadline = VirtualTime::kNever;
     uint64_t wait_seq = 0;
     bool pi_wait = false;  // in FUTEX_LOCK_PI: only FUTEX_UNLOCK_PI (or a death) wakes it
+    // FUTEX_WAIT_REQUEUE_PI: waiting on its word for FUTEX_CMP_REQUEUE_PI to `requeue_pi_to`
+    // (then pi_wait on that word, `requeued_pi`).
+    uint64_t requeue_pi_to = 0;
+    bool requeued_pi = false;
     bool sigwait = false;  // in rt_sigtimedwait: its mask before the wait is sigwait_mask
     uint64_t sigwait_mask = 0;
     bool has_result = false;  // the result its system call returns when it runs again

@@ -82,6 +82,8 @@ void Process::block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadli
   t.deadline = deadline;
   t.wait_seq = ++wait_seq_;
   t.pi_wait = false;
+  t.requeue_pi_to = 0;
+  t.requeued_pi = false;
   t.sigwait = false;
   t.has_result = false;
   switch_pending_ = true;
@@ -97,12 +99,18 @@ void Process::wake(Thread& t, int64_t result) {
   t.child.on = false;
   t.recheck = t.connecting = false;
   t.retry = false;
-  // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it.
-  if (t.pi_wait && result == -EINTR) {
+  // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it, and
+  // FUTEX_WAIT_REQUEUE_PI before its requeue; once requeued, the call returns EAGAIN
+  // (the restart would find the first word changed).
+  if (t.requeued_pi && result == -EINTR) {
+    t.result = -EAGAIN;
+  } else if ((t.pi_wait || t.requeue_pi_to != 0) && result == -EINTR) {
     t.has_result = false;
     t.retry = true;
   }
   t.pi_wait = false;
+  t.requeue_pi_to = 0;
+  t.requeued_pi = false;
   // A long pipe write that a signal interrupts returns what it wrote, as Linux's.
   if (t.write_done > 0 && result == -EINTR) t.result = static_cast<int64_t>(t.write_done);
   t.write_done = 0;
@@ -221,7 +229,7 @@ int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
     Thread* first = nullptr;
     for (const auto& t : threads_) {
       if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          !t->pi_wait && (t->bitset & bitset) != 0 &&
+          !t->pi_wait && t->requeue_pi_to == 0 && (t->bitset & bitset) != 0 &&
           (first == nullptr || t->wait_seq < first->wait_seq)) {
         first = t.get();
       }
@@ -240,7 +248,8 @@ int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t 
     Thread* first = nullptr;
     for (const auto& t : threads_) {
       if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          !t->pi_wait && (first == nullptr || t->wait_seq < first->wait_seq)) {
+          !t->pi_wait && t->requeue_pi_to == 0 &&
+          (first == nullptr || t->wait_seq < first->wait_seq)) {
         first = t.get();
       }
     }

@@ -120,3 +120,17 @@ def test_robust_lists_when_the_whole_process_ends(runner, target, how):
     status = "exited=0 signaled=15" if how == "signal" else "exited=1 signaled=0"
     assert p.stdout.decode() == nat.stdout.decode() == (
         f"child {status}\na=eownerdead b=eownerdead\n")
+
+
+def test_requeue_pi(runner, target):
+    # tests/guest/mutexes.c requeue_pi: three FUTEX_WAIT_REQUEUE_PI waiters, one
+    # FUTEX_CMP_REQUEUE_PI: one comes back owning the PI word, two wait for it and get it
+    # through FUTEX_UNLOCK_PI; nr_wake other than 1 is EINVAL.
+    expected = "requeue_pi counted=3 not_owner=0 pi_word=0 nr_wake2=-1 einval=1\n"
+    a = emulated(runner, target, ["requeue_pi"], extra=["--strace"])
+    assert a.stdout.decode() == native(runner, target, ["requeue_pi"]) == expected
+    # Every waiter was waiting when main requeued (its 20 ms sleep is virtual time the
+    # others run in): 1 taken for the top waiter + 2 moved to the PI word.
+    assert re.search(r"futex\(0x[0-9a-f]+, 12, 1, 0x3, \d+, 1\) = 3", a.stderr.decode())
+    b = emulated(runner, target, ["requeue_pi"], extra=["--strace"])
+    assert strace_without_pid(a.stderr.decode()) == strace_without_pid(b.stderr.decode())
