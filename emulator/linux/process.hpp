@@ -347,7 +347,8 @@ class Process {
     int64_t host_deadline = -1;
     uint64_t host_wait_start = 0;
     bool retry = false, retry_real = false;
-    uint64_t write_done = 0;  // a long pipe write: the bytes its pieces wrote so far
+    bool virtual_retry = false;  // made again after a virtual event of its descriptors
+    uint64_t write_done = 0;     // a long pipe write: the bytes its pieces wrote so far
   };
   // The clone whose thread is made when the caller's system call has returned.
   struct PendingClone {

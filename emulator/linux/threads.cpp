@@ -153,9 +153,14 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
   // the call is made again (wake_due).
   uint64_t deadline = VirtualTime::kNever;
   for (const pollfd& f : fds) deadline = std::min(deadline, virtual_fd_event(*this, f.fd));
-  block_thread(0, 0, deadline);
   Thread& t = *threads_[cur_];
+  // Made again because a virtual event woke it and found nothing ready: the same wait
+  // goes on, its timeout counted from when it began.
+  const bool same_wait = t.virtual_retry;
+  t.virtual_retry = false;
+  block_thread(0, 0, deadline);
   t.host_io = true;
+  if (same_wait) return;
   t.host_deadline = -1;
   t.host_wait_start = vt_->now();
   if (timeout_ms > 0) {
@@ -357,6 +362,7 @@ void Process::wake_due() {
         t->host_io = false;
         t->child.on = t->recheck = false;
         t->retry = true;
+        t->virtual_retry = true;
         continue;
       }
       wake(*t, t->futex_addr != 0 ? -ETIMEDOUT : 0);

@@ -5,8 +5,9 @@
  * wait can only end if the sender ran meanwhile. A signal for the process that every
  * thread blocks stays pending for the process, as on Linux: any thread's signalfd and
  * sigpending see it. Every line is what Linux prints too: a native run is the reference.
- * Usage: signalfd_threads [dup|alarm] (dup: the signalfd's duplicates read the same
- * signals; alarm: a lone thread polls a signalfd until an interval timer's SIGALRM). */
+ * Usage: signalfd_threads [dup|alarm|busy_timer] (dup: the signalfd's duplicates read the
+ * same signals; alarm: a lone thread polls a signalfd until an interval timer's SIGALRM;
+ * busy_timer: a poll times out while a timer's signal that is not the signalfd's arrives). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +65,8 @@ static void show(const char *what, ssize_t n, const struct signalfd_siginfo *si)
   printf("%s read=%zd signo=%u code=%d pid_ok=%d\n", what, n, si->ssi_signo, si->ssi_code,
          si->ssi_pid == (uint32_t)getpid());
 }
+
+static volatile int spinning;
 
 /* A thread that waits in read while main computes and kills the process. */
 static void *reader(void *arg) {
@@ -127,6 +130,33 @@ int main(int argc, char **argv) {
     struct signalfd_siginfo si;
     const ssize_t n = read(afd, &si, sizeof si);
     show("alarm", n, &si);
+    return 0;
+  }
+
+  if (argc > 1 && strcmp(argv[1], "busy_timer") == 0) {
+    /* poll with a timeout on a signalfd (SIGUSR1) and a pipe nobody writes, while a second
+     * thread computes and a 2 ms interval timer's SIGALRM (blocked, not in the signalfd's
+     * mask) keeps arriving: nothing becomes ready, and the poll times out. */
+    sigset_t alrm;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    if (sigprocmask(SIG_BLOCK, &alrm, NULL) != 0) die("sigprocmask");
+    int fds[2];
+    if (pipe(fds) != 0) die("pipe");
+    spinning = 1;
+    pthread_t t;
+    if (pthread_create(&t, NULL, spin_while, (void *)&spinning) != 0) die("pthread_create");
+    struct itimerval it = {{0, 2000}, {0, 2000}};
+    if (setitimer(ITIMER_REAL, &it, NULL) != 0) die("setitimer");
+    struct pollfd p[2] = {{sfd, POLLIN, 0}, {fds[0], POLLIN, 0}};
+    const int pr = poll(p, 2, 30);
+    spinning = 0;
+    pthread_join(t, NULL);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigset_t pend;
+    sigpending(&pend);
+    printf("busy_timer poll=%d alarm_pending=%d\n", pr, sigismember(&pend, SIGALRM));
     return 0;
   }
 

@@ -43,13 +43,6 @@ static uint64_t read_ticks(int fd) {
 
 static volatile int spinning;
 
-static void *spin(void *arg) {
-  (void)arg;
-  volatile unsigned x = 1;
-  while (spinning) x = x * 1103515245u + 12345u;
-  return NULL;
-}
-
 static volatile int handled;
 static void on_usr1(int sig) {
   (void)sig;
@@ -168,7 +161,7 @@ int main(int argc, char **argv) {
   /* While a second thread computes: read and poll wait in the scheduler. */
   spinning = 1;
   pthread_t t;
-  if (pthread_create(&t, NULL, spin, NULL) != 0) die("pthread_create");
+  if (pthread_create(&t, NULL, spin_while, (void *)&spinning) != 0) die("pthread_create");
   t0 = now_us(CLOCK_MONOTONIC);
   arm(fd, 0, 20000, 0);
   ticks = read_ticks(fd);
