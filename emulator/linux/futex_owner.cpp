@@ -86,6 +86,21 @@ void Process::exit_robust_list(int tid, uint64_t head) {
   }
 }
 
+// exit_group, death by a signal, execve: every thread ends at once, and each one's robust
+// list is walked as its own exit would (Linux: each exiting thread's exit_robust_list; at
+// execve exec_mm_release for the caller and de_thread's exits for the others). A thread
+// that exited already walked its own; a list is walked once.
+void Process::exit_all_robust_lists() {
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    Thread& t = *threads_[i];
+    if (t.state == Thread::State::Dead) continue;
+    uint64_t& head = i == cur_ ? kernel_.robust_list : t.robust_list;
+    const uint64_t h = head;
+    head = 0;
+    exit_robust_list(t.tid, h);
+  }
+}
+
 // FUTEX_LOCK_PI (and FUTEX_LOCK_PI2), FUTEX_TRYLOCK_PI: the caller failed to take the word
 // from 0 in user space. A word with no owner is taken here (FUTEX_OWNER_DIED kept); a word
 // with an owner gets FUTEX_WAITERS and the caller waits until it is handed over or
@@ -112,6 +127,52 @@ int64_t Process::futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, 
   threads_[cur_]->pi_wait = true;
   blocks = true;
   return 0;
+}
+
+void Process::futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, uint64_t deadline) {
+  block_thread(uaddr, ~0u, deadline);
+  threads_[cur_]->requeue_pi_to = uaddr2;
+}
+
+// Linux's futex_requeue with requeue_pi: the top waiter gets the PI word at once when it
+// has no owner (futex_proxy_trylock_atomic), the others are moved to wait for it, and the
+// word gets FUTEX_WAITERS while any wait. The result counts both.
+int64_t Process::futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n_requeue) {
+  auto oldest = [&]() -> Thread* {
+    Thread* first = nullptr;
+    for (const auto& t : threads_) {
+      if (t->state == Thread::State::Waiting && t->futex_addr == uaddr &&
+          t->requeue_pi_to == uaddr2 && (first == nullptr || t->wait_seq < first->wait_seq)) {
+        first = t.get();
+      }
+    }
+    return first;
+  };
+  int64_t n = 0;
+  Thread* top = oldest();
+  if (top == nullptr) return 0;
+  uint32_t v;
+  if (!get(uaddr2, v)) return -EFAULT;
+  if ((v & kTidMask) == 0) {
+    top->requeue_pi_to = 0;
+    wake(*top, 0);
+    ++n;
+    const bool more = oldest() != nullptr || pi_waiter(uaddr2) != nullptr;
+    v = static_cast<uint32_t>(top->tid) | (v & kOwnerDied) | (more && n_requeue > 0 ? kWaiters : 0);
+    if (!put(uaddr2, v)) return -EFAULT;
+  }
+  for (int64_t moved = 0; moved < n_requeue; ++moved) {
+    Thread* t = oldest();
+    if (t == nullptr) break;
+    t->futex_addr = uaddr2;
+    t->requeue_pi_to = 0;
+    t->pi_wait = true;
+    t->requeued_pi = true;
+    if (!put(uaddr2, v | kWaiters)) return -EFAULT;
+    v |= kWaiters;
+    ++n;
+  }
+  return n;
 }
 
 // FUTEX_UNLOCK_PI: only the owner may; the oldest waiter gets the lock, or the word is 0.

@@ -225,7 +225,7 @@ void Process::become_child() {
   }
   forked_child_ = true;
   stats_ = Stats{};
-  sig_.pending = 0;
+  sig_.pending = sig_.shared = 0;
   for (int i = 0; i < VirtualTime::kItimers; ++i) vt_->disarm(i);
   for (int id = 0; id < VirtualTime::kPosixTimers; ++id) {
     if (vt_->posix_slot_used(id)) {
@@ -615,7 +615,7 @@ void Process::time_events() {
     GuestSiginfo si;
     si.signo = signo;
     si.code = code;
-    queue_signal(si);
+    queue_process_signal(si);
   });
 }
 

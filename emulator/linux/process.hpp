@@ -41,6 +41,16 @@ namespace mix {
 class InstructionMix;  // --mix (emulator/observe/mix/)
 }
 
+// A timerfd on the virtual clock (syscall/timerfd.cpp): its clock, next expiry and
+// interval (virtual cycles; kNever: disarmed) and the expirations not yet read.
+struct VirtualTimerfd {
+  int clock = 0;
+  uint64_t deadline = VirtualTime::kNever;
+  uint64_t interval = 0;
+  uint64_t interval_ns = 0;
+  uint64_t ticks = 0;
+};
+
 // Per-process kernel state that only system calls touch.
 struct KernelState {
   uint64_t clear_child_tid = 0;  // set_tid_address
@@ -53,9 +63,12 @@ struct KernelState {
   // d_off of a 32-bit process (Linux gives compat tasks 32-bit hashes), so i386 guests see
   // small cookies (index + 1) that lseek maps back, per descriptor.
   std::unordered_map<int, std::vector<int64_t>> dir_cookies;
-  std::unordered_map<int, int> timerfd_clock;  // timerfd_create's clock, by descriptor
-  // signalfd's signal mask, by descriptor (syscall/signalfd.cpp).
-  std::unordered_map<int, uint64_t> signalfd_mask;
+  // Timerfds on the virtual clock (timing on; syscall/timerfd.cpp), by descriptor; shared
+  // by a descriptor's duplicates.
+  std::unordered_map<int, std::shared_ptr<VirtualTimerfd>> timerfds;
+  // signalfd's signal mask, by descriptor (syscall/signalfd.cpp); the duplicates of a
+  // signalfd (dup, dup2, dup3, F_DUPFD) share it, as they share Linux's file.
+  std::unordered_map<int, std::shared_ptr<uint64_t>> signalfd_mask;
   // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
   // their file offsets, which are guest addresses (syscall/file.cpp).
   std::unordered_map<int, uint64_t> self_mem;
@@ -180,7 +193,10 @@ class Process {
   // when the run loop next gets control. A request that arrives between two emulation
   // slices may be missed by Unicorn: call it again until run() returns.
   void kill_from_host();
-  void queue_signal(const GuestSiginfo& si);  // asynchronous (kill, tgkill, SIGPIPE)
+  void queue_signal(const GuestSiginfo& si);  // to the running thread (tgkill, SIGPIPE)
+  // To the process (kill, a timer, the host): pending for the process; a thread that waits
+  // and does not block it is woken when the running thread blocks it (threads.cpp).
+  void queue_process_signal(const GuestSiginfo& si);
 
   // --- threads (emulator/linux/threads.cpp; docs/emulator.md, "Threads") -------------
   // Guest threads share this process's memory and run one at a time on its CPU; the
@@ -207,9 +223,18 @@ class Process {
   // it to the oldest waiter. Linux return values.
   int64_t futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks);
   int64_t futex_unlock_pi(uint64_t uaddr);
+  // FUTEX_WAIT_REQUEUE_PI: the caller waits on `uaddr` until FUTEX_CMP_REQUEUE_PI moves it
+  // to the PI word `uaddr2` (or `deadline`); FUTEX_CMP_REQUEUE_PI: the oldest such waiter
+  // takes `uaddr2` if it is free (woken owning it), up to `n_requeue` others wait for it
+  // as FUTEX_LOCK_PI waiters. Linux return values (futex_owner.cpp).
+  void futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, uint64_t deadline);
+  int64_t futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n_requeue);
   // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
   // zeroed and one waiter woken); the last one ends the process.
   void exit_thread(int code);
+  // exit_group, a fatal signal, execve: every live thread's robust list is walked
+  // (futex_owner.cpp).
+  void exit_all_robust_lists();
   void yield_thread();  // sched_yield
   // rt_sigtimedwait with other threads: the caller waits with `set` unblocked until a
   // signal wakes it (the call is then made again, its mask restored) or `deadline`
@@ -303,6 +328,10 @@ class Process {
     uint64_t deadline = VirtualTime::kNever;
     uint64_t wait_seq = 0;
     bool pi_wait = false;  // in FUTEX_LOCK_PI: only FUTEX_UNLOCK_PI (or a death) wakes it
+    // FUTEX_WAIT_REQUEUE_PI: waiting on its word for FUTEX_CMP_REQUEUE_PI to `requeue_pi_to`
+    // (then pi_wait on that word, `requeued_pi`).
+    uint64_t requeue_pi_to = 0;
+    bool requeued_pi = false;
     bool sigwait = false;  // in rt_sigtimedwait: its mask before the wait is sigwait_mask
     uint64_t sigwait_mask = 0;
     bool has_result = false;  // the result its system call returns when it runs again
@@ -318,6 +347,8 @@ class Process {
     int64_t host_deadline = -1;
     uint64_t host_wait_start = 0;
     bool retry = false, retry_real = false;
+    bool virtual_retry = false;  // made again after a virtual event of its descriptors
+    uint64_t write_done = 0;     // a long pipe write: the bytes its pieces wrote so far
   };
   // The clone whose thread is made when the caller's system call has returned.
   struct PendingClone {
@@ -333,6 +364,7 @@ class Process {
   void wake(Thread& t, int64_t result);
   void wake_due();
   void route_signals();
+  void wake_for_shared();  // a waiting thread for each signal of the process it may take
   void resume_current();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();
@@ -342,6 +374,7 @@ class Process {
   void futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending);
   void exit_robust_list(int tid, uint64_t head);
   bool others_can_run() const;  // a host wait lets them: another thread runs or will
+  // Also until the first virtual event of its descriptors (a timerfd's expiry).
   void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
   void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
 

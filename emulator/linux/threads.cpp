@@ -82,6 +82,8 @@ void Process::block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadli
   t.deadline = deadline;
   t.wait_seq = ++wait_seq_;
   t.pi_wait = false;
+  t.requeue_pi_to = 0;
+  t.requeued_pi = false;
   t.sigwait = false;
   t.has_result = false;
   switch_pending_ = true;
@@ -97,12 +99,21 @@ void Process::wake(Thread& t, int64_t result) {
   t.child.on = false;
   t.recheck = t.connecting = false;
   t.retry = false;
-  // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it.
-  if (t.pi_wait && result == -EINTR) {
+  // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it, and
+  // FUTEX_WAIT_REQUEUE_PI before its requeue; once requeued, the call returns EAGAIN
+  // (the restart would find the first word changed).
+  if (t.requeued_pi && result == -EINTR) {
+    t.result = -EAGAIN;
+  } else if ((t.pi_wait || t.requeue_pi_to != 0) && result == -EINTR) {
     t.has_result = false;
     t.retry = true;
   }
   t.pi_wait = false;
+  t.requeue_pi_to = 0;
+  t.requeued_pi = false;
+  // A long pipe write that a signal interrupts returns what it wrote, as Linux's.
+  if (t.write_done > 0 && result == -EINTR) t.result = static_cast<int64_t>(t.write_done);
+  t.write_done = 0;
   if (t.sigwait) {
     // rt_sigtimedwait: its mask again; a signal makes the call again (which takes it), the
     // deadline ends it with EAGAIN.
@@ -137,10 +148,19 @@ bool Process::others_can_run() const {
 }
 
 void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
-  (void)fds;  // already the thread's own (and so is its ChildWait)
-  block_thread(0, 0, VirtualTime::kNever);
+  // `fds` is already the thread's own (and so is its ChildWait). A virtual timerfd's
+  // expiry among them is the wait's deadline: the scheduler moves the clock there, and
+  // the call is made again (wake_due).
+  uint64_t deadline = VirtualTime::kNever;
+  for (const pollfd& f : fds) deadline = std::min(deadline, virtual_fd_event(*this, f.fd));
   Thread& t = *threads_[cur_];
+  // Made again because a virtual event woke it and found nothing ready: the same wait
+  // goes on, its timeout counted from when it began.
+  const bool same_wait = t.virtual_retry;
+  t.virtual_retry = false;
+  block_thread(0, 0, deadline);
   t.host_io = true;
+  if (same_wait) return;
   t.host_deadline = -1;
   t.host_wait_start = vt_->now();
   if (timeout_ms > 0) {
@@ -159,13 +179,14 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
 // waited (every thread waits: at most kChildPollMs later).
 void Process::poll_host_waiters(int timeout_ms) {
   constexpr int kChildPollMs = 10;
-  sync_signalfds(*this);  // their descriptors' readiness: the signals pending now
   host_fds_.clear();
   host_owner_.clear();
   bool children = false;
+  uint64_t own = 0;  // the waiters' own pending signals (the running thread's are in sig_)
   for (size_t i = 0; i < threads_.size(); ++i) {
     const Thread& t = *threads_[i];
     if (t.state != Thread::State::Waiting || !t.host_io) continue;
+    own |= i == cur_ ? sig_.pending : t.pending;
     children |= t.child.on || t.recheck;
     for (const pollfd& f : t.fds) {
       host_fds_.push_back(f);
@@ -173,6 +194,10 @@ void Process::poll_host_waiters(int timeout_ms) {
     }
   }
   if (host_fds_.empty() && !children) return;
+  // Signalfd readiness as the waiters see it: the process's pending signals and their own;
+  // timerfds' expirations up to now.
+  sync_signalfds(*this, own);
+  sync_timerfds(*this);
   // A connect made again only after a poll that waited: not at every switch.
   const bool waited = timeout_ms != 0;
   if (children && (timeout_ms < 0 || timeout_ms > kChildPollMs)) timeout_ms = kChildPollMs;
@@ -209,7 +234,7 @@ int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
     Thread* first = nullptr;
     for (const auto& t : threads_) {
       if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          !t->pi_wait && (t->bitset & bitset) != 0 &&
+          !t->pi_wait && t->requeue_pi_to == 0 && (t->bitset & bitset) != 0 &&
           (first == nullptr || t->wait_seq < first->wait_seq)) {
         first = t.get();
       }
@@ -228,7 +253,8 @@ int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t 
     Thread* first = nullptr;
     for (const auto& t : threads_) {
       if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          !t->pi_wait && (first == nullptr || t->wait_seq < first->wait_seq)) {
+          !t->pi_wait && t->requeue_pi_to == 0 &&
+          (first == nullptr || t->wait_seq < first->wait_seq)) {
         first = t.get();
       }
     }
@@ -329,6 +355,16 @@ void Process::wake_due() {
   const uint64_t now = vt_->now();
   for (const auto& t : threads_) {
     if (t->state == Thread::State::Waiting && t->deadline <= now) {
+      if (t->host_io) {
+        // A virtual event of its descriptors (a timerfd's expiry): the call is made again.
+        t->state = Thread::State::Runnable;
+        t->deadline = VirtualTime::kNever;
+        t->host_io = false;
+        t->child.on = t->recheck = false;
+        t->retry = true;
+        t->virtual_retry = true;
+        continue;
+      }
       wake(*t, t->futex_addr != 0 ? -ETIMEDOUT : 0);
     }
   }
@@ -389,28 +425,39 @@ void Process::idle() {
   if (first != VirtualTime::kNever) {
     sleep_until(first);
   } else {
-    pause();
+    wait_host_signal();
     collect_host_signals(*this);
   }
   wake_due();
 }
 
-// Signals queued while the running thread has exited (a timer's, a host signal's) go to
-// the first live thread that does not block them, as Linux picks a thread for a
-// process-directed signal.
+// A thread that has exited loses its own pending signals (Linux flushes them); the
+// process's go to the threads that are left.
 void Process::route_signals() {
-  Thread& cur = *threads_[cur_];
-  if (cur.state != Thread::State::Dead || sig_.pending == 0) return;
-  for (int sig = 1; sig <= kNumSignals; ++sig) {
-    if ((sig_.pending & sig_bit(sig)) == 0) continue;
-    for (const auto& t : threads_) {
-      if (t->state == Thread::State::Dead || (t->blocked & ~kUnblockable & sig_bit(sig))) continue;
-      t->pending |= sig_bit(sig);
-      if (t->state == Thread::State::Waiting) wake(*t, -EINTR);
+  if (threads_[cur_]->state == Thread::State::Dead) sig_.pending = 0;
+  wake_for_shared();
+}
+
+// Each signal for the process that the running thread cannot take now (it blocks it, or
+// it has exited) wakes the first other thread after it in creation order that does not
+// block it from its wait (EINTR; the call is made again after a sigwait or signalfd read,
+// which then takes it), as Linux's complete_signal picks a thread; a runnable one takes
+// it when it runs. One that every thread blocks stays pending for the process.
+void Process::wake_for_shared() {
+  const Thread& cur = *threads_[cur_];
+  uint64_t left = sig_.shared;
+  if (cur.state != Thread::State::Dead) left &= sig_.blocked & ~kUnblockable;
+  const size_t n = threads_.size();
+  while (left != 0) {
+    const uint64_t bit = left & -left;
+    left &= left - 1;
+    for (size_t i = 1; i < n; ++i) {
+      Thread& t = *threads_[(cur_ + i) % n];
+      if (t.state == Thread::State::Dead || (t.blocked & ~kUnblockable & bit) != 0) continue;
+      if (t.state == Thread::State::Waiting) wake(t, -EINTR);
       break;
     }
   }
-  sig_.pending = 0;
 }
 
 // The running thread's system call ends as its wait did: with the wake's result, or it is

@@ -13,6 +13,15 @@ static inline void die(const char *msg) {
   exit(2);
 }
 
+/* A thread body that computes while the volatile int at `arg` is nonzero: a wait in
+ * another thread must let it run. */
+static inline void *spin_while(void *arg) {
+  volatile int *on = arg;
+  volatile unsigned x = 1;
+  while (*on) x = x * 1103515245u + 12345u;
+  return NULL;
+}
+
 static inline int hex_nibble(int c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

@@ -7,14 +7,17 @@
  *
  * usage: mutexes robust        robust mutexes (plain and PI) left locked by exiting threads
  *        mutexes pi [ITERS]    four threads contend for one PI mutex ITERS times each
- *                              (default 200), with a condition variable and a timed lock */
+ *                              (default 200), with a condition variable and a timed lock
+ *        mutexes requeue_pi    FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI */
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -241,13 +244,89 @@ static void run_timed_pi(void) {
   pthread_mutex_unlock(&timed_lock);
 }
 
+/* requeue_pi: the kernel's condition-variable protocol for PI mutexes, with raw futex
+ * calls. Three waiters each take the PI word, note the condition word, release the PI
+ * word and wait on the condition word with FUTEX_WAIT_REQUEUE_PI; main bumps the
+ * condition word and calls FUTEX_CMP_REQUEUE_PI: one waiter comes back owning the PI word
+ * (taken for it), the others are moved to wait for the PI word and get it one after the
+ * other through FUTEX_UNLOCK_PI. A waiter that had not waited yet gets EAGAIN and takes
+ * the PI word itself. Each must own it when it counts. */
+static uint32_t cond_word, pi_word;
+static unsigned requeue_count, requeue_bad;
+
+static long futex(uint32_t *uaddr, int op, uint32_t val, void *timeout, uint32_t *uaddr2,
+                  uint32_t val3) {
+  return syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
+}
+
+static uint32_t my_tid(void) {
+  return (uint32_t)syscall(SYS_gettid);
+}
+
+static void word_lock(void) {
+  uint32_t zero = 0;
+  if (!__atomic_compare_exchange_n(&pi_word, &zero, my_tid(), 0, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED)) {
+    while (futex(&pi_word, FUTEX_LOCK_PI, 0, NULL, NULL, 0) != 0) {
+      if (errno != EINTR) die("FUTEX_LOCK_PI");
+    }
+  }
+}
+
+static void word_unlock(void) {
+  uint32_t me = my_tid();
+  if (!__atomic_compare_exchange_n(&pi_word, &me, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    if (futex(&pi_word, FUTEX_UNLOCK_PI, 0, NULL, NULL, 0) != 0) die("FUTEX_UNLOCK_PI");
+  }
+}
+
+static void *requeue_waiter(void *arg) {
+  (void)arg;
+  word_lock();
+  const uint32_t seen = __atomic_load_n(&cond_word, __ATOMIC_ACQUIRE);
+  word_unlock();
+  const long r = futex(&cond_word, FUTEX_WAIT_REQUEUE_PI, seen, NULL, &pi_word, 0);
+  if (r != 0) {
+    if (errno != EAGAIN) die("FUTEX_WAIT_REQUEUE_PI");
+    word_lock();
+  }
+  /* Owner now, by the requeue or by the lock. */
+  if ((__atomic_load_n(&pi_word, __ATOMIC_ACQUIRE) & FUTEX_TID_MASK) != my_tid()) ++requeue_bad;
+  ++requeue_count;
+  word_unlock();
+  return NULL;
+}
+
+static int run_requeue_pi(void) {
+  enum { kWaiters = 3 };
+  pthread_t t[kWaiters];
+  for (int i = 0; i < kWaiters; ++i) {
+    if (pthread_create(&t[i], NULL, requeue_waiter, NULL) != 0) die("pthread_create");
+  }
+  struct timespec nap = {0, 20000000}; /* the waiters reach their wait meanwhile */
+  nanosleep(&nap, NULL);
+  word_lock();
+  const uint32_t next = __atomic_add_fetch(&cond_word, 1, __ATOMIC_RELEASE);
+  word_unlock();
+  const long moved = futex(&cond_word, FUTEX_CMP_REQUEUE_PI, 1, (void *)(uintptr_t)kWaiters,
+                           &pi_word, next);
+  if (moved < 0) die("FUTEX_CMP_REQUEUE_PI");
+  for (int i = 0; i < kWaiters; ++i) pthread_join(t[i], NULL);
+  errno = 0;
+  const long wrong = futex(&cond_word, FUTEX_CMP_REQUEUE_PI, 2, (void *)1, &pi_word, next);
+  printf("requeue_pi counted=%u not_owner=%u pi_word=%u nr_wake2=%ld einval=%d\n",
+         requeue_count, requeue_bad, pi_word, wrong, errno == EINVAL);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "robust")) return run_robust();
+  if (argc > 1 && !strcmp(argv[1], "requeue_pi")) return run_requeue_pi();
   if (argc > 1 && !strcmp(argv[1], "pi")) {
     const int rc = run_pi(argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 200);
     run_timed_pi();
     return rc;
   }
-  die("usage: mutexes robust | pi [ITERS]");
+  die("usage: mutexes robust | pi [ITERS] | requeue_pi");
   return 2;
 }

@@ -2,7 +2,7 @@
  * natively and under the emulator. i386 glibc reaches them through its direct system
  * calls; "socketcall" makes the same calls through i386 socketcall (x86-64: direct).
  *
- * usage: sockets unix | inet | rights | options | wait | socketcall */
+ * usage: sockets unix | inet | rights | options | wait | socketcall | mmsg */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -226,6 +226,45 @@ static void test_socketcall(void) {
 #endif
 }
 
+/* sendmmsg and recvmmsg on a datagram socketpair: three messages in one call each way
+ * (MSG_WAITFORONE), then an empty socket under MSG_DONTWAIT. */
+static void test_mmsg(void) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) exit(2);
+  const char *words[3] = {"one", "two", "three"};
+  struct iovec out_iov[3];
+  struct mmsghdr out[3];
+  memset(out, 0, sizeof out);
+  for (int i = 0; i < 3; ++i) {
+    out_iov[i].iov_base = (void *)words[i];
+    out_iov[i].iov_len = strlen(words[i]);
+    out[i].msg_hdr.msg_iov = &out_iov[i];
+    out[i].msg_hdr.msg_iovlen = 1;
+  }
+  const int sent = sendmmsg(sv[0], out, 3, 0);
+  printf("sendmmsg=%d lens=%u,%u,%u\n", sent, out[0].msg_len, out[1].msg_len, out[2].msg_len);
+  char buf[4][16];
+  struct iovec in_iov[4];
+  struct mmsghdr in[4];
+  memset(in, 0, sizeof in);
+  memset(buf, 0, sizeof buf);
+  for (int i = 0; i < 4; ++i) {
+    in_iov[i].iov_base = buf[i];
+    in_iov[i].iov_len = sizeof buf[i] - 1;
+    in[i].msg_hdr.msg_iov = &in_iov[i];
+    in[i].msg_hdr.msg_iovlen = 1;
+  }
+  const int got = recvmmsg(sv[1], in, 4, MSG_WAITFORONE, NULL);
+  printf("recvmmsg=%d", got);
+  for (int i = 0; i < got; ++i) printf(" %s/%u", buf[i], in[i].msg_len);
+  printf("\n");
+  errno = 0;
+  const int none = recvmmsg(sv[1], in, 4, MSG_DONTWAIT, NULL);
+  printf("empty recvmmsg=%d eagain=%d\n", none, errno == EAGAIN);
+  close(sv[0]);
+  close(sv[1]);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 2) return 2;
@@ -235,6 +274,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(argv[1], "options")) test_options();
   else if (!strcmp(argv[1], "wait")) test_wait();
   else if (!strcmp(argv[1], "socketcall")) test_socketcall();
+  else if (!strcmp(argv[1], "mmsg")) test_mmsg();
   else return 2;
   return 0;
 }

@@ -4,6 +4,7 @@
  * end; each mode prints results that Linux gives too, so a native run is the reference.
  *
  * usage: waits write        main writes 1 MiB into a pipe that a second thread reads
+ *        waits write_whole  the same, and says in how many write calls (Linux: one)
  *        waits send         the same over an AF_UNIX stream socketpair (send/recv)
  *        waits wait4        main waits for a child that exits only once a second thread,
  *                           which sleeps first, has written it a byte
@@ -56,20 +57,24 @@ static void *drain(void *arg) {
 }
 
 /* write / send: the pipe (64 KiB) or socket buffer fills long before 1 MiB is written. */
-static int run_fill(int use_send) {
+static int run_fill(int use_send, int show_calls) {
   if (use_send ? socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0 : pipe(fds) != 0) die("pipe");
   static uint8_t data[kTotal];
   for (size_t i = 0; i < kTotal; ++i) data[i] = (uint8_t)(i * 131 + (i >> 11));
   pthread_t th;
   if (pthread_create(&th, NULL, drain, use_send ? (void *)1 : NULL) != 0) die("pthread_create");
   size_t done = 0;
+  int calls = 0;
   while (done < kTotal) { /* a blocking write may return short (Linux: on a signal) */
     const ssize_t n = use_send ? send(fds[1], data + done, kTotal - done, 0)
                                : write(fds[1], data + done, kTotal - done);
     if (n <= 0) die("write");
     done += (size_t)n;
+    ++calls;
   }
   pthread_join(th, NULL);
+  /* Linux's blocking pipe write returns once all of it is written: one call. */
+  if (show_calls) printf("calls=%d\n", calls);
   printf("written=%zu\nread=%zu\nsame=%d\n", done, read_total,
          read_sum == fnv(2166136261u, data, kTotal));
   return 0;
@@ -270,14 +275,15 @@ static int run_connect(void) {
 
 int main(int argc, char **argv) {
   const char *m = argc > 1 ? argv[1] : "";
-  if (!strcmp(m, "write")) return run_fill(0);
-  if (!strcmp(m, "send")) return run_fill(1);
+  if (!strcmp(m, "write")) return run_fill(0, 0);
+  if (!strcmp(m, "write_whole")) return run_fill(0, 1);
+  if (!strcmp(m, "send")) return run_fill(1, 0);
   if (!strcmp(m, "wait4")) return run_child_wait(0);
   if (!strcmp(m, "waitid")) return run_child_wait(1);
   if (!strcmp(m, "sigsuspend")) return run_signal_wait(0);
   if (!strcmp(m, "pause")) return run_signal_wait(1);
   if (!strcmp(m, "sigtimedwait")) return run_sigtimedwait();
   if (!strcmp(m, "connect")) return run_connect();
-  die("usage: waits write|send|wait4|waitid|sigsuspend|pause|sigtimedwait|connect");
+  die("usage: waits write|write_whole|send|wait4|waitid|sigsuspend|pause|sigtimedwait|connect");
   return 2;
 }

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import subprocess
 
+import pytest
+
 from guestrun import kv, strace_without_pid
 
 QUANTUM = ["--quantum", "5"]  # short slices: threads are switched inside critical sections
@@ -102,3 +104,33 @@ def test_pi_same_seed_same_interleaving(runner, target):
     assert a.stdout == b.stdout
     assert interleaving(a.stderr.decode()) == interleaving(b.stderr.decode())
     assert futex_ops(a.stderr.decode()).get(7, 0) > 20
+
+
+@pytest.mark.parametrize("how", ["exit_group", "signal", "execve"])
+def test_robust_lists_when_the_whole_process_ends(runner, target, how):
+    # tests/guest/robust_death.c: a forked child holds two process-shared robust mutexes
+    # (in a MAP_SHARED file mapping), one per thread, and ends all at once: every thread's
+    # robust list is walked, so the parent's timed locks get EOWNERDEAD, not ETIMEDOUT.
+    guest = str(runner.guest("robust_death", target.arch))
+    nat = subprocess.run([guest, how], capture_output=True, timeout=60)
+    assert nat.returncode == 0, nat.stderr.decode(errors="replace")
+    p = subprocess.run([str(runner.emulator), "run", "--cpu", target.cpu, guest, how],
+                       capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")[-3000:]
+    status = "exited=0 signaled=15" if how == "signal" else "exited=1 signaled=0"
+    assert p.stdout.decode() == nat.stdout.decode() == (
+        f"child {status}\na=eownerdead b=eownerdead\n")
+
+
+def test_requeue_pi(runner, target):
+    # tests/guest/mutexes.c requeue_pi: three FUTEX_WAIT_REQUEUE_PI waiters, one
+    # FUTEX_CMP_REQUEUE_PI: one comes back owning the PI word, two wait for it and get it
+    # through FUTEX_UNLOCK_PI; nr_wake other than 1 is EINVAL.
+    expected = "requeue_pi counted=3 not_owner=0 pi_word=0 nr_wake2=-1 einval=1\n"
+    a = emulated(runner, target, ["requeue_pi"], extra=["--strace"])
+    assert a.stdout.decode() == native(runner, target, ["requeue_pi"]) == expected
+    # Every waiter was waiting when main requeued (its 20 ms sleep is virtual time the
+    # others run in): 1 taken for the top waiter + 2 moved to the PI word.
+    assert re.search(r"futex\(0x[0-9a-f]+, 12, 1, 0x3, \d+, 1\) = 3", a.stderr.decode())
+    b = emulated(runner, target, ["requeue_pi"], extra=["--strace"])
+    assert strace_without_pid(a.stderr.decode()) == strace_without_pid(b.stderr.decode())

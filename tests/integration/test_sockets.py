@@ -20,13 +20,18 @@ import pytest
 from realclients import openssl_client, padlock_counts
 
 
-@pytest.mark.parametrize("what", ["unix", "inet", "rights", "options", "wait", "socketcall"])
+@pytest.mark.parametrize("what", ["unix", "inet", "rights", "options", "wait", "socketcall",
+                                  "mmsg"])
 def test_like_native(runner, target, what):
     emu = runner.run("sockets", target, [what], timeout=120)
     native = subprocess.run([str(runner.guest("sockets", target.arch)), what],
                             capture_output=True, timeout=60)
     assert emu.stdout.decode() == native.stdout.decode()
     assert b"unsupported" not in emu.stderr
+    if what == "mmsg":
+        assert emu.stdout.decode() == ("sendmmsg=3 lens=3,3,5\n"
+                                       "recvmmsg=3 one/3 two/3 three/5\n"
+                                       "empty recvmmsg=-1 eagain=1\n")
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,13 @@ void Process::queue_signal(const GuestSiginfo& si) {
   if (sig_.next_deliverable() != 0) request_stop();
 }
 
+void Process::queue_process_signal(const GuestSiginfo& si) {
+  if (si.signo < 1 || si.signo > kNumSignals) return;
+  sig_.raise_shared(si);
+  wake_for_shared();
+  if (sig_.next_deliverable() != 0) request_stop();
+}
+
 void Process::handle_stop(uc_err err) {
   if (exited_) return;
   if (sigreturn_ != SigreturnKind::None) {
@@ -75,7 +82,7 @@ bool Process::deliver_pending() {
   while (!fatal_ && !exited_) {
     const int sig = sig_.next_deliverable();
     if (sig == 0) break;
-    sig_.pending &= ~sig_bit(sig);
+    sig_.take(sig);
     deliver(sig, sig_.info[sig], false);
     any = true;
   }
@@ -176,6 +183,7 @@ void Process::do_sigreturn(SigreturnKind k) {
 }
 
 void Process::die(int sig, const GuestSiginfo& si) {
+  exit_all_robust_lists();
   fatal_ = true;
   result_ = RunResult{};
   result_.signaled = true;

@@ -135,6 +135,17 @@ void host_signals_running(bool running) {
   g_running.store(running);
 }
 
+void wait_host_signal() {
+  // With every signal blocked, a signal that arrived after the caller last looked is seen
+  // here; otherwise sigsuspend opens the mask and waits in one step (pause() would miss a
+  // signal that arrives between the caller's check and the wait, and wait for the next).
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &old);
+  if (g_arrived.load() == 0) sigsuspend(&old);
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+}
+
 int collect_host_signals(Process& p) {
   uint64_t arrived = g_arrived.exchange(0);
   const int count = __builtin_popcountll(arrived);
@@ -146,8 +157,12 @@ int collect_host_signals(Process& p) {
     si.code = g_info[sig].code.load();
     si.pid = g_info[sig].pid.load();
     si.uid = g_info[sig].uid.load();
-    p.signals().raise(si);
+    p.queue_process_signal(si);
   }
+  // Collected inside a hook (a blocking system call's wait): the host handler stopped
+  // Unicorn for these signals, and the caller may consume them at once (a signalfd read,
+  // rt_sigtimedwait). The stop is then the run loop's own, not one no hook asked for.
+  if (count > 0 && g_running.load()) p.request_stop();
   return count;
 }
 

@@ -18,5 +18,6 @@ void host_signals_restore();                   // end of run()
 void host_signal_update(Process& p, int sig);  // after the guest changed sig's action
 void host_signals_running(bool running);       // around uc_emu_start
 int collect_host_signals(Process& p);          // queue what arrived for the guest; how many
+void wait_host_signal();  // until a host signal arrives, unless one is already uncollected
 
 }  // namespace padlock::emu

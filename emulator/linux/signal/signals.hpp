@@ -77,7 +77,11 @@ inline constexpr uint64_t kUnblockable = (uint64_t{1} << (9 - 1)) | (uint64_t{1}
 struct SignalState {
   GuestSigaction action[kNumSignals + 1];
   uint64_t blocked = 0;
-  uint64_t pending = 0;
+  uint64_t pending = 0;  // the running thread's own (tgkill, its faults, SIGPIPE)
+  // The process's (Linux's shared pending set: kill, timers, the host): any thread that
+  // does not block one may take it, and every thread's sigpending, sigwait and signalfd
+  // see it. Not swapped at a thread switch.
+  uint64_t shared = 0;
   GuestSiginfo info[kNumSignals + 1];
   uint64_t altstack_sp = 0, altstack_size = 0;
   int altstack_flags = kSsDisable;
@@ -89,10 +93,24 @@ struct SignalState {
     pending |= sig_bit(si.signo);
     info[si.signo] = si;
   }
+  void raise_shared(const GuestSiginfo& si) {
+    shared |= sig_bit(si.signo);
+    info[si.signo] = si;
+  }
+  // The running thread's view: its own pending signals and the process's.
+  uint64_t all_pending() const { return pending | shared; }
   // Lowest-numbered pending signal of `set`, or 0.
   int lowest_pending(uint64_t set) const {
-    const uint64_t ready = pending & set;
+    const uint64_t ready = all_pending() & set;
     return ready == 0 ? 0 : __builtin_ctzll(ready) + 1;
+  }
+  // Dequeues `sig`: the thread's own first, as Linux's dequeue_signal.
+  void take(int sig) {
+    if (pending & sig_bit(sig)) {
+      pending &= ~sig_bit(sig);
+    } else {
+      shared &= ~sig_bit(sig);
+    }
   }
   // Lowest-numbered pending signal that is not blocked, or 0.
   int next_deliverable() const { return lowest_pending(~(blocked & ~kUnblockable)); }

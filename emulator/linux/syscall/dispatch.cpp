@@ -81,6 +81,9 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
     bool again_on_eagain = false;
     SyscallHandler fn = e != nullptr ? e->fn : nullptr;
     const bool threaded = fn != nullptr && threads_.size() > 1 && !self.retry_real;
+    // A virtual event's retry continues the wait only if this call waits again at once.
+    const bool virtual_retry = self.virtual_retry;
+    self.virtual_retry = false;
     // i386 socketcall: its send or recv waits as the direct call does (an unreadable
     // argument block leaves socketcall to report it).
     if (threaded && fn == sys_socketcall && socketcall_unpack(c, fn) < 0) fn = sys_socketcall;
@@ -97,9 +100,17 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
       host_wait(self.fds, -1);  // until connected, or to try again
       c.blocks = true;
       r = 0;
+    } else if (threaded && (self.write_done > 0 || (others_can_run() && long_pipe_write(c, fn)))) {
+      // A long pipe write: a piece now; wait for room while the others run, then go on.
+      if (!pipe_write_step(c, self.write_done, self.fds, r)) {
+        host_wait(self.fds, -1);
+        c.blocks = true;
+        r = 0;
+      }
     } else if (threaded && others_can_run() &&
                host_wait_set(c, fn, self.fds, self.child, host_timeout, again_on_eagain)) {
       // It would block the other threads: wait in the scheduler, then call again.
+      self.virtual_retry = virtual_retry;
       host_wait(self.fds, host_timeout);
       c.blocks = true;
       r = 0;

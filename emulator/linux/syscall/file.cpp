@@ -218,6 +218,7 @@ int64_t sys_read(SyscallContext& c) {
     return r;
   }
   if (is_signalfd(c.p, fd_arg(c.a[0]))) return after_read(c, signalfd_read(c));
+  if (is_virtual_timerfd(c.p, fd_arg(c.a[0]))) return after_read(c, timerfd_read(c));
   const int64_t n = buffer_len(c.p, c.a[1], c.a[2], true);
   if (n < 0) return n;
   return after_read(c, host_result(read(fd_arg(c.a[0]), c.p.mem().host(c.a[1]), n)));
@@ -326,7 +327,7 @@ int64_t sys_creat(SyscallContext& c) {
 
 int64_t sys_close(SyscallContext& c) {
   c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
-  c.p.kernel().timerfd_clock.erase(fd_arg(c.a[0]));
+  c.p.kernel().timerfds.erase(fd_arg(c.a[0]));
   c.p.kernel().signalfd_mask.erase(fd_arg(c.a[0]));
   c.p.kernel().self_mem.erase(fd_arg(c.a[0]));
   c.p.kernel().fd_dirs.erase(fd_arg(c.a[0]));
@@ -677,6 +678,27 @@ bool write_flock(SyscallContext& c, uint64_t va, FlockLayout l, const struct flo
   return c.p.write_user(va, raw, size);
 }
 
+// A new descriptor for the file of `from`: what /proc/self/fd/ knows of `from` (a filtered
+// listing, a generated file's name) goes with it, and what it knew of `to` is gone.
+int64_t after_dup(SyscallContext& c, int from, int64_t to) {
+  if (to < 0 || to == from) return to;
+  KernelState& k = c.p.kernel();
+  const int fd = static_cast<int>(to);
+  k.dir_cookies.erase(fd);
+  k.self_mem.erase(fd);
+  k.fd_dirs.erase(fd);
+  k.fd_names.erase(fd);
+  k.timerfds.erase(fd);
+  k.signalfd_mask.erase(fd);
+  if (k.fd_dirs.count(from) != 0) k.fd_dirs.insert(fd);
+  if (auto it = k.fd_names.find(from); it != k.fd_names.end()) k.fd_names[fd] = it->second;
+  if (auto it = k.timerfds.find(from); it != k.timerfds.end()) k.timerfds[fd] = it->second;
+  if (auto it = k.signalfd_mask.find(from); it != k.signalfd_mask.end()) {
+    k.signalfd_mask[fd] = it->second;
+  }
+  return to;
+}
+
 int64_t fcntl_common(SyscallContext& c, bool is64call) {
   const int fd = fd_arg(c.a[0]);
   const int cmd = static_cast<int>(c.a[1]);
@@ -690,6 +712,7 @@ int64_t fcntl_common(SyscallContext& c, bool is64call) {
   switch (host_cmd) {
     case F_DUPFD:
     case F_DUPFD_CLOEXEC:
+      return after_dup(c, fd, host_result(fcntl(fd, host_cmd, static_cast<long>(c.a[2]))));
     case F_GETFD:
     case F_SETFD:
     case F_GETFL:
@@ -724,23 +747,6 @@ int64_t sys_fcntl(SyscallContext& c) {
 int64_t sys_fcntl64(SyscallContext& c) {
   return fcntl_common(c, true);
 }
-
-namespace {
-// A new descriptor for the file of `from`: what /proc/self/fd/ knows of `from` (a filtered
-// listing, a generated file's name) goes with it, and what it knew of `to` is gone.
-int64_t after_dup(SyscallContext& c, int from, int64_t to) {
-  if (to < 0 || to == from) return to;
-  KernelState& k = c.p.kernel();
-  const int fd = static_cast<int>(to);
-  k.dir_cookies.erase(fd);
-  k.self_mem.erase(fd);
-  k.fd_dirs.erase(fd);
-  k.fd_names.erase(fd);
-  if (k.fd_dirs.count(from) != 0) k.fd_dirs.insert(fd);
-  if (auto it = k.fd_names.find(from); it != k.fd_names.end()) k.fd_names[fd] = it->second;
-  return to;
-}
-}  // namespace
 
 int64_t sys_dup(SyscallContext& c) {
   return after_dup(c, fd_arg(c.a[0]), host_result(dup(fd_arg(c.a[0]))));

@@ -63,6 +63,9 @@ constexpr WaitingCall kWaitingCalls[] = {
     {sys_writev, WaitOn::WriteFd, Timeout::None, -1},
     {sys_sendto, WaitOn::SendFd, Timeout::None, 3},
     {sys_sendmsg, WaitOn::SendFd, Timeout::None, 2},
+    {sys_recvmmsg, WaitOn::RecvFd, Timeout::None, 3},
+    {sys_recvmmsg_time64, WaitOn::RecvFd, Timeout::None, 3},
+    {sys_sendmmsg, WaitOn::SendFd, Timeout::None, 3},
     {sys_wait4, WaitOn::Wait4, Timeout::None, -1},
     {sys_waitpid, WaitOn::Wait4, Timeout::None, -1},
     {sys_waitid, WaitOn::Waitid, Timeout::None, -1},
@@ -131,20 +134,14 @@ ChildWait wait4_children(const SyscallContext& c) {
   return w;
 }
 
-// A ready write is made so that it cannot block the process: a pipe takes at most
-// PIPE_BUF bytes (one free page, which POLLOUT promises; a shorter write is atomic and
-// fits whole), a send gets MSG_DONTWAIT (its -EAGAIN: wait again). A write or writev to a
-// socket is made as it is.
+// A ready send is made so that it cannot block the process: MSG_DONTWAIT (its -EAGAIN:
+// wait again). A write of at most PIPE_BUF bytes to a pipe fits the free page that POLLOUT
+// promises, whole (atomic); a longer one is made in pieces (pipe_write_step). A write or
+// writev to a socket is made as it is.
 void cannot_block(SyscallContext& c, const WaitingCall& w, bool& again_on_eagain) {
   if (w.on == WaitOn::SendFd) {
     c.a[w.flags_arg] |= MSG_DONTWAIT;
     again_on_eagain = true;
-    return;
-  }
-  struct stat st;
-  if (w.fn == sys_write && fstat(static_cast<int>(c.a[0]), &st) == 0 && S_ISFIFO(st.st_mode) &&
-      c.a[2] > PIPE_BUF) {
-    c.a[2] = PIPE_BUF;
   }
 }
 
@@ -170,6 +167,35 @@ ConnectStep host_connect(SyscallContext& c, bool in_progress, std::vector<pollfd
     return ConnectStep::Writable;
   }
   return r == -EAGAIN ? ConnectStep::Retry : ConnectStep::Done;
+}
+
+bool long_pipe_write(SyscallContext& c, SyscallHandler fn) {
+  if (fn != sys_write || c.a[2] <= PIPE_BUF) return false;
+  const int fd = static_cast<int>(c.a[0]);
+  struct stat st;
+  const int fl = fcntl(fd, F_GETFL);
+  return fl >= 0 && !(fl & O_NONBLOCK) && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+bool pipe_write_step(SyscallContext& c, uint64_t& done, std::vector<pollfd>& fds, int64_t& r) {
+  const int fd = static_cast<int>(c.a[0]);
+  const uint64_t total = c.a[2];
+  const int fl = fcntl(fd, F_GETFL);
+  // The flag is the open file description's: set only for the piece (as connect's).
+  if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+  c.a[1] += done;
+  c.a[2] = total - done;
+  const int64_t n = sys_write(c);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl);
+  if (n > 0) done += static_cast<uint64_t>(n);
+  if (done < total && (n > 0 || n == -EAGAIN)) {
+    fds.assign(1, pollfd{fd, POLLOUT, 0});
+    return false;
+  }
+  // All of it, or an error: what was written counts (Linux returns it before the error).
+  r = done > 0 ? static_cast<int64_t>(done) : n;
+  done = 0;
+  return true;
 }
 
 bool child_ready(const ChildWait& w) {
@@ -256,8 +282,23 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
   }
   for (pollfd& f : fds) f.revents = 0;
   sync_signalfds(c.p);
+  sync_timerfds(c.p);
   // Ready already (or a descriptor the host cannot poll): the call runs now.
-  return poll(fds.data(), fds.size(), 0) == 0;
+  if (poll(fds.data(), fds.size(), 0) != 0) return false;
+  // pselect6, ppoll, epoll_pwait: the thread waits with the call's signal mask (the call
+  // made again finds it in place and the old one saved: poll_wait.cpp), so a signal it
+  // unblocks wakes the thread; one already pending ends the call at once.
+  uint64_t mask = 0;
+  const int m = wait_mask(c, fn, mask);
+  if (m < 0) return false;
+  if (m > 0) {
+    SignalState& s = c.p.signals();
+    if ((s.all_pending() & ~(mask & ~kUnblockable)) != 0) return false;
+    if (!s.has_saved_mask) s.saved_mask = s.blocked;
+    s.has_saved_mask = true;
+    s.blocked = mask & ~kUnblockable;
+  }
+  return true;
 }
 
 }  // namespace padlock::emu

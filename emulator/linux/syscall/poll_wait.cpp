@@ -1,15 +1,11 @@
-// Waiting for descriptors: select, pselect6, poll, ppoll, epoll, eventfd and timerfd, passed
+// Waiting for descriptors: select, pselect6, poll, ppoll, epoll and eventfd, passed
 // to the host. fd_set bitmaps, struct pollfd and struct epoll_event (packed: 12 bytes in
 // both ABIs) have the same bytes in both ABIs and are used in place; timeouts are
 // converted. With timing on, timeouts run on the guest's virtual clock (docs/emulator.md,
 // "Sockets"): a wait on no descriptor is a sleep, as nanosleep's; a wait on descriptors
 // waits on the host in real time for the outside world, and when it times out the virtual
 // clock moves to the call's deadline (a descriptor ready first takes no virtual time, as a
-// blocking read). With --timing off, timeouts run in real time. A timerfd runs on the host
-// clock (an absolute expiry on the guest's clock becomes the same distance from now). The
-// signal mask of pselect6, ppoll and epoll_pwait is not applied: the host call waits with
-// the emulator's mask, and a signal for the guest interrupts it as any blocking call
-// (-EINTR).
+// blocking read). With --timing off, timeouts run in real time. Timerfds: timerfd.cpp.
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -23,6 +19,7 @@
 
 #include "emulator/linux/abi_structs.hpp"
 #include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 
 namespace padlock::emu {
@@ -54,9 +51,70 @@ int64_t host_now_ns() {
 // call with a timeout (nullptr: none). `left_ns` is select's time left: with timing on the
 // virtual time left (the whole timeout when a descriptor was ready first, 0 when the call
 // timed out or its thread waits in the scheduler), with timing off the real time left.
+// The host call, made again after a host signal that the guest blocks (Linux would not
+// have interrupted the wait for it): it may have made a signalfd readable, which the host
+// then sees. `ts` is the timeout (nullptr: none), shortened by the time already waited.
 template <typename HostCall>
-int64_t timed_wait(SyscallContext& c, bool no_fds, int64_t timeout_ns, int64_t& left_ns,
-                   HostCall call) {
+int64_t host_wait_call(SyscallContext& c, const timespec* ts, HostCall call) {
+  const int64_t end = ts == nullptr ? -1 : host_now_ns() + ns_of(*ts);
+  timespec left = ts == nullptr ? timespec{} : *ts;
+  for (;;) {
+    const int64_t r = host_result(call(ts == nullptr ? nullptr : &left));
+    if (r != -EINTR || collect_host_signals(c.p) == 0 || c.p.signals().next_deliverable() != 0) {
+      return blocking(c, r);
+    }
+    sync_signalfds(c.p);
+    if (end >= 0) left = timespec_of_ns(std::max<int64_t>(0, end - host_now_ns()));
+  }
+}
+
+// With timing on, a wait on descriptors of which some become ready on the virtual clock
+// (`fds`: a timerfd, a signalfd while a timer is armed, an epoll set with one): the host
+// descriptors are looked at without waiting, and the clock moves to the next such event
+// or the call's deadline, as the scheduler does when every thread waits (threads.cpp,
+// idle). False: no such descriptor, the host waits as for any other.
+template <typename HostCall>
+bool virtual_wait(SyscallContext& c, const std::vector<int>& fds, int64_t timeout_ns,
+                  int64_t waited_ns, int64_t& left_ns, int64_t& r, HostCall call) {
+  VirtualTime& vt = c.p.vtime();
+  auto first_event = [&] {
+    uint64_t first = VirtualTime::kNever;
+    for (const int fd : fds) first = std::min(first, virtual_fd_event(c.p, fd));
+    return first;
+  };
+  if (first_event() == VirtualTime::kNever) return false;
+  const uint64_t deadline = timeout_ns < 0
+                                ? VirtualTime::kNever
+                                : vt.now() + vt.cycles_of_ns(static_cast<uint64_t>(
+                                                 std::max<int64_t>(0, timeout_ns - waited_ns)));
+  auto left = [&] {
+    return deadline == VirtualTime::kNever
+               ? 0
+               : static_cast<int64_t>(vt.ns_of(deadline - std::min(deadline, vt.now())));
+  };
+  const timespec zero{0, 0};
+  for (;;) {
+    sync_signalfds(c.p);
+    sync_timerfds(c.p);
+    r = blocking(c, host_result(call(&zero)));
+    if (r != 0 || vt.now() >= deadline) break;
+    const uint64_t next = std::min(deadline, first_event());
+    if (next == VirtualTime::kNever) {
+      r = blocking(c, host_result(call(nullptr)));  // nothing virtual is due any more
+      break;
+    }
+    if (c.p.sleep_until(next)) {
+      r = blocking(c, -EINTR);
+      break;
+    }
+  }
+  left_ns = left();
+  return true;
+}
+
+template <typename HostCall>
+int64_t timed_wait(SyscallContext& c, const std::vector<int>& fds, bool no_fds, int64_t timeout_ns,
+                   int64_t& left_ns, HostCall call) {
   left_ns = std::max<int64_t>(timeout_ns, 0);
   // Timed out in the scheduler already: the real wait is over, and the virtual deadline
   // counts from when it began.
@@ -65,16 +123,18 @@ int64_t timed_wait(SyscallContext& c, bool no_fds, int64_t timeout_ns, int64_t& 
       c.waited_out ? static_cast<int64_t>(vt.ns_of(vt.now() - c.waited_since)) : 0;
   const timespec ts = timespec_of_ns(c.waited_out ? 0 : left_ns);
   sync_signalfds(c.p);
+  sync_timerfds(c.p);
   if (!c.p.options().timing) {
     const int64_t start = host_now_ns();
-    const int64_t r = blocking(c, host_result(call(timeout_ns >= 0 ? &ts : nullptr)));
+    const int64_t r = host_wait_call(c, timeout_ns >= 0 ? &ts : nullptr, call);
     left_ns = std::max<int64_t>(0, timeout_ns - (host_now_ns() - start));
     if (r == 0) left_ns = 0;
     return r;
   }
   // Nothing to wait for but time: a sleep on the virtual clock.
   if (no_fds && timeout_ns >= 0) return virtual_sleep(c, timeout_ns, left_ns);
-  const int64_t r = blocking(c, host_result(call(timeout_ns >= 0 ? &ts : nullptr)));
+  if (int64_t r = 0; virtual_wait(c, fds, timeout_ns, waited_ns, left_ns, r, call)) return r;
+  const int64_t r = host_wait_call(c, timeout_ns >= 0 ? &ts : nullptr, call);
   if (r != 0 || timeout_ns <= 0) return r;
   // Timed out in real time: the guest's clock reaches the deadline too.
   return virtual_sleep(c, timeout_ns - waited_ns, left_ns);
@@ -109,7 +169,15 @@ int64_t select_common(SyscallContext& c, int64_t timeout_ns, int64_t& left_ns) {
     return -EFAULT;
   }
   const bool no_fds = !any_fd(r, nfds) && !any_fd(w, nfds) && !any_fd(e, nfds);
-  return timed_wait(c, no_fds, timeout_ns, left_ns, [&](const timespec* ts) {
+  std::vector<int> fds;
+  for (const fd_set* set : {r, w, e}) {
+    for (uint64_t fd = 0; set != nullptr && fd < nfds; ++fd) {
+      if (reinterpret_cast<const uint8_t*>(set)[fd / 8] & (1u << (fd % 8))) {
+        fds.push_back(static_cast<int>(fd));
+      }
+    }
+  }
+  return timed_wait(c, fds, no_fds, timeout_ns, left_ns, [&](const timespec* ts) {
     return pselect(static_cast<int>(nfds), r, w, e, ts, nullptr);
   });
 }
@@ -123,6 +191,32 @@ bool read_timespec(SyscallContext& c, uint64_t va, bool time64, timespec& ts, bo
   if (!c.p.read_user(va, raw, timespec_size(time64))) return false;
   ts = decode_timespec(raw, time64);
   return ts.tv_nsec >= 0 && ts.tv_nsec < 1000000000 && ts.tv_sec >= 0;
+}
+
+// The wait's signal mask of pselect6, ppoll and epoll_pwait, installed for the call as
+// Linux's set_user_sigmask does: a signal it unblocks ends the wait with EINTR and its
+// handler runs with that mask, the old one back at the handler's sigreturn (the frame
+// holds it: SignalState::saved_mask); otherwise the old mask is back when the call returns.
+template <typename Call>
+int64_t with_wait_mask(SyscallContext& c, SyscallHandler fn, Call call) {
+  uint64_t mask = 0;
+  const int m = wait_mask(c, fn, mask);
+  if (m < 0) return m;
+  if (m == 0) return call();
+  SignalState& s = c.p.signals();
+  // Made again after its thread waited in the scheduler: the mask is in place already
+  // (host_wait.cpp), the old one saved.
+  const uint64_t old = s.has_saved_mask ? s.saved_mask : s.blocked;
+  s.blocked = mask & ~kUnblockable;
+  const int64_t r = s.next_deliverable() != 0 ? -EINTR : call();
+  if (c.blocks || (r == -EINTR && s.next_deliverable() != 0)) {
+    s.saved_mask = old;
+    s.has_saved_mask = true;
+  } else {
+    s.blocked = old;
+    s.has_saved_mask = false;
+  }
+  return r;
 }
 
 }  // namespace
@@ -175,7 +269,9 @@ int64_t poll_common(SyscallContext& c, int64_t timeout_ns) {
   uint8_t* p = c.p.user_ptr(c.a[0], n * sizeof(pollfd), true);
   if (p == nullptr && n > 0) return -EFAULT;
   int64_t left = 0;
-  return timed_wait(c, n == 0, timeout_ns, left, [&](const timespec* ts) {
+  std::vector<int> fds(n);
+  for (uint64_t i = 0; i < n; ++i) fds[i] = reinterpret_cast<const pollfd*>(p)[i].fd;
+  return timed_wait(c, fds, n == 0, timeout_ns, left, [&](const timespec* ts) {
     return ppoll(reinterpret_cast<pollfd*>(p), n, ts, nullptr);
   });
 }
@@ -193,17 +289,38 @@ int64_t sys_poll(SyscallContext& c) {
   return poll_common(c, ms < 0 ? -1 : int64_t{ms} * 1000000);
 }
 
+int wait_mask(SyscallContext& c, SyscallHandler fn, uint64_t& mask) {
+  uint64_t va = 0, size = 0;
+  if (fn == sys_ppoll || fn == sys_ppoll_time64) {
+    va = c.a[3];
+    size = c.a[4];
+  } else if (fn == sys_epoll_pwait) {
+    va = c.a[4];
+    size = c.a[5];
+  } else if (fn == sys_pselect6 || fn == sys_pselect6_time64) {
+    // pselect6's sixth argument: { const sigset_t *ss; size_t ss_len } (words of the ABI).
+    if (c.a[5] == 0) return 0;
+    bool ok = false;
+    va = c.p.get_word(c.a[5], ok);
+    if (ok) size = c.p.get_word(c.a[5] + (c.abi.wide ? 8 : 4), ok);
+    if (!ok) return -EFAULT;
+  }
+  if (va == 0) return 0;
+  if (size != sizeof mask) return -EINVAL;
+  return c.p.get(va, mask) ? 1 : -EFAULT;
+}
+
 int64_t sys_pselect6(SyscallContext& c) {
-  return pselect_common(c, c.abi.wide);
+  return with_wait_mask(c, sys_pselect6, [&] { return pselect_common(c, c.abi.wide); });
 }
 int64_t sys_pselect6_time64(SyscallContext& c) {
-  return pselect_common(c, true);
+  return with_wait_mask(c, sys_pselect6_time64, [&] { return pselect_common(c, true); });
 }
 int64_t sys_ppoll(SyscallContext& c) {
-  return ppoll_common(c, c.abi.wide);
+  return with_wait_mask(c, sys_ppoll, [&] { return ppoll_common(c, c.abi.wide); });
 }
 int64_t sys_ppoll_time64(SyscallContext& c) {
-  return ppoll_common(c, true);
+  return with_wait_mask(c, sys_ppoll_time64, [&] { return ppoll_common(c, true); });
 }
 
 int64_t sys_epoll_create(SyscallContext& c) {
@@ -226,19 +343,24 @@ int64_t sys_epoll_ctl(SyscallContext& c) {
                                static_cast<int32_t>(c.a[2]), ev));
 }
 
-bool epoll_set_empty(int epfd) {
-  // The host lists an epoll descriptor's registered descriptors as "tfd:" lines.
+std::vector<int> epoll_members(int epfd) {
+  // The host lists an epoll descriptor's registered descriptors as "tfd: N" lines.
+  std::vector<int> out;
   char path[48];
   std::snprintf(path, sizeof path, "/proc/self/fdinfo/%d", epfd);
   FILE* f = std::fopen(path, "re");
-  if (f == nullptr) return false;
+  if (f == nullptr) return out;
   char line[256];
-  bool empty = true;
-  while (empty && std::fgets(line, sizeof line, f) != nullptr) {
-    empty = std::strncmp(line, "tfd:", 4) != 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    int fd = 0;
+    if (std::sscanf(line, "tfd: %d", &fd) == 1) out.push_back(fd);
   }
   std::fclose(f);
-  return empty;
+  return out;
+}
+
+bool epoll_set_empty(int epfd) {
+  return epoll_members(epfd).empty();
 }
 
 int64_t sys_epoll_wait(SyscallContext& c) {
@@ -253,18 +375,20 @@ int64_t sys_epoll_wait(SyscallContext& c) {
   const int32_t ms = static_cast<int32_t>(c.a[3]);
   // Not an epoll descriptor, or ready: the call's own answer, without waiting.
   sync_signalfds(c.p);
+  sync_timerfds(c.p);
   const int64_t now = host_result(epoll_wait(epfd, events, max, 0));
   if (now != 0 || ms == 0) return now;
   const bool no_fds = c.p.options().timing && ms > 0 && epoll_set_empty(epfd);
   int64_t left = 0;
-  return timed_wait(c, no_fds, ms < 0 ? -1 : int64_t{ms} * 1000000, left, [&](const timespec* ts) {
-    return epoll_wait(epfd, events, max,
-                      ts == nullptr ? -1 : static_cast<int>(ns_of(*ts) / 1000000));
-  });
+  return timed_wait(
+      c, {epfd}, no_fds, ms < 0 ? -1 : int64_t{ms} * 1000000, left, [&](const timespec* ts) {
+        return epoll_wait(epfd, events, max,
+                          ts == nullptr ? -1 : static_cast<int>(ns_of(*ts) / 1000000));
+      });
 }
 
 int64_t sys_epoll_pwait(SyscallContext& c) {
-  return sys_epoll_wait(c);  // the signal mask is not applied (see the top of the file)
+  return with_wait_mask(c, sys_epoll_pwait, [&] { return sys_epoll_wait(c); });
 }
 
 int64_t sys_eventfd(SyscallContext& c) {
@@ -273,83 +397,6 @@ int64_t sys_eventfd(SyscallContext& c) {
 
 int64_t sys_eventfd2(SyscallContext& c) {
   return host_result(eventfd(static_cast<unsigned>(c.a[0]), static_cast<int>(c.a[1])));
-}
-
-}  // namespace padlock::emu
-
-// --- timerfd -------------------------------------------------------------------------------
-
-namespace padlock::emu {
-
-namespace {
-
-// struct itimerspec of `time64` width: interval, then value.
-bool read_itimerspec(SyscallContext& c, uint64_t va, bool time64, itimerspec& out) {
-  uint8_t raw[32];
-  const size_t ts = timespec_size(time64);
-  if (!c.p.read_user(va, raw, 2 * ts)) return false;
-  out.it_interval = decode_timespec(raw, time64);
-  out.it_value = decode_timespec(raw + ts, time64);
-  return true;
-}
-
-bool write_itimerspec(SyscallContext& c, uint64_t va, bool time64, const itimerspec& v) {
-  uint8_t raw[32];
-  const size_t ts = timespec_size(time64);
-  encode_timespec(raw, time64, v.it_interval);
-  encode_timespec(raw + ts, time64, v.it_value);
-  return c.p.write_user(va, raw, 2 * ts);
-}
-
-int64_t timerfd_settime_common(SyscallContext& c, bool time64) {
-  const int fd = static_cast<int32_t>(c.a[0]);
-  int flags = static_cast<int>(c.a[1]);
-  itimerspec v{}, old{};
-  if (!read_itimerspec(c, c.a[2], time64, v)) return -EFAULT;
-  // An absolute expiry is a time of the guest's clock: the same distance from now on the
-  // host's (timerfd runs in real time, as the other waits here).
-  if ((flags & TFD_TIMER_ABSTIME) && c.p.options().timing &&
-      (v.it_value.tv_sec != 0 || v.it_value.tv_nsec != 0)) {
-    const auto it = c.p.kernel().timerfd_clock.find(fd);
-    const int clock = it != c.p.kernel().timerfd_clock.end() ? it->second : CLOCK_MONOTONIC;
-    int64_t guest_now = 0;
-    if (!c.p.vtime().clock_ns(clock, guest_now)) return -EINVAL;
-    const int64_t left = std::max<int64_t>(1, ns_of(v.it_value) - guest_now);
-    v.it_value = timespec_of_ns(left);
-    flags &= ~TFD_TIMER_ABSTIME;
-  }
-  const int64_t r = host_result(timerfd_settime(fd, flags, &v, c.a[3] != 0 ? &old : nullptr));
-  if (r < 0) return r;
-  if (c.a[3] != 0 && !write_itimerspec(c, c.a[3], time64, old)) return -EFAULT;
-  return 0;
-}
-
-int64_t timerfd_gettime_common(SyscallContext& c, bool time64) {
-  itimerspec cur{};
-  const int64_t r = host_result(timerfd_gettime(static_cast<int32_t>(c.a[0]), &cur));
-  if (r < 0) return r;
-  return write_itimerspec(c, c.a[1], time64, cur) ? 0 : -EFAULT;
-}
-
-}  // namespace
-
-int64_t sys_timerfd_create(SyscallContext& c) {
-  const int clock = static_cast<int>(c.a[0]);
-  const int64_t r = host_result(timerfd_create(clock, static_cast<int>(c.a[1])));
-  if (r >= 0) c.p.kernel().timerfd_clock[static_cast<int>(r)] = clock;
-  return r;
-}
-int64_t sys_timerfd_settime(SyscallContext& c) {
-  return timerfd_settime_common(c, c.abi.wide);
-}
-int64_t sys_timerfd_settime64(SyscallContext& c) {
-  return timerfd_settime_common(c, true);
-}
-int64_t sys_timerfd_gettime(SyscallContext& c) {
-  return timerfd_gettime_common(c, c.abi.wide);
-}
-int64_t sys_timerfd_gettime64(SyscallContext& c) {
-  return timerfd_gettime_common(c, true);
 }
 
 }  // namespace padlock::emu

@@ -25,6 +25,7 @@ int64_t sys_exit(SyscallContext& c) {
 }
 
 int64_t sys_exit_group(SyscallContext& c) {
+  c.p.exit_all_robust_lists();
   c.p.exit_group(static_cast<int>(c.a[0] & 0xFF));
   return 0;
 }
@@ -216,7 +217,8 @@ namespace {
 
 constexpr int kFutexWait = 0, kFutexWake = 1, kFutexRequeue = 3, kFutexCmpRequeue = 4,
               kFutexWakeOp = 5, kFutexLockPi = 6, kFutexUnlockPi = 7, kFutexTrylockPi = 8,
-              kFutexWaitBitset = 9, kFutexWakeBitset = 10, kFutexLockPi2 = 13;
+              kFutexWaitBitset = 9, kFutexWakeBitset = 10, kFutexWaitRequeuePi = 11,
+              kFutexCmpRequeuePi = 12, kFutexLockPi2 = 13;
 constexpr int kFutexPrivate = 128, kFutexClockRealtime = 256;
 
 // FUTEX_WAKE_OP's operation on the second word and its comparison of the old value (Linux
@@ -280,6 +282,21 @@ int64_t futex_deadline(SyscallContext& c, bool time64, bool absolute, clockid_t 
   return 0;
 }
 
+// The checks before a wait on the word at c.a[0]: it holds c.a[2] (else EAGAIN), and the
+// timeout (relative, or absolute on the clock FUTEX_CLOCK_REALTIME in `op` picks) is a
+// `deadline` still to come (else ETIMEDOUT).
+int64_t wait_start(SyscallContext& c, bool time64, bool absolute, int op, uint64_t& deadline) {
+  uint32_t v;
+  if (!c.p.get(c.a[0], v)) return -EFAULT;
+  if (v != static_cast<uint32_t>(c.a[2])) return -EAGAIN;
+  bool expired;
+  const clockid_t clock = (op & kFutexClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+  if (const int64_t r = futex_deadline(c, time64, absolute, clock, deadline, expired); r < 0) {
+    return r;
+  }
+  return expired ? -ETIMEDOUT : 0;
+}
+
 // Threads wait in the scheduler (threads.cpp): a wait blocks the calling thread, a wake
 // makes waiters runnable. Timeouts are virtual time: FUTEX_WAIT's is relative, FUTEX_WAIT_
 // BITSET's absolute on CLOCK_MONOTONIC or, with FUTEX_CLOCK_REALTIME, CLOCK_REALTIME;
@@ -295,18 +312,10 @@ int64_t futex_common(SyscallContext& c, bool time64) {
     case kFutexWaitBitset: {
       const uint32_t bitset = cmd == kFutexWait ? ~0u : static_cast<uint32_t>(c.a[5]);
       if (bitset == 0) return -EINVAL;
-      uint32_t v;
-      if (!c.p.get(uaddr, v)) return -EFAULT;
-      if (v != static_cast<uint32_t>(c.a[2])) return -EAGAIN;
       uint64_t deadline;
-      bool expired;
-      const clockid_t clock = (op & kFutexClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-      if (const int64_t r =
-              futex_deadline(c, time64, cmd == kFutexWaitBitset, clock, deadline, expired);
-          r < 0) {
+      if (const int64_t r = wait_start(c, time64, cmd == kFutexWaitBitset, op, deadline); r < 0) {
         return r;
       }
-      if (expired) return -ETIMEDOUT;
       if (c.p.signals().next_deliverable() != 0) {
         c.interrupted = true;
         return -EINTR;
@@ -359,9 +368,30 @@ int64_t futex_common(SyscallContext& c, bool time64) {
     }
     case kFutexUnlockPi:
       return c.p.futex_unlock_pi(uaddr);
+    case kFutexWaitRequeuePi: {
+      // (uaddr, val, absolute timeout as FUTEX_WAIT_BITSET's, uaddr2): wait on uaddr to be
+      // moved to the PI word uaddr2; woken with 0, the caller owns uaddr2.
+      const uint64_t uaddr2 = c.a[4];
+      if ((uaddr2 & 3) != 0 || uaddr2 == uaddr) return -EINVAL;
+      uint64_t deadline;
+      if (const int64_t r = wait_start(c, time64, true, op, deadline); r < 0) return r;
+      c.p.futex_wait_requeue_pi(uaddr, uaddr2, deadline);
+      c.blocks = true;
+      return 0;
+    }
+    case kFutexCmpRequeuePi: {
+      // (uaddr, nr_wake = 1, nr_requeue in the timeout argument, uaddr2, cmpval).
+      const uint64_t uaddr2 = c.a[4];
+      if ((uaddr2 & 3) != 0 || uaddr2 == uaddr || static_cast<int32_t>(c.a[2]) != 1 ||
+          static_cast<int32_t>(c.a[3]) < 0) {
+        return -EINVAL;
+      }
+      uint32_t v;
+      if (!c.p.get(uaddr, v)) return -EFAULT;
+      if (v != static_cast<uint32_t>(c.a[5])) return -EAGAIN;
+      return c.p.futex_cmp_requeue_pi(uaddr, uaddr2, static_cast<int32_t>(c.a[3]));
+    }
     default:
-      // FUTEX_WAIT_REQUEUE_PI and FUTEX_CMP_REQUEUE_PI are not provided: glibc's condition
-      // variables have not used them since 2.25.
       return -ENOSYS;
   }
 }

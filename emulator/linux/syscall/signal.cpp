@@ -64,6 +64,7 @@ int64_t sys_rt_sigaction(SyscallContext& c) {
     if (act.handler == kSigIgn || (act.handler == kSigDfl && default_action(static_cast<int>(
                                                                  sig)) == DefaultAction::Ignore)) {
       s.pending &= ~sig_bit(static_cast<int>(sig));
+      s.shared &= ~sig_bit(static_cast<int>(sig));
     }
     host_signal_update(c.p, static_cast<int>(sig));
   }
@@ -109,7 +110,7 @@ int64_t sys_sigprocmask(SyscallContext& c) {
 int64_t sys_rt_sigpending(SyscallContext& c) {
   if (c.a[1] > kSigsetSize) return -EINVAL;
   const SignalState& s = c.p.signals();
-  const uint64_t set = s.pending & s.blocked;
+  const uint64_t set = s.all_pending() & s.blocked;
   return c.p.write_user(c.a[0], &set, c.a[1]) ? 0 : -EFAULT;
 }
 
@@ -123,7 +124,7 @@ void wait_for_signal(Process& p) {
       p.sleep_until(p.vtime().next_timer());
       continue;
     }
-    pause();
+    wait_host_signal();
     collect_host_signals(p);
   }
 }
@@ -164,18 +165,18 @@ int64_t sigwait_alone(SyscallContext& c, uint64_t set, uint64_t deadline) {
   VirtualTime& vt = c.p.vtime();
   const uint64_t old = s.blocked;
   s.blocked &= ~set;
-  while ((s.pending & set) == 0 && s.next_deliverable() == 0 && vt.now() < deadline) {
+  while (s.lowest_pending(set) == 0 && s.next_deliverable() == 0 && vt.now() < deadline) {
     uint64_t until = deadline;
     if (c.p.options().timing) until = std::min(until, vt.next_timer());
     if (until != VirtualTime::kNever) {
       c.p.sleep_until(until);
       continue;
     }
-    pause();
+    wait_host_signal();
     collect_host_signals(c.p);
   }
   s.blocked = old;
-  if ((s.pending & set) != 0) return 0;
+  if (s.lowest_pending(set) != 0) return 0;
   if (s.next_deliverable() != 0) {
     c.interrupted = true;
     return -EINTR;
@@ -212,7 +213,7 @@ int64_t sigtimedwait_common(SyscallContext& c, bool time64) {
   auto take = [&]() -> int64_t {
     const int sig = s.lowest_pending(set);
     if (sig == 0) return 0;
-    s.pending &= ~sig_bit(sig);
+    s.take(sig);
     if (c.a[1] != 0) {
       uint8_t out[128];
       encode_siginfo(out, c.abi.wide, s.info[sig]);
@@ -281,6 +282,7 @@ int64_t sys_sigaltstack(SyscallContext& c) {
 
 namespace {
 
+// kill to this process: a signal for the process (pending for it, any thread may take it).
 int64_t signal_self(SyscallContext& c, int sig, int code) {
   if (sig == 0) return 0;
   if (!valid_signal(static_cast<uint64_t>(sig))) return -EINVAL;
@@ -289,7 +291,7 @@ int64_t signal_self(SyscallContext& c, int sig, int code) {
   si.code = code;
   si.pid = c.p.pid();
   si.uid = static_cast<int>(getuid());
-  c.p.queue_signal(si);
+  c.p.queue_process_signal(si);
   return 0;
 }
 

@@ -40,21 +40,6 @@ void encode_signalfd_siginfo(uint8_t* out, const GuestSiginfo& si) {
   put<uint64_t>(out, 72, si.addr);                           // ssi_addr
 }
 
-// Readable while a signal of the mask is pending: the eventfd's count is 1 or 0.
-void sync_one(int fd, uint64_t mask, uint64_t pending) {
-  uint64_t v = 0;
-  const bool want = (pending & mask) != 0;
-  pollfd p{fd, POLLIN, 0};
-  const bool is = poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-  if (want == is) return;
-  if (want) {
-    v = 1;
-    (void)!write(fd, &v, sizeof v);
-  } else {
-    (void)!read(fd, &v, sizeof v);  // the count back to 0 (the eventfd is non-blocking)
-  }
-}
-
 int64_t signalfd_common(SyscallContext& c, int flags) {
   if (flags & ~kSfdFlags) return -EINVAL;
   if (c.a[2] != kSigsetBytes) return -EINVAL;
@@ -72,16 +57,38 @@ int64_t signalfd_common(SyscallContext& c, int flags) {
   } else if (fds.find(fd) == fds.end()) {
     return fcntl(fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
   }
-  fds[static_cast<int>(r)] = mask;
+  auto& shared = fds[static_cast<int>(r)];
+  if (!shared) shared = std::make_shared<uint64_t>();
+  *shared = mask;
   sync_signalfds(c.p);
   return r;
 }
 
 }  // namespace
 
+void set_eventfd_readable(int fd, bool readable) {
+  uint64_t v = 0;
+  pollfd p{fd, POLLIN, 0};
+  const bool is = poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+  if (readable == is) return;
+  if (readable) {
+    v = 1;
+    (void)!write(fd, &v, sizeof v);
+  } else {
+    (void)!read(fd, &v, sizeof v);  // the count back to 0 (the eventfd is non-blocking)
+  }
+}
+
+void sync_signalfds(Process& p, uint64_t own) {
+  const uint64_t pending = p.signals().shared | own;
+  // Readable while a signal of the mask is pending: the eventfd's count is 1 or 0.
+  for (const auto& [fd, mask] : p.kernel().signalfd_mask) {
+    set_eventfd_readable(fd, (pending & *mask) != 0);
+  }
+}
+
 void sync_signalfds(Process& p) {
-  const uint64_t pending = p.signals().pending;
-  for (const auto& [fd, mask] : p.kernel().signalfd_mask) sync_one(fd, mask, pending);
+  sync_signalfds(p, p.signals().pending);
 }
 
 bool is_signalfd(Process& p, int fd) {
@@ -90,7 +97,7 @@ bool is_signalfd(Process& p, int fd) {
 
 int64_t signalfd_read(SyscallContext& c) {
   const int fd = static_cast<int32_t>(c.a[0]);
-  const uint64_t mask = c.p.kernel().signalfd_mask[fd];
+  const uint64_t mask = *c.p.kernel().signalfd_mask.at(fd);
   const uint64_t count = c.a[2] / kSiginfoSize;
   if (count == 0) return -EINVAL;
   SignalState& s = c.p.signals();
@@ -102,7 +109,7 @@ int64_t signalfd_read(SyscallContext& c) {
       if (!c.p.write_user(c.a[1] + n * kSiginfoSize, out, kSiginfoSize)) {
         return n > 0 ? static_cast<int64_t>(n * kSiginfoSize) : -EFAULT;
       }
-      s.pending &= ~sig_bit(sig);
+      s.take(sig);
     }
     return static_cast<int64_t>(n * kSiginfoSize);
   };

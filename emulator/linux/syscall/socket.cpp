@@ -357,6 +357,98 @@ int64_t sys_getsockopt(SyscallContext& c) {
   return c.p.put(c.a[4], static_cast<uint32_t>(hl)) ? 0 : -EFAULT;
 }
 
+namespace {
+
+// struct mmsghdr: a struct msghdr (56 bytes on x86-64, 28 on i386) and the unsigned
+// msg_len the call writes, padded to the msghdr's alignment.
+uint64_t mmsghdr_size(bool wide) {
+  return wide ? 64 : 32;
+}
+
+// sendmmsg and recvmmsg: sendmsg or recvmsg for each entry of the vector (at most
+// UIO_MAXIOV), each entry's msg_len written; an error ends the batch, and is the result
+// only when no entry was done (Linux). `more` says whether to go on after `done` entries.
+template <typename More>
+int64_t each_msg(SyscallContext& c, SyscallHandler one, int flags, More more) {
+  constexpr uint64_t kUioMaxiov = 1024;
+  const uint64_t n = std::min<uint64_t>(c.a[2], kUioMaxiov);
+  const uint64_t size = mmsghdr_size(c.abi.wide);
+  uint64_t done = 0;
+  for (; done < n && (done == 0 || more(done)); ++done) {
+    SyscallContext one_c = c;
+    one_c.a[1] = c.a[1] + done * size;
+    one_c.a[2] = static_cast<uint64_t>(static_cast<uint32_t>(flags));
+    const int64_t r = one(one_c);
+    if (r < 0) {
+      if (done > 0) break;
+      c.interrupted = one_c.interrupted;
+      return r;
+    }
+    if (!c.p.put(one_c.a[1] + size - (c.abi.wide ? 8 : 4), static_cast<uint32_t>(r))) {
+      return done > 0 ? static_cast<int64_t>(done) : -EFAULT;
+    }
+  }
+  return static_cast<int64_t>(done);
+}
+
+// recvmmsg(fd, msgvec, vlen, flags, timeout): MSG_WAITFORONE makes every receive after
+// the first non-blocking. The timeout is looked at after each message, as Linux does, on
+// the guest's CLOCK_MONOTONIC. With other threads a receive after the first does not wait
+// (a second message from another guest thread could never come while the process blocks).
+int64_t recvmmsg_common(SyscallContext& c, bool time64) {
+  constexpr int kMsgWaitforone = 0x10000;
+  int flags = static_cast<int>(c.a[3]);
+  const bool wait_for_one = (flags & kMsgWaitforone) != 0;
+  flags &= ~kMsgWaitforone;
+  int64_t end_ns = -1;
+  if (c.a[4] != 0) {
+    uint8_t raw[16];
+    if (!c.p.read_user(c.a[4], raw, timespec_size(time64))) return -EFAULT;
+    const timespec ts = decode_timespec(raw, time64);
+    if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
+    int64_t now = 0;
+    c.p.vtime().clock_ns(CLOCK_MONOTONIC, now);
+    end_ns = now + int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+  }
+  const bool dontwait_after_first = wait_for_one || c.p.live_threads() > 1;
+  int first_flags = flags;
+  const uint64_t size = mmsghdr_size(c.abi.wide);
+  // The first receive with the call's flags; the others as `more` allows.
+  SyscallContext first = c;
+  first.a[2] = 1;
+  first.a[3] = static_cast<uint64_t>(static_cast<uint32_t>(first_flags));
+  const int64_t r = each_msg(first, sys_recvmsg, first_flags, [](uint64_t) { return false; });
+  c.interrupted = first.interrupted;
+  if (r <= 0 || c.a[2] <= 1) return r;
+  auto in_time = [&](uint64_t) {
+    if (end_ns < 0) return true;
+    int64_t now = 0;
+    c.p.vtime().clock_ns(CLOCK_MONOTONIC, now);
+    return now < end_ns;
+  };
+  if (!in_time(0)) return r;
+  SyscallContext rest = c;
+  rest.a[1] = c.a[1] + size;
+  rest.a[2] = c.a[2] - 1;
+  const int more_flags = flags | (dontwait_after_first ? MSG_DONTWAIT : 0);
+  const int64_t m = each_msg(rest, sys_recvmsg, more_flags, in_time);
+  return m > 0 ? r + m : r;
+}
+
+}  // namespace
+
+int64_t sys_sendmmsg(SyscallContext& c) {
+  return each_msg(c, sys_sendmsg, static_cast<int>(c.a[3]), [](uint64_t) { return true; });
+}
+
+int64_t sys_recvmmsg(SyscallContext& c) {
+  return recvmmsg_common(c, c.abi.wide);
+}
+
+int64_t sys_recvmmsg_time64(SyscallContext& c) {
+  return recvmmsg_common(c, true);
+}
+
 // i386 socketcall(call, args): the arguments are 32-bit words in guest memory.
 int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn) {
   struct Call {
@@ -368,7 +460,8 @@ int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn) {
       {sys_listen, 2},     {sys_accept, 3},   {sys_getsockname, 3}, {sys_getpeername, 3},
       {sys_socketpair, 4}, {sys_sendto, 4},   {sys_recvfrom, 4},    {sys_sendto, 6},
       {sys_recvfrom, 6},   {sys_shutdown, 2}, {sys_setsockopt, 5},  {sys_getsockopt, 5},
-      {sys_sendmsg, 3},    {sys_recvmsg, 3},  {sys_accept4, 4},
+      {sys_sendmsg, 3},    {sys_recvmsg, 3},  {sys_accept4, 4},     {sys_recvmmsg, 5},
+      {sys_sendmmsg, 4},
   };
   const uint64_t call = c.a[0];
   if (call == 0 || call >= sizeof kCalls / sizeof kCalls[0]) return -EINVAL;

@@ -243,6 +243,9 @@ PADLOCK_SYSCALL(sys_sendto);
 PADLOCK_SYSCALL(sys_recvfrom);
 PADLOCK_SYSCALL(sys_sendmsg);
 PADLOCK_SYSCALL(sys_recvmsg);
+PADLOCK_SYSCALL(sys_sendmmsg);
+PADLOCK_SYSCALL(sys_recvmmsg);
+PADLOCK_SYSCALL(sys_recvmmsg_time64);  // i386 time64
 PADLOCK_SYSCALL(sys_shutdown);
 PADLOCK_SYSCALL(sys_setsockopt);
 PADLOCK_SYSCALL(sys_getsockopt);
@@ -314,6 +317,13 @@ int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn);
 // (AF_UNIX), try again later. Blocking: the descriptor is non-blocking, make the call.
 enum class ConnectStep : uint8_t { Done, Writable, Retry, Blocking };
 ConnectStep host_connect(SyscallContext& c, bool in_progress, std::vector<pollfd>& fds, int64_t& r);
+// A blocking write of more than PIPE_BUF bytes to a pipe with other threads to run
+// (syscall/host_wait.cpp): made in pieces on the non-blocking descriptor, each as much as
+// the pipe takes; `done` counts what earlier pieces wrote. True: finished, `r` is the
+// call's result (the whole count, or what was written before an error); false: wait for
+// `fds` (room in the pipe), then make the call again.
+bool long_pipe_write(SyscallContext& c, SyscallHandler fn);
+bool pipe_write_step(SyscallContext& c, uint64_t& done, std::vector<pollfd>& fds, int64_t& r);
 // A child waiter's children (wait4, waitid): true when the call would not block now.
 bool child_ready(const ChildWait& w);
 
@@ -331,10 +341,27 @@ bool epoll_set_empty(int epfd);
 // (syscall/signal.cpp).
 int64_t sigwait_alone(SyscallContext& c, uint64_t set, uint64_t deadline);
 // signalfd (syscall/signalfd.cpp): its descriptors' readiness set to their pending
-// signals, whether a descriptor is one, and read on one.
+// signals (the process's and `own`, a thread's own; without it the running thread's),
+// whether a descriptor is one, and read on one.
+void sync_signalfds(Process& p, uint64_t own);
 void sync_signalfds(Process& p);
 bool is_signalfd(Process& p, int fd);
 int64_t signalfd_read(SyscallContext& c);
+// An emulated descriptor's host eventfd made readable or not (count 1 or 0).
+void set_eventfd_readable(int fd, bool readable);
+// Timerfds on the virtual clock (syscall/timerfd.cpp): their expirations counted up to
+// now and their eventfds' readiness set to match; whether a descriptor is one; read on
+// one; the first virtual cycle at which `fd` (a timerfd, a signalfd while a timer is
+// armed, an epoll descriptor watching one) may become ready (kNever: none).
+void sync_timerfds(Process& p);
+bool is_virtual_timerfd(Process& p, int fd);
+int64_t timerfd_read(SyscallContext& c);
+uint64_t virtual_fd_event(Process& p, int fd);
+// The signal mask argument of pselect6, ppoll and epoll_pwait (syscall/poll_wait.cpp):
+// 1 and `mask` when the call has one, 0 when not, or -EFAULT/-EINVAL.
+int wait_mask(SyscallContext& c, SyscallHandler fn, uint64_t& mask);
+// The descriptors an epoll descriptor watches (none for another descriptor).
+std::vector<int> epoll_members(int epfd);
 
 // Host result (-1 with errno) to a Linux result.
 inline int64_t host_result(int64_t r) {
