@@ -11,11 +11,13 @@
 # than qemu-i386 (the goal is 1.3x, docs/emulator.md).
 #
 # The sdist comes from PyPI (pip download, or PADLOCK_UNICORN_SDIST), is checked against a
-# pinned SHA-256, patched and built for x86 only as a static library. The library and its
-# public header are kept in PADLOCK_DEPS_CACHE under a key of the sdist, the patch, the C
-# compiler and the build options, so another build tree (a fresh clone, scripts/demo.sh)
-# with the same key links that one instead of building Unicorn again (about three minutes
-# of a two-core machine).
+# pinned SHA-256, patched and built for x86 only as a static library with two targets:
+# QEMU's x86-64 one for 64-bit guests and its i386 one (UNICORN_X86_I386, added by the
+# patch) for 32-bit guests, whose registers then need no zero extension after each write.
+# The library and its public header are kept in PADLOCK_DEPS_CACHE under a key of the
+# sdist, the patch, the C compiler and the build options, so another build tree (a fresh
+# clone, scripts/demo.sh) with the same key links that one instead of building Unicorn
+# again (about four minutes of a two-core machine).
 set(PADLOCK_UNICORN_VERSION 2.1.4)
 set(PADLOCK_UNICORN_SHA256 00567a70e323f749b419cd86bee4f9115beab7ebba32194581c090cbb7c59cff)
 set(PADLOCK_UNICORN_SDIST "" CACHE FILEPATH
@@ -89,7 +91,8 @@ endif()
 
 set(_uc_args -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
              -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DUNICORN_ARCH=x86 -DBUILD_SHARED_LIBS=OFF
-             -DUNICORN_LEGACY_STATIC_ARCHIVE=ON -DUNICORN_BUILD_TESTS=OFF -DUNICORN_INSTALL=OFF)
+             -DUNICORN_LEGACY_STATIC_ARCHIVE=ON -DUNICORN_BUILD_TESTS=OFF -DUNICORN_INSTALL=OFF
+             -DUNICORN_X86_I386=ON)
 string(SHA256 _uc_key "${_uc_want} ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION} ${_uc_args}")
 string(SUBSTRING "${_uc_key}" 0 16 _uc_key)
 set(_uc_cached "${PADLOCK_DEPS_CACHE}/${_uc_name}-padlock-${_uc_key}")

@@ -399,6 +399,28 @@ def test_before_hook_changes_what_the_instruction_sees(cdir):
     assert m.read(dst, 64) == ECB_CT[:32] + bytes(32)
 
 
+@pytest.mark.parametrize("bits,cpu", MODES)
+def test_after_hook_sees_and_changes_the_registers_the_instruction_left(cdir, bits, cpu):
+    """The after hook reads the registers the instruction wrote (ESI and EDI past the data,
+    ECX 0) and what it writes stays, for a 32-bit guest too, whose registers Unicorn's i386
+    target hands the instruction as a copy (docs/emulator.md, "Unicorn", item 11)."""
+    m = load(cdir, cpu, bits)
+    cw = m.alloc(16, data=(0x00A).to_bytes(16, "little"))
+    key = m.alloc(16, data=KEY)
+    src, dst = m.alloc(64, data=PT), m.alloc(64)
+    seen = {}
+
+    def after(machine: pe.Machine, ev: pe.PadlockEvent) -> None:
+        seen.update(ecx=machine["ecx"], esi=machine["esi"], edi=machine["edi"])
+        machine["ecx"] = 0x55
+
+    m.hook_padlock(after=after)
+    m.call("ecb", src, dst, key, cw, 4)
+    assert m.read(dst, 64) == ECB_CT
+    assert seen == {"ecx": 0, "esi": src + 64, "edi": dst + 64}
+    assert m["ecx"] == 0x55
+
+
 def test_interrupt_inside_rep_xcrypt_resumes_section_1_7(cdir):
     """An interrupt pending during REP XCRYPTCBC stops it between blocks with the registers
     updated; the harness takes it (EFLAGS[30] clears, §1.8) and the instruction resumes
