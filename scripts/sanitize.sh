@@ -2,10 +2,11 @@
 # The test suite under AddressSanitizer and UndefinedBehaviorSanitizer (docs/reliability.md,
 # "Sanitizers"): builds the project with -DPADLOCK_SANITIZE=ON in its own directory
 # (build-asan: every library, the padlock-emu CLI, the Python module, system mode's library,
-# the unit tests), then runs what scripts/test.sh runs, in its environment (the i386 sysroot,
-# the Linux drivers, PADLOCK_REQUIRE_*): the unit tests through CTest, then each pytest
-# suite in turn against the sanitized build. Any sanitizer report fails the run: ASan aborts
-# the process, UBSan is made fatal (halt_on_error), LeakSanitizer runs at each exit.
+# the unit tests, the benchmarks and their guests), then runs what scripts/test.sh runs, in
+# its environment (the i386 sysroot, the Linux drivers, PADLOCK_REQUIRE_*): the unit tests
+# through CTest, then each pytest suite in turn against the sanitized build. Any sanitizer
+# report fails the run: ASan aborts the process, UBSan is made fatal (halt_on_error),
+# LeakSanitizer runs at each exit.
 # Processes that are not instrumented get the runtime preloaded where they load sanitized
 # code: Python (scripts/sanitize/sitecustomize.py.in) and system mode's QEMU (padlock-emu
 # preloads it there itself). Unicorn is the patched one of another build when
@@ -29,7 +30,6 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   CC=${SANITIZE_CC:-clang} CXX=${SANITIZE_CXX:-clang++} \
     cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPython3_EXECUTABLE="$(command -v python3)" -DPADLOCK_SANITIZE=ON \
-    -DPADLOCK_BUILD_BENCH=OFF \
     ${PADLOCK_UNICORN_FROM:+-DPADLOCK_UNICORN_FROM="$PADLOCK_UNICORN_FROM"} >/dev/null
 fi
 # SANITIZE_TARGETS: only these build targets (e.g. "padlock-emu padlock_guests test_isa").
