@@ -261,6 +261,16 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
   std::vector<char*> cargv;
   for (std::string& s : argv) cargv.push_back(s.data());
   cargv.push_back(nullptr);
+  // A sanitized build (docs/reliability.md, "Sanitizers"): QEMU is not instrumented and
+  // the sanitized library it dlopens needs the runtime, which must come first in the
+  // process: preloaded into QEMU alone (without it the dlopen fails on the runtime's
+  // symbols while QEMU registers its CPU types, too early for its error exit).
+  if (PADLOCK_SANITIZER_RUNTIME[0] != '\0') {
+    const char* preload = std::getenv("LD_PRELOAD");
+    std::string runtime = PADLOCK_SANITIZER_RUNTIME;
+    if (preload != nullptr && preload[0] != '\0') runtime += std::string(" ") + preload;
+    setenv("LD_PRELOAD", runtime.c_str(), 1);
+  }
   std::fflush(out);
   execv(qemu.c_str(), cargv.data());
   std::fprintf(err, "padlock-emu: system: cannot run %s\n", qemu.c_str());
