@@ -458,7 +458,7 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
       return c.pc;
     }
     // A 32-bit guest's uc_padlock_state slots are a copy, which Unicorn's i386 target stores
-    // back after the call (docs/emulator.md, "Unicorn", item 11), while the hooks read and
+    // back after the call (docs/emulator.md, "Unicorn", item 12), while the hooks read and
     // write registers through uc_reg_*: with hooks, the state goes that way too.
     if (!guest64_ && (before_ || after_)) c.live = nullptr;
     const isa::Decoded& d = c.decoded;

@@ -403,7 +403,7 @@ def test_before_hook_changes_what_the_instruction_sees(cdir):
 def test_after_hook_sees_and_changes_the_registers_the_instruction_left(cdir, bits, cpu):
     """The after hook reads the registers the instruction wrote (ESI and EDI past the data,
     ECX 0) and what it writes stays, for a 32-bit guest too, whose registers Unicorn's i386
-    target hands the instruction as a copy (docs/emulator.md, "Unicorn", item 11)."""
+    target hands the instruction as a copy (docs/emulator.md, "Unicorn", item 12)."""
     m = load(cdir, cpu, bits)
     cw = m.alloc(16, data=(0x00A).to_bytes(16, "little"))
     key = m.alloc(16, data=KEY)

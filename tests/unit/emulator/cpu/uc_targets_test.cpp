@@ -1,5 +1,5 @@
 // Our Unicorn patch builds QEMU's i386 target beside its x86-64 one, and UC_MODE_32 runs on
-// it (docs/emulator.md, "Unicorn", item 11): a 32-bit guest's registers are 32 bits wide,
+// it (docs/emulator.md, "Unicorn", item 12): a 32-bit guest's registers are 32 bits wide,
 // so generated code needs no zero extension after each write. What the embedder sees must
 // not change, apart from the target's own CPUID.
 #include <gtest/gtest.h>
