@@ -210,7 +210,7 @@ void Machine::write(uint64_t va, const void* src, uint64_t len) {
 
 // Host-side stores bypass QEMU's self-modifying-code tracking: drop the translations.
 void Machine::invalidate_code(uint64_t va, uint64_t len) {
-  if (len == 0 || !mem_->range_any(va, len, kPageExec)) return;
+  if (len == 0 || !mem_->may_hold_code(va, len)) return;
   tlb_.grant_all = true;  // the removal walks the code TLB, which must not fault
   uc_ctl_remove_cache(cpu_->uc(), va, va + len);
   tlb_.grant_all = false;

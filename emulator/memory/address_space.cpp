@@ -1,5 +1,6 @@
 #include "emulator/memory/address_space.hpp"
 
+#include <emmintrin.h>  // SSE2: the x86-64 baseline
 #include <sys/mman.h>
 #include <unicorn/unicorn.h>
 
@@ -19,8 +20,10 @@ constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
 // mapping.
 constexpr uint64_t kGuard = 64 * 1024;
 
-// The page table's scans test eight flag bytes at a time: a mapping of gigabytes is
-// millions of pages (and each byte's test costs far more under the sanitizers).
+// The page table's scans test 64 flag bytes per step (four SSE2 compares), then eight,
+// then one: a mapping of gigabytes is millions of pages, and under the sanitizers each step
+// costs far more than the bytes it tests.
+constexpr uint64_t kBlock = 64;
 constexpr uint64_t kEachByte = 0x0101010101010101ull;
 uint64_t eight(const uint8_t* f) {
   uint64_t w;
@@ -28,9 +31,30 @@ uint64_t eight(const uint8_t* f) {
   return w;
 }
 
+// Bit i set: (f[i] & mask) == value, for the 64 flag bytes at f.
+uint64_t block_where(const uint8_t* f, uint8_t mask, uint8_t value) {
+  const __m128i m = _mm_set1_epi8(static_cast<char>(mask));
+  const __m128i v = _mm_set1_epi8(static_cast<char>(value));
+  uint64_t bits = 0;
+  for (unsigned k = 0; k < 4; ++k) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(f + 16 * k));
+    const auto hit =
+        static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(b, m), v)));
+    bits |= uint64_t{hit} << (16 * k);
+  }
+  return bits;
+}
+// Bit i set: f[i] has a bit of `flag`.
+uint64_t block_any(const uint8_t* f, uint8_t flag) {
+  return ~block_where(f, flag, 0);
+}
+
 // The index of the first of the n flag bytes at f with a bit of `flag` set, or n.
 uint64_t first_with(const uint8_t* f, uint64_t n, uint8_t flag) {
   uint64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    if (const uint64_t m = block_any(f + i, flag)) return i + std::countr_zero(m);
+  }
   while (i + 8 <= n && !(eight(f + i) & (flag * kEachByte))) i += 8;
   while (i < n && !(f[i] & flag)) ++i;
   return i;
@@ -39,6 +63,9 @@ uint64_t first_with(const uint8_t* f, uint64_t n, uint8_t flag) {
 // Whether each of the n flag bytes at f has every bit of `flag`.
 bool all_with(const uint8_t* f, uint64_t n, uint8_t flag) {
   uint64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    if (block_where(f + i, flag, flag) != ~uint64_t{0}) return false;
+  }
   for (; i + 8 <= n; i += 8) {
     if ((eight(f + i) & (flag * kEachByte)) != flag * kEachByte) return false;
   }
@@ -46,6 +73,38 @@ bool all_with(const uint8_t* f, uint64_t n, uint8_t flag) {
     if ((f[i] & flag) != flag) return false;
   }
   return true;
+}
+
+// One plus the index of the last of the n flag bytes at f whose `flag` bits are set (`set`)
+// or all clear (!set), or 0 when there is none.
+uint64_t last_where(const uint8_t* f, uint64_t n, uint8_t flag, bool set) {
+  static_assert(std::endian::native == std::endian::little);  // byte k is bits 8k..8k+7
+  for (; n >= kBlock; n -= kBlock) {
+    const uint64_t clear = block_where(f + n - kBlock, flag, 0);
+    if (const uint64_t m = set ? ~clear : clear) {
+      return n - kBlock + static_cast<uint64_t>(63 - std::countl_zero(m)) + 1;
+    }
+  }
+  const uint64_t bits = flag * kEachByte;
+  for (; n >= 8; n -= 8) {
+    uint64_t w = eight(f + n - 8) & bits;
+    if (!set) w ^= bits;
+    if (w != 0) return n - 8 + static_cast<uint64_t>(63 - std::countl_zero(w)) / 8 + 1;
+  }
+  while (n > 0 && ((f[n - 1] & flag) != 0) != set) --n;
+  return n;
+}
+
+// Bytes from f on equal to `value`, at most n.
+uint64_t run_of(const uint8_t* f, uint64_t n, uint8_t value) {
+  uint64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    const uint64_t m = block_where(f + i, 0xFF, value);
+    if (m != ~uint64_t{0}) return i + std::countr_one(m);
+  }
+  while (i + 8 <= n && eight(f + i) == value * kEachByte) i += 8;
+  while (i < n && f[i] == value) ++i;
+  return i;
 }
 }  // namespace
 
@@ -95,7 +154,9 @@ int AddressSpace::host_prot(uint8_t f) const {
 
 int AddressSpace::apply_host(uint64_t va, uint64_t len) {
   // One mprotect per run of pages with equal host protections: glibc reserves and
-  // mprotects ranges of many MiB at once. The flag bytes are walked a leaf at a time.
+  // mprotects ranges of many MiB at once. The flag bytes are walked a leaf at a time, and
+  // pages whose flag byte repeats the one before eight at a time (a lazily mapped bss of a
+  // terabyte is 2^28 pages); a missing leaf is one run of unmapped pages.
   uint64_t run = va;
   int run_prot = -1;
   auto flush = [&](uint64_t end) -> int {
@@ -108,24 +169,18 @@ int AddressSpace::apply_host(uint64_t va, uint64_t len) {
   for (uint64_t page = va / kPageSize, end = (va + len) / kPageSize; page < end;) {
     const uint64_t n = std::min(end, (page | mask) + 1) - page;
     const uint8_t* l = leaf(page);
-    for (uint64_t i = 0; i < n; ++i) {
-      // Without mirroring only shared pages have host protections of their own: skip eight
-      // pages at a time while none is (a lazily mapped bss of a terabyte is 2^28 pages).
-      static_assert(kPageShared == 16);
-      while (!mirror_ && run_prot < 0 && l != nullptr && i + 8 <= n) {
-        uint64_t w;
-        std::memcpy(&w, l + (page & mask) + i, 8);
-        if (w & 0x1010101010101010ull) break;
-        i += 8;
-      }
-      if (i >= n) break;
-      const uint8_t f = l != nullptr ? l[(page & mask) + i] : 0;
-      const int p = (mirror_ || (f & kPageShared)) ? host_prot(f) : -1;
+    const uint8_t* f = l != nullptr ? l + (page & mask) : nullptr;
+    for (uint64_t i = 0; i < n;) {
+      const uint8_t flags = f != nullptr ? f[i] : 0;
+      // Without mirroring only shared pages have host protections of their own.
+      const int p = (mirror_ || (flags & kPageShared)) ? host_prot(flags) : -1;
       if (p != run_prot) {
         if (const int r = flush((page + i) * kPageSize); r != 0) return r;
         run = (page + i) * kPageSize;
         run_prot = p;
       }
+      if (f == nullptr) break;
+      i += run_of(f + i, n - i, flags);
     }
     page += n;
   }
@@ -136,9 +191,12 @@ void AddressSpace::protect_code(uint64_t va) {
   if (on_code_write_ == nullptr || va >= size_) return;
   va &= ~kPageMask;
   const uint8_t f = flags(va);
-  if (!(f & kPageMapped) || !(f & kPageWrite) || (f & kPageCode)) return;
-  flags_of(va / kPageSize) = static_cast<uint8_t>(f | kPageCode);
-  if (mirror_) mprotect(base_ + va, kPageSize, host_prot(static_cast<uint8_t>(f | kPageCode)));
+  if (!(f & kPageMapped)) return;
+  flags_of(va / kPageSize) = static_cast<uint8_t>(f | kPageTranslated);
+  if (!(f & kPageWrite) || (f & kPageCode)) return;
+  const uint8_t code = static_cast<uint8_t>(f | kPageTranslated | kPageCode);
+  flags_of(va / kPageSize) = code;
+  if (mirror_) mprotect(base_ + va, kPageSize, host_prot(code));
 }
 
 void AddressSpace::unprotect_code(uint64_t va, uint64_t len) {
@@ -150,12 +208,15 @@ void AddressSpace::unprotect_code(uint64_t va, uint64_t len) {
     const uint64_t n = std::min(last, (page | mask) + 1) - page;
     if (uint8_t* l = leaf(page)) {
       uint8_t* f = l + (page & mask);
-      uint64_t i = first_with(f, n, kPageCode);
+      uint64_t i = first_with(f, n, kPageCode | kPageTranslated);
       while (i < n) {
-        f[i] &= static_cast<uint8_t>(~kPageCode);
-        if (mirror_) mprotect(base_ + (page + i) * kPageSize, kPageSize, host_prot(f[i]));
+        const bool had_code = (f[i] & kPageCode) != 0;
+        f[i] &= static_cast<uint8_t>(~(kPageCode | kPageTranslated));
+        if (had_code && mirror_) {
+          mprotect(base_ + (page + i) * kPageSize, kPageSize, host_prot(f[i]));
+        }
         ++i;
-        i += first_with(f + i, n - i, kPageCode);
+        i += first_with(f + i, n - i, kPageCode | kPageTranslated);
       }
     }
     page += n;
@@ -195,6 +256,17 @@ void AddressSpace::copy(uint64_t dst, uint64_t src, uint64_t len) {
   }
 }
 
+void AddressSpace::move_pages(uint64_t dst, uint64_t src, uint64_t len) {
+  if (len == 0) return;
+  if (!range_any(src, len, kPageShared) &&
+      mremap(base_ + src, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base_ + dst) != MAP_FAILED) {
+    unmap(src, len);  // reserves the hole the move left in the window again
+    return;
+  }
+  copy(dst, src, len);
+  unmap(src, len);
+}
+
 uint8_t* AddressSpace::leaf_alloc(uint64_t page) {
   const uint64_t i = page >> kLeafBits;
   if (!leaves_[i]) {
@@ -215,10 +287,13 @@ bool AddressSpace::leaves_for(uint64_t va, uint64_t len) {
 }
 
 namespace {
-// Mapped pages among `n` flag bytes, eight at a time (kPageMapped is bit 3 of each byte).
+// Mapped pages among `n` flag bytes (kPageMapped is bit 3 of each byte).
 uint64_t count_mapped(const uint8_t* f, uint64_t n) {
   static_assert(kPageMapped == 8);
   uint64_t pages = 0, i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    pages += static_cast<uint64_t>(std::popcount(block_any(f + i, kPageMapped)));
+  }
   for (; i + 8 <= n; i += 8) {
     uint64_t w;
     std::memcpy(&w, f + i, 8);
@@ -284,7 +359,7 @@ uint64_t AddressSpace::next_run(uint64_t va, uint64_t* end, uint8_t* flags) cons
       page = (page | mask) + 1;  // an unallocated leaf maps nothing
       continue;
     }
-    const uint8_t f = l[page & mask] & static_cast<uint8_t>(~kPageCode);
+    const uint8_t f = l[page & mask] & static_cast<uint8_t>(~(kPageCode | kPageTranslated));
     if (start == last) {
       if (f & kPageMapped) {
         start = page;
@@ -346,6 +421,12 @@ int AddressSpace::protect(uint64_t va, uint64_t len, uint8_t prot) {
     const uint64_t n = std::min(end, (page | mask) + 1) - page;
     uint8_t* f = leaf(page) + (page & mask);
     uint64_t i = 0;
+    const __m128i keep16 = _mm_set1_epi8(static_cast<char>(keep));
+    const __m128i prot16 = _mm_set1_epi8(static_cast<char>(prot & 7));
+    for (; i + 16 <= n; i += 16) {
+      auto* p = reinterpret_cast<__m128i*>(f + i);
+      _mm_storeu_si128(p, _mm_or_si128(_mm_and_si128(_mm_loadu_si128(p), keep16), prot16));
+    }
     for (; i + 8 <= n; i += 8) {
       const uint64_t w = (eight(f + i) & (keep * kEachByte)) | ((prot & 7) * kEachByte);
       std::memcpy(f + i, &w, 8);
@@ -406,29 +487,33 @@ bool AddressSpace::range_any(uint64_t va, uint64_t len, uint8_t flag) const {
       [flag](const uint8_t* f, uint64_t n) { return f == nullptr || first_with(f, n, flag) == n; });
 }
 
+uint64_t AddressSpace::last_page(uint64_t lo, uint64_t hi, bool mapped) const {
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  while (hi > lo) {
+    const uint64_t first = std::max(lo, (hi - 1) & ~mask);
+    if (const uint8_t* l = leaf(hi - 1)) {
+      const uint64_t i = last_where(l + (first & mask), hi - first, kPageMapped, mapped);
+      if (i != 0) return first + i;
+    } else if (!mapped) {
+      return hi;  // a missing leaf maps nothing
+    }
+    hi = first;
+  }
+  return 0;
+}
+
 uint64_t AddressSpace::find_free_below(uint64_t len, uint64_t limit, uint64_t floor) const {
   if (len == 0 || limit > size_ || limit < len) return 0;
-  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
-  uint64_t end = limit & ~kPageMask;
-  while (end >= floor + len) {
-    // Walk down from `end` until a mapped page or until len bytes are free, a leaf's run
-    // at a time (a missing leaf maps nothing).
-    uint64_t page = end / kPageSize;
-    const uint64_t lowest = (end - len) / kPageSize;
-    while (page > lowest) {
-      const uint64_t first = std::max(lowest, (page - 1) & ~mask);
-      const uint8_t* l = leaf(page - 1);
-      if (l == nullptr) {
-        page = first;
-        continue;
-      }
-      while (page > first && !(l[(page - 1) & mask] & kPageMapped)) --page;
-      if (page > first) break;  // page - 1 is mapped
-    }
-    const uint64_t a = page * kPageSize;
-    if (a == end - len) return a;
-    end = a - kPageSize;  // skip the mapped page at a - kPageSize
-    if (end < len) break;
+  const uint64_t n = (len + kPageMask) / kPageSize, bottom = (floor + kPageMask) / kPageSize;
+  // Candidate runs end at page `top` (exclusive). A mapped page in the top n pages moves
+  // the end below the whole mapped run it belongs to: both scans skip eight flag bytes at
+  // a time, so a mapping of gigabytes is not walked page by page.
+  uint64_t top = limit / kPageSize;
+  while (top >= bottom + n) {
+    const uint64_t mapped = last_page(top - n, top, true);
+    if (mapped == 0) return (top - n) * kPageSize;
+    top = last_page(bottom, mapped - 1, false);
+    if (top == 0) break;
   }
   return 0;
 }

@@ -24,6 +24,9 @@ enum PageFlag : uint8_t {
   kPageMapped = 8,   // mapped, possibly with no access (PROT_NONE)
   kPageShared = 16,  // MAP_SHARED file mapping: host protections follow the guest's
   kPageCode = 32,    // writable and holds translated code (host write-protected if mirrored)
+  // May hold translated code (set by the code page hook, cleared when the page's code is
+  // dropped): ranges without it have no code to invalidate (may_hold_code).
+  kPageTranslated = 64,
 };
 
 // The permissions a Unicorn TLB entry gets for an access of `type` (UC_MEM_READ, WRITE,
@@ -53,10 +56,17 @@ class AddressSpace final : public GuestMemory {
   // Host protections follow the guest's from now on, kPageCode pages write-protected
   // (call before mapping anything).
   void set_mirror() { mirror_ = true; }
-  // A page got translated code.
+  // A page got translated code: kPageTranslated, and kPageCode if it is writable.
   void protect_code(uint64_t va);
-  // Pages of [va, va+len) that had kPageCode lose it (and get their protections back).
+  // The code of [va, va+len) is gone: its pages lose kPageTranslated, and those that had
+  // kPageCode lose it (and get their protections back).
   void unprotect_code(uint64_t va, uint64_t len);
+  // Whether [va, va+len) may hold translated code: while code pages are tracked, a page
+  // with kPageTranslated; otherwise any executable page. Invalidating Unicorn's code for a
+  // range costs a lookup per page, a million of them for a gigabyte-sized munmap.
+  bool may_hold_code(uint64_t va, uint64_t len) const {
+    return range_any(va, len, on_code_write_ != nullptr ? kPageTranslated : kPageExec);
+  }
   // The emulator is about to write [va, va+len) itself or through a host system call
   // (where a write-protected page would give EFAULT rather than a fault we could catch).
   // translate() with Access::Write calls it.
@@ -72,6 +82,13 @@ class AddressSpace final : public GuestMemory {
   // Copies that ignore guest protections (the loader, the GDT, mremap's move).
   void poke(uint64_t va, const void* src, uint64_t len);
   void copy(uint64_t dst, uint64_t src, uint64_t len);
+  // mremap's move: the contents of [src, src+len) go to dst (mapped already, not
+  // overlapping src), and src is left unmapped. Private pages move as the host's page
+  // tables (one host mremap, no copy: a realloc of a large block moves in place of being
+  // touched page by page); when the host refuses (the range spans host mappings of
+  // different protections, or holds shared pages), the bytes are copied. dst's host
+  // protections are left to the caller's protect().
+  void move_pages(uint64_t dst, uint64_t src, uint64_t len);
 
   uint64_t size() const { return size_; }
   uint8_t* host_base() const { return base_; }
@@ -93,8 +110,9 @@ class AddressSpace final : public GuestMemory {
     const uint8_t* l = leaf(page);
     return l != nullptr ? l[page & ((uint64_t{1} << kLeafBits) - 1)] : 0;
   }
-  // The first run of mapped pages at or after `va` whose flags agree except kPageCode
-  // (for /proc/self/maps): its start, or size() when there is none; its end and flags.
+  // The first run of mapped pages at or after `va` whose flags agree but for kPageCode and
+  // kPageTranslated (for /proc/self/maps): its start, or size() when there is none; its
+  // end and flags.
   uint64_t next_run(uint64_t va, uint64_t* end, uint8_t* flags) const;
   bool range_free(uint64_t va, uint64_t len) const;
   // Bytes of mapped pages: in all (kept as pages are mapped and unmapped), and in
@@ -126,6 +144,8 @@ class AddressSpace final : public GuestMemory {
     const uint64_t i = page >> kLeafBits;
     return i < nleaves_ ? leaves_[i].get() : nullptr;
   }
+  // One plus the highest page in [lo, hi) that is mapped (`mapped`) or not, or 0 if none.
+  uint64_t last_page(uint64_t lo, uint64_t hi, bool mapped) const;
   uint8_t* leaf_alloc(uint64_t page);  // nullptr when the host has no memory for it
   // Allocates the leaves of [va, va+len); false if the host has no memory for them.
   bool leaves_for(uint64_t va, uint64_t len);

@@ -41,7 +41,7 @@ uint8_t Process::prot_to_flags(uint64_t prot) const {
 }
 
 void Process::invalidate_code(uint64_t va, uint64_t len) {
-  if (!mem_->range_any(va, len, kPageExec)) return;
+  if (!mem_->may_hold_code(va, len)) return;
   // Unicorn finds the start of the range through a code TLB fill, which must not fault
   // (it would stop the emulation); the TLB is flushed right after.
   tlb_.grant_all = true;
@@ -215,9 +215,9 @@ int64_t Process::do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len
   if (new_len > old_len && over_cap(opts_, *mem_, new_len - old_len)) return -ENOMEM;
   auto move_to = [&](uint64_t dst) -> int64_t {
     if (!mem_->map_anonymous(dst, new_len, kPageRead | kPageWrite)) return -ENOMEM;
-    mem_->copy(dst, old_addr, std::min(old_len, new_len));  // whatever the protections
+    invalidate_code(old_addr, old_len);  // before its pages (and their flags) move
+    mem_->move_pages(dst, old_addr, std::min(old_len, new_len));  // whatever the protections
     mem_->protect(dst, new_len, prot);
-    invalidate_code(old_addr, old_len);
     mem_->unmap(old_addr, old_len);
     memory_changed(old_addr, old_len);
     memory_changed(dst, new_len);

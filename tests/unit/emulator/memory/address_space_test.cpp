@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace padlock::emu {
@@ -92,32 +95,40 @@ TEST(AddressSpace, FindFreeBelowSkipsMappings) {
   EXPECT_EQ(as.find_free_below(2 * kPage, 0x10000 + kPage, 0x10000), 0u);
 }
 
-// The range scans test eight flag bytes at a time; each answer must equal a page-by-page
+// The range scans test 64 and eight flag bytes at a time; each answer must equal a page-by-page
 // reading of flags() for every start and length around a leaf boundary (1 GiB), with runs
 // of mapped, unmapped, read-only and code pages that are not multiples of eight.
 TEST(AddressSpace, RangeScansAgreeWithEachPagesFlags) {
   AddressSpace as(true);
   as.track_code([](uint64_t, void*) {}, nullptr);
-  const uint64_t base = (uint64_t{1} << 30) - 40 * kPage, pages = 80;
+  const uint64_t base = (uint64_t{1} << 30) - 90 * kPage, pages = 180;
   uint32_t seed = 12345;
+  unsigned kind = 0, left = 0;
   for (uint64_t i = 0; i < pages; ++i) {
-    seed = seed * 1103515245 + 12345;
-    // 0, 1: unmapped; 2: read-only; 3: writable, with code; 4: read-write.
-    const unsigned kind = (seed >> 16) % 5;
+    if (left-- == 0) {
+      // Runs of 1 to 99 pages, so that the scans' steps of 64 and of eight flag bytes meet
+      // both short and long runs. 0, 1: unmapped; 2: read-only; 3: writable, with code; 4:
+      // read-write.
+      seed = seed * 1103515245 + 12345;
+      kind = (seed >> 16) % 5;
+      left = (seed >> 8) % (seed & 0x10000 ? 99 : 9);
+    }
     if (kind >= 2) ASSERT_TRUE(as.map_anonymous(base + i * kPage, kPage, uint8_t(kind - 1)));
-    if (kind == 3) as.protect_code(base + i * kPage);
+    if (kind == 2 || kind == 3) as.protect_code(base + i * kPage);
   }
   const auto f = [&](uint64_t i) { return as.flags(base + i * kPage); };
   for (uint64_t s = 0; s < pages; ++s) {
     for (uint64_t n = 0; s + n <= pages; ++n) {
       const uint64_t va = base + s * kPage, len = n * kPage;
-      bool all_mapped = true, none_mapped = true, all_read = true, any_write = false;
+      bool all_mapped = true, none_mapped = true, all_read = true, any_write = false,
+           any_code = false;
       uint64_t next = va + len;
       for (uint64_t i = s + n; i-- > s;) {
         all_mapped &= (f(i) & kPageMapped) != 0;
         none_mapped &= !(f(i) & kPageMapped);
         all_read &= (f(i) & kPageRead) != 0;
         any_write |= (f(i) & kPageWrite) != 0;
+        any_code |= (f(i) & kPageTranslated) != 0;
         if (f(i) & kPageMapped) next = base + i * kPage;
       }
       EXPECT_EQ(as.range_mapped(va, len), all_mapped) << s << " " << n;
@@ -125,6 +136,7 @@ TEST(AddressSpace, RangeScansAgreeWithEachPagesFlags) {
       EXPECT_EQ(as.range_has(va, len, kPageRead), all_read) << s << " " << n;
       EXPECT_EQ(as.range_any(va, len, kPageWrite), any_write) << s << " " << n;
       EXPECT_EQ(as.next_mapped(va, va + len), next) << s << " " << n;
+      EXPECT_EQ(as.may_hold_code(va, len), any_code) << s << " " << n;
       // find_free_below: the highest free run of n pages in [base, va + len).
       uint64_t want = 0;
       for (uint64_t e = s + n; n > 0 && e >= n && want == 0; --e) {
@@ -148,7 +160,7 @@ TEST(AddressSpace, RangeScansAgreeWithEachPagesFlags) {
         i >= s && i < e ? uint8_t((before[i] & ~7) | kPageRead | kPageWrite) : before[i];
     EXPECT_EQ(f(i), want) << i;
   }
-  // unprotect_code clears kPageCode in its range only.
+  // unprotect_code clears kPageCode and kPageTranslated in its range only.
   for (uint64_t i = 0; i < pages; ++i) before[i] = f(i);
   bool had_code = false;
   for (uint64_t i = 0; i < pages; ++i) had_code |= (f(i) & kPageCode) != 0;
@@ -157,7 +169,101 @@ TEST(AddressSpace, RangeScansAgreeWithEachPagesFlags) {
   as.unprotect_code(base + kPage + 5, (cut - 1) * kPage);  // pages 1 .. cut
   for (uint64_t i = 0; i < pages; ++i) {
     const bool cleared = i >= 1 && i <= cut;
-    EXPECT_EQ(f(i), cleared ? uint8_t(before[i] & ~kPageCode) : before[i]) << i;
+    EXPECT_EQ(f(i), cleared ? uint8_t(before[i] & ~(kPageCode | kPageTranslated)) : before[i]) << i;
+  }
+}
+
+// With protections mirrored (direct memory), each host page carries its guest page's
+// protections, minus write on a page with translated code. mprotect is applied a run of
+// equal flag bytes at a time, eight bytes per step: the host's own view (/proc/self/maps)
+// must agree with every page's flags after runs of every length around a leaf boundary.
+TEST(AddressSpace, MirroredHostProtectionsFollowEachPage) {
+  AddressSpace as(false);
+  as.set_mirror();
+  as.track_code([](uint64_t, void*) {}, nullptr);
+  const uint64_t base = (uint64_t{1} << 30) - 90 * kPage, pages = 180;
+  uint32_t seed = 777;
+  const auto next = [&seed] { return (seed = seed * 1103515245 + 12345) >> 8; };
+  unsigned kind = 0, left = 0;
+  for (uint64_t i = 0; i < pages; ++i) {
+    if (left-- == 0) {
+      kind = next() % 6;  // 0: unmapped; 1..4: R, W (with code), RW, X; 5: PROT_NONE
+      left = next() % (next() % 2 ? 99 : 9);
+    }
+    const uint8_t prot[] = {0, kPageRead, kPageWrite, kPageRead | kPageWrite, kPageExec, 0};
+    if (kind != 0) ASSERT_TRUE(as.map_anonymous(base + i * kPage, kPage, prot[kind]));
+    if (kind == 2) as.protect_code(base + i * kPage);
+  }
+  // protect() over mapped runs re-applies the host protections of whole ranges.
+  for (int k = 0; k < 40; ++k) {
+    const uint64_t s = next() % pages, n = 1 + next() % 90;
+    if (s + n <= pages && as.range_mapped(base + s * kPage, n * kPage)) {
+      ASSERT_EQ(as.protect(base + s * kPage, n * kPage, uint8_t(next() % 8)), 0);
+    }
+  }
+  std::vector<std::string> host(pages, "---");
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  ASSERT_NE(maps, nullptr);
+  char line[512];
+  const auto lo = reinterpret_cast<uintptr_t>(as.host(base));
+  while (std::fgets(line, sizeof line, maps) != nullptr) {
+    uintptr_t a = 0, b = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &a, &b, perms) != 3) continue;
+    for (uintptr_t h = std::max(a, lo); h < b && h < lo + pages * kPage; h += kPage) {
+      host[(h - lo) / kPage] = std::string(perms, 3);
+    }
+  }
+  std::fclose(maps);
+  for (uint64_t i = 0; i < pages; ++i) {
+    const uint8_t f = as.flags(base + i * kPage);
+    std::string want = "---";
+    if (f & kPageMapped) {
+      if (f & (kPageRead | kPageWrite | kPageExec)) want[0] = 'r';
+      if ((f & kPageWrite) && !(f & kPageCode)) want[1] = 'w';
+    }
+    EXPECT_EQ(host[i], want) << "page " << i << " flags " << int(f);
+  }
+}
+
+// mremap's move: the bytes arrive at dst, the source is unmapped and stays reserved (the
+// host shows no access there), with the host's page tables moved (private pages, one host
+// mapping) or the bytes copied (pages of different host protections when mirrored, which
+// the host's mremap refuses to move in one call).
+TEST(AddressSpace, MovePagesMovesBytesAndLeavesTheSourceReserved) {
+  for (const bool mirror : {false, true}) {
+    AddressSpace as(false);
+    if (mirror) as.set_mirror();
+    const uint64_t src = 0x100000, dst = 0x400000, n = 6;
+    ASSERT_TRUE(as.map_anonymous(src, n * kPage, kPageRead | kPageWrite));
+    for (uint64_t i = 0; i < n; ++i) std::memset(as.host(src + i * kPage), int(0x40 + i), kPage);
+    if (mirror) ASSERT_EQ(as.protect(src + 2 * kPage, kPage, kPageRead), 0);  // two host maps
+    ASSERT_TRUE(as.map_anonymous(dst, (n + 2) * kPage, kPageRead | kPageWrite));
+    as.move_pages(dst, src, n * kPage);
+    ASSERT_EQ(as.protect(dst, (n + 2) * kPage, kPageRead | kPageWrite), 0);
+    for (uint64_t i = 0; i < n + 2; ++i) {
+      const uint8_t want = i < n ? uint8_t(0x40 + i) : 0;
+      const uint8_t* h = as.host(dst + i * kPage);
+      EXPECT_EQ(h[0], want) << mirror << " " << i;
+      EXPECT_EQ(h[kPage - 1], want) << mirror << " " << i;
+    }
+    EXPECT_TRUE(as.range_free(src, n * kPage));
+    EXPECT_EQ(as.mapped_bytes(), (n + 2) * kPage);
+    // The source is part of the window's PROT_NONE reservation again, not a hole.
+    FILE* maps = std::fopen("/proc/self/maps", "r");
+    ASSERT_NE(maps, nullptr);
+    char line[512];
+    bool reserved = false;
+    const auto lo = reinterpret_cast<uintptr_t>(as.host(src));
+    while (std::fgets(line, sizeof line, maps) != nullptr) {
+      uintptr_t a = 0, b = 0;
+      char perms[5] = {};
+      if (std::sscanf(line, "%lx-%lx %4s", &a, &b, perms) == 3 && a <= lo && lo + n * kPage <= b) {
+        reserved = std::string(perms, 3) == "---";
+      }
+    }
+    std::fclose(maps);
+    EXPECT_TRUE(reserved) << mirror;
   }
 }
 
