@@ -518,16 +518,9 @@ uint64_t AddressSpace::find_free_below(uint64_t len, uint64_t limit, uint64_t fl
   return 0;
 }
 
-uint64_t AddressSpace::accessible_with(uint64_t va, uint64_t len, uint8_t need,
-                                       uint8_t* seen) const {
+uint64_t AddressSpace::accessible_pages(uint64_t va, uint64_t len, uint8_t need,
+                                        uint8_t* seen) const {
   if (va >= size_) return 0;
-  if (len != 0 && len <= kPageSize - (va & kPageMask)) {
-    // Within one page (a PadLock operand, an instruction): one look at the page table.
-    const uint8_t f = flags(va);
-    if ((f & need) != need) return 0;
-    if (seen != nullptr) *seen = f;
-    return len;
-  }
   uint64_t done = 0;
   uint8_t all = 0;
   while (done < len) {

@@ -131,7 +131,16 @@ class AddressSpace final : public GuestMemory {
 
   // Bytes from va (at most len) whose pages all have every bit of `need`; `seen` (if
   // given) gets the union of the flags of the pages walked.
-  uint64_t accessible_with(uint64_t va, uint64_t len, uint8_t need, uint8_t* seen = nullptr) const;
+  uint64_t accessible_with(uint64_t va, uint64_t len, uint8_t need, uint8_t* seen = nullptr) const {
+    if (len != 0 && va < size_ && len <= kPageSize - (va & kPageMask)) {
+      // Within one page (a PadLock operand, an instruction): one look at the page table.
+      const uint8_t f = flags(va);
+      if ((f & need) != need) return 0;
+      if (seen != nullptr) *seen = f;
+      return len;
+    }
+    return accessible_pages(va, len, need, seen);
+  }
 
   // GuestMemory: the window is contiguous in host memory, so any accessible range
   // translates.
@@ -156,6 +165,8 @@ class AddressSpace final : public GuestMemory {
   // mprotect [va, va+len) page runs to host_prot of their flags (mirror mode).
   int apply_host(uint64_t va, uint64_t len);
   void code_writes(uint64_t va, uint64_t len);
+  // accessible_with across pages.
+  uint64_t accessible_pages(uint64_t va, uint64_t len, uint8_t need, uint8_t* seen) const;
 
   uint8_t* base_ = nullptr;
   uint64_t size_ = 0;
