@@ -106,6 +106,149 @@ uint64_t run_of(const uint8_t* f, uint64_t n, uint8_t value) {
   while (i < n && f[i] == value) ++i;
   return i;
 }
+
+// A leaf's pages [a, b) as segments (page indices within the leaf): runs of empty blocks,
+// runs of full blocks (AddressSpace::Summary), and the pages between them whose flag bytes
+// must be read. seg(kind, start, n) sees them from a up (forward) or from b down; it
+// returns false to stop, and then so does segments().
+enum class Seg { Empty, Full, Bytes };
+constexpr uint64_t kBlockPages = 64;
+
+bool bit(const uint64_t* w, uint64_t k) {
+  return (w[k / 64] >> (k % 64)) & 1;
+}
+
+// The first block at or after k (below kend) whose bit in w is not `value`, or kend.
+uint64_t run_end(const uint64_t* w, uint64_t k, uint64_t kend, bool value) {
+  while (k < kend) {
+    if (k % 64 == 0 && kend - k >= 64) {
+      const uint64_t other = value ? ~w[k / 64] : w[k / 64];
+      if (other == 0) {
+        k += 64;
+        continue;
+      }
+      return k + static_cast<uint64_t>(std::countr_zero(other));
+    }
+    if (bit(w, k) != value) return k;
+    ++k;
+  }
+  return kend;
+}
+
+// The lowest k at or above kmin such that every block of [k, kend) has `value` in w.
+uint64_t run_start(const uint64_t* w, uint64_t kend, uint64_t kmin, bool value) {
+  uint64_t k = kend;
+  while (k > kmin) {
+    if (k % 64 == 0 && k - kmin >= 64) {
+      const uint64_t other = value ? ~w[k / 64 - 1] : w[k / 64 - 1];
+      if (other == 0) {
+        k -= 64;
+        continue;
+      }
+      return k - static_cast<uint64_t>(std::countl_zero(other));
+    }
+    if (bit(w, k - 1) != value) return k;
+    --k;
+  }
+  return kmin;
+}
+
+template <class F>
+bool segments(const uint64_t* any, const uint64_t* full, uint64_t a, uint64_t b, bool forward,
+              F seg) {
+  if (forward) {
+    for (uint64_t i = a; i < b;) {
+      if (i % kBlockPages != 0 || b - i < kBlockPages) {
+        const uint64_t e = std::min(b, (i | (kBlockPages - 1)) + 1);
+        if (!seg(Seg::Bytes, i, e - i)) return false;
+        i = e;
+        continue;
+      }
+      const uint64_t k0 = i / kBlockPages, kend = b / kBlockPages;
+      uint64_t k = k0;
+      Seg kind = Seg::Bytes;
+      if (!bit(any, k)) {
+        kind = Seg::Empty;
+        k = run_end(any, k, kend, false);
+      } else if (bit(full, k)) {
+        kind = Seg::Full;
+        k = run_end(full, k, kend, true);
+      } else {
+        while (++k < kend && bit(any, k) && !bit(full, k)) {
+        }
+      }
+      if (!seg(kind, i, (k - k0) * kBlockPages)) return false;
+      i = k * kBlockPages;
+    }
+    return true;
+  }
+  for (uint64_t j = b; j > a;) {
+    if (j % kBlockPages != 0 || j - a < kBlockPages) {
+      const uint64_t s = std::max(a, (j - 1) & ~(kBlockPages - 1));
+      if (!seg(Seg::Bytes, s, j - s)) return false;
+      j = s;
+      continue;
+    }
+    const uint64_t kend = j / kBlockPages, kmin = (a + kBlockPages - 1) / kBlockPages;
+    uint64_t k = kend - 1;
+    Seg kind = Seg::Bytes;
+    if (!bit(any, k)) {
+      kind = Seg::Empty;
+      k = run_start(any, kend, kmin, false);
+    } else if (bit(full, k)) {
+      kind = Seg::Full;
+      k = run_start(full, kend, kmin, true);
+    } else {
+      while (k > kmin && bit(any, k - 1) && !bit(full, k - 1)) --k;
+    }
+    if (!seg(kind, k * kBlockPages, j - k * kBlockPages)) return false;
+    j = k * kBlockPages;
+  }
+  return true;
+}
+
+// The scans of one leaf (f its flag bytes, any/full its summary), pages [a, b). Every flag
+// bit implies kPageMapped, so an empty block has none of them.
+// The first page with a bit of `flag`, or b.
+uint64_t first_in(const uint8_t* f, const uint64_t* any, const uint64_t* full, uint64_t a,
+                  uint64_t b, uint8_t flag) {
+  uint64_t at = b;
+  segments(any, full, a, b, true, [&](Seg kind, uint64_t s, uint64_t n) {
+    if (kind == Seg::Empty) return true;
+    const uint64_t i = kind == Seg::Full && flag == kPageMapped ? 0 : first_with(f + s, n, flag);
+    if (i == n) return true;
+    at = s + i;
+    return false;
+  });
+  return at;
+}
+
+// One plus the last page that is mapped (`mapped`) or not, or 0.
+uint64_t last_in(const uint8_t* f, const uint64_t* any, const uint64_t* full, uint64_t a,
+                 uint64_t b, bool mapped) {
+  uint64_t at = 0;
+  segments(any, full, a, b, false, [&](Seg kind, uint64_t s, uint64_t n) {
+    if (kind != Seg::Bytes) {
+      if ((kind == Seg::Full) != mapped) return true;
+      at = s + n;
+      return false;
+    }
+    const uint64_t i = last_where(f + s, n, kPageMapped, mapped);
+    if (i == 0) return true;
+    at = s + i;
+    return false;
+  });
+  return at;
+}
+
+// Whether every page has each bit of `flag` (not 0).
+bool all_in(const uint8_t* f, const uint64_t* any, const uint64_t* full, uint64_t a, uint64_t b,
+            uint8_t flag) {
+  return segments(any, full, a, b, true, [&](Seg kind, uint64_t s, uint64_t n) {
+    if (kind == Seg::Empty) return false;
+    return (kind == Seg::Full && flag == kPageMapped) || all_with(f + s, n, flag);
+  });
+}
 }  // namespace
 
 AddressSpace::AddressSpace(bool guest64) {
@@ -129,6 +272,7 @@ AddressSpace::AddressSpace(bool guest64) {
   nleaves_ = (size_ / kPageSize) >> kLeafBits;
   if (nleaves_ == 0) nleaves_ = 1;
   leaves_ = std::make_unique<std::unique_ptr<uint8_t[]>[]>(nleaves_);
+  summaries_ = std::make_unique<std::unique_ptr<Summary>[]>(nleaves_);
 }
 
 AddressSpace::~AddressSpace() {
@@ -207,16 +351,16 @@ void AddressSpace::unprotect_code(uint64_t va, uint64_t len) {
   for (uint64_t page = start / kPageSize, last = end / kPageSize; page < last;) {
     const uint64_t n = std::min(last, (page | mask) + 1) - page;
     if (uint8_t* l = leaf(page)) {
-      uint8_t* f = l + (page & mask);
-      uint64_t i = first_with(f, n, kPageCode | kPageTranslated);
-      while (i < n) {
-        const bool had_code = (f[i] & kPageCode) != 0;
-        f[i] &= static_cast<uint8_t>(~(kPageCode | kPageTranslated));
+      const Summary& sum = *summaries_[page >> kLeafBits];
+      const uint8_t code = kPageCode | kPageTranslated;
+      const uint64_t a = page & mask, b = a + n;
+      for (uint64_t i = first_in(l, sum.any, sum.full, a, b, code); i < b;
+           i = first_in(l, sum.any, sum.full, i + 1, b, code)) {
+        const bool had_code = (l[i] & kPageCode) != 0;
+        l[i] &= static_cast<uint8_t>(~code);
         if (had_code && mirror_) {
-          mprotect(base_ + (page + i) * kPageSize, kPageSize, host_prot(f[i]));
+          mprotect(base_ + (page - a + i) * kPageSize, kPageSize, host_prot(l[i]));
         }
-        ++i;
-        i += first_with(f + i, n - i, kPageCode | kPageTranslated);
       }
     }
     page += n;
@@ -270,9 +414,12 @@ void AddressSpace::move_pages(uint64_t dst, uint64_t src, uint64_t len) {
 uint8_t* AddressSpace::leaf_alloc(uint64_t page) {
   const uint64_t i = page >> kLeafBits;
   if (!leaves_[i]) {
-    leaves_[i].reset(new (std::nothrow) uint8_t[size_t{1} << kLeafBits]);
-    if (!leaves_[i]) return nullptr;
-    std::memset(leaves_[i].get(), 0, size_t{1} << kLeafBits);
+    std::unique_ptr<uint8_t[]> flags(new (std::nothrow) uint8_t[size_t{1} << kLeafBits]);
+    std::unique_ptr<Summary> sum(new (std::nothrow) Summary);
+    if (!flags || !sum) return nullptr;
+    std::memset(flags.get(), 0, size_t{1} << kLeafBits);
+    leaves_[i] = std::move(flags);
+    summaries_[i] = std::move(sum);
   }
   return leaves_[i].get();
 }
@@ -302,6 +449,17 @@ uint64_t count_mapped(const uint8_t* f, uint64_t n) {
   for (; i < n; ++i) pages += (f[i] >> 3) & 1;
   return pages;
 }
+
+// Mapped pages of a leaf's pages [a, b).
+uint64_t count_in(const uint8_t* f, const uint64_t* any, const uint64_t* full, uint64_t a,
+                  uint64_t b) {
+  uint64_t pages = 0;
+  segments(any, full, a, b, true, [&](Seg kind, uint64_t s, uint64_t n) {
+    pages += kind == Seg::Empty ? 0 : kind == Seg::Full ? n : count_mapped(f + s, n);
+    return true;
+  });
+  return pages;
+}
 }  // namespace
 
 void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
@@ -311,10 +469,20 @@ void AddressSpace::set_flags(uint64_t va, uint64_t len, uint8_t f) {
     const uint64_t run = std::min(end, (page | mask) + 1) - page;
     uint8_t* l = f != 0 ? leaf_alloc(page) : leaf(page);
     if (l != nullptr) {
-      uint8_t* first = l + (page & mask);
-      mapped_pages_ -= count_mapped(first, run);
-      std::memset(first, f, run);
+      Summary& sum = *summaries_[page >> kLeafBits];
+      const uint64_t a = page & mask, b = a + run;
+      mapped_pages_ -= count_in(l, sum.any, sum.full, a, b);
+      std::memset(l + a, f, run);
       if (f & kPageMapped) mapped_pages_ += run;
+      // The summary of the blocks the run touched: whole ones from f, the two ends read.
+      for (uint64_t k = a / kBlockPages; k * kBlockPages < b; ++k) {
+        const uint64_t lo = k * kBlockPages;
+        uint64_t mapped = (f & kPageMapped) ? ~uint64_t{0} : 0;
+        if (lo < a || lo + kBlockPages > b) mapped = block_any(l + lo, kPageMapped);
+        const uint64_t one = uint64_t{1} << (k % 64);
+        sum.any[k / 64] = mapped != 0 ? sum.any[k / 64] | one : sum.any[k / 64] & ~one;
+        sum.full[k / 64] = ~mapped == 0 ? sum.full[k / 64] | one : sum.full[k / 64] & ~one;
+      }
     }
     page += run;
   }
@@ -325,7 +493,9 @@ uint64_t AddressSpace::mapped_in(uint64_t va, uint64_t len) const {
   uint64_t pages = 0;
   for (uint64_t page = va / kPageSize, end = std::min(va + len, size_) / kPageSize; page < end;) {
     const uint64_t run = std::min(end, (page | mask) + 1) - page;
-    if (const uint8_t* l = leaf(page)) pages += count_mapped(l + (page & mask), run);
+    if (const LeafView v = view(page); v.flags != nullptr) {
+      pages += count_in(v.flags, v.sum->any, v.sum->full, page & mask, (page & mask) + run);
+    }
     page += run;
   }
   return pages * kPageSize;
@@ -336,11 +506,12 @@ uint64_t AddressSpace::next_mapped(uint64_t va, uint64_t end) const {
   uint64_t page = va / kPageSize;
   const uint64_t last = std::min(end, size_) / kPageSize;
   while (page < last) {
-    const uint8_t* l = leaf(page);
+    const LeafView v = view(page);
     const uint64_t leaf_end = std::min(last, (page | mask) + 1);
-    if (l != nullptr) {
-      const uint64_t i = first_with(l + (page & mask), leaf_end - page, kPageMapped);
-      if (page + i < leaf_end) return (page + i) * kPageSize;
+    if (v.flags != nullptr) {
+      const uint64_t a = page & mask, b = a + (leaf_end - page);
+      const uint64_t i = first_in(v.flags, v.sum->any, v.sum->full, a, b, kPageMapped);
+      if (i < b) return (page - a + i) * kPageSize;
     }
     page = leaf_end;
   }
@@ -437,33 +608,27 @@ int AddressSpace::protect(uint64_t va, uint64_t len, uint8_t prot) {
   return apply_host(va, len);
 }
 
-namespace {
-// Calls f(flags, n) for the leaf-sized runs of the pages of [va, va + len) (va rounded down,
-// the end up; `mask` the pages-per-leaf mask): `flags` the run's flag bytes, or nullptr where
-// no leaf exists (nothing mapped). Stops early, returning false, when f returns false. The
-// range functions below work this way rather than page by page with a leaf lookup each: a
-// guest's mmap or munmap of gigabytes is millions of pages.
-template <class LeafOf, class F>
-bool leaf_runs(uint64_t va, uint64_t len, uint64_t mask, LeafOf leaf_of, F f) {
-  constexpr uint64_t kPage = AddressSpace::kPageSize;
-  for (uint64_t page = va / kPage, end = (va + len + kPage - 1) / kPage; page < end;) {
+// Calls f(view, a, b) for the leaf-sized runs of the pages of [va, va + len) (va rounded
+// down, the end up): the leaf and the run's page indices within it. Stops early, returning
+// false, when f returns false. The range functions below work this way rather than page by
+// page with a leaf lookup each: a guest's mmap or munmap of gigabytes is millions of pages.
+template <class F>
+bool AddressSpace::leaf_runs(uint64_t va, uint64_t len, F f) const {
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  for (uint64_t page = va / kPageSize, end = (va + len + kPageMask) / kPageSize; page < end;) {
     const uint64_t run = std::min(end, (page | mask) + 1) - page;
-    const uint8_t* l = leaf_of(page);
-    if (!f(l != nullptr ? l + (page & mask) : nullptr, run)) return false;
+    if (!f(view(page), page & mask, (page & mask) + run)) return false;
     page += run;
   }
   return true;
 }
-}  // namespace
 
 bool AddressSpace::range_free(uint64_t va, uint64_t len) const {
   if (!in_window(va, len)) return false;
   if (len == 0) return true;
-  const auto leaf_of = [this](uint64_t page) { return leaf(page); };
-  return leaf_runs(va, len, (uint64_t{1} << kLeafBits) - 1, leaf_of,
-                   [](const uint8_t* f, uint64_t n) {
-                     return f == nullptr || first_with(f, n, kPageMapped) == n;
-                   });
+  return leaf_runs(va, len, [](LeafView v, uint64_t a, uint64_t b) {
+    return v.flags == nullptr || first_in(v.flags, v.sum->any, v.sum->full, a, b, kPageMapped) == b;
+  });
 }
 
 bool AddressSpace::range_mapped(uint64_t va, uint64_t len) const {
@@ -472,28 +637,27 @@ bool AddressSpace::range_mapped(uint64_t va, uint64_t len) const {
 
 bool AddressSpace::range_has(uint64_t va, uint64_t len, uint8_t flag) const {
   if (!in_window(va, len)) return false;
-  const auto leaf_of = [this](uint64_t page) { return leaf(page); };
-  return leaf_runs(va, len, (uint64_t{1} << kLeafBits) - 1, leaf_of,
-                   [flag](const uint8_t* f, uint64_t n) {
-                     return f != nullptr ? all_with(f, n, flag) : flag == 0;
-                   });
+  return leaf_runs(va, len, [flag](LeafView v, uint64_t a, uint64_t b) {
+    if (flag == 0) return true;
+    return v.flags != nullptr && all_in(v.flags, v.sum->any, v.sum->full, a, b, flag);
+  });
 }
 
 bool AddressSpace::range_any(uint64_t va, uint64_t len, uint8_t flag) const {
   if (va >= size_) return false;
-  const auto leaf_of = [this](uint64_t page) { return leaf(page); };
-  return !leaf_runs(
-      va, std::min(len, size_ - va), (uint64_t{1} << kLeafBits) - 1, leaf_of,
-      [flag](const uint8_t* f, uint64_t n) { return f == nullptr || first_with(f, n, flag) == n; });
+  return !leaf_runs(va, std::min(len, size_ - va), [flag](LeafView v, uint64_t a, uint64_t b) {
+    return v.flags == nullptr || first_in(v.flags, v.sum->any, v.sum->full, a, b, flag) == b;
+  });
 }
 
 uint64_t AddressSpace::last_page(uint64_t lo, uint64_t hi, bool mapped) const {
   const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
   while (hi > lo) {
     const uint64_t first = std::max(lo, (hi - 1) & ~mask);
-    if (const uint8_t* l = leaf(hi - 1)) {
-      const uint64_t i = last_where(l + (first & mask), hi - first, kPageMapped, mapped);
-      if (i != 0) return first + i;
+    if (const LeafView v = view(hi - 1); v.flags != nullptr) {
+      const uint64_t a = first & mask, b = a + (hi - first);
+      const uint64_t i = last_in(v.flags, v.sum->any, v.sum->full, a, b, mapped);
+      if (i != 0) return first - a + i;
     } else if (!mapped) {
       return hi;  // a missing leaf maps nothing
     }

@@ -155,6 +155,29 @@ class AddressSpace final : public GuestMemory {
   }
   // One plus the highest page in [lo, hi) that is mapped (`mapped`) or not, or 0 if none.
   uint64_t last_page(uint64_t lo, uint64_t hi, bool mapped) const;
+  // A leaf's summary of its 64-page blocks (bit k % 64 of word k / 64 for block k): `any`
+  // when the block has a mapped page, `full` when every page of it is mapped. Scans pass
+  // over empty and full blocks without reading their flag bytes (4,096 pages per word), so
+  // mmap's search and the range tests stay cheap over gigabytes. Only set_flags changes
+  // whether a page is mapped, and it keeps the summary.
+  static constexpr unsigned kBlockBits = 6;
+  static constexpr size_t kSummaryWords = (size_t{1} << (kLeafBits - kBlockBits)) / 64;
+  struct Summary {
+    uint64_t any[kSummaryWords] = {};
+    uint64_t full[kSummaryWords] = {};
+  };
+  // Both of a leaf, or nulls where no leaf exists (nothing mapped there).
+  struct LeafView {
+    const uint8_t* flags = nullptr;
+    const Summary* sum = nullptr;
+  };
+  LeafView view(uint64_t page) const {
+    const uint64_t i = page >> kLeafBits;
+    return i < nleaves_ ? LeafView{leaves_[i].get(), summaries_[i].get()} : LeafView{};
+  }
+  // The same over [va, va+len) page by page across leaves (cpp: leaf_runs).
+  template <class F>
+  bool leaf_runs(uint64_t va, uint64_t len, F f) const;
   uint8_t* leaf_alloc(uint64_t page);  // nullptr when the host has no memory for it
   // Allocates the leaves of [va, va+len); false if the host has no memory for them.
   bool leaves_for(uint64_t va, uint64_t len);
@@ -177,6 +200,7 @@ class AddressSpace final : public GuestMemory {
   void* on_code_write_data_ = nullptr;
   uint64_t nleaves_ = 0;
   std::unique_ptr<std::unique_ptr<uint8_t[]>[]> leaves_;
+  std::unique_ptr<std::unique_ptr<Summary>[]> summaries_;
 };
 
 // Our answer to Unicorn's TLB-fill hook (UC_TLB_VIRTUAL) for Process and Machine: the

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,65 @@ TEST(AddressSpace, RangeScansAgreeWithEachPagesFlags) {
   for (uint64_t i = 0; i < pages; ++i) {
     const bool cleared = i >= 1 && i <= cut;
     EXPECT_EQ(f(i), cleared ? uint8_t(before[i] & ~(kPageCode | kPageTranslated)) : before[i]) << i;
+  }
+}
+
+// The same over a larger space, with runs up to thousands of pages across a leaf boundary
+// (1 GiB), changed by maps and unmaps at random: the scans skip whole 64-page blocks and
+// words of 64 blocks by the leaf's summary, which must follow every change.
+TEST(AddressSpace, SummarisedScansAgreeWithEachPagesFlags) {
+  AddressSpace as(true);
+  const uint64_t base = (uint64_t{1} << 30) - 20000 * kPage, pages = 40000;
+  std::mt19937_64 rng(99);
+  for (int k = 0; k < 300; ++k) {
+    const uint64_t s = rng() % pages, n = 1 + rng() % (rng() % 4 == 0 ? 9000 : 70);
+    const uint64_t len = std::min(n, pages - s) * kPage;
+    if (rng() % 3 == 0) {
+      as.unmap(base + s * kPage, len);
+    } else {
+      ASSERT_TRUE(as.map_anonymous(base + s * kPage, len, uint8_t(1 + rng() % 3)));
+    }
+  }
+  std::vector<uint8_t> f(pages);
+  uint64_t mapped = 0;
+  for (uint64_t i = 0; i < pages; ++i) {
+    f[i] = as.flags(base + i * kPage);
+    mapped += (f[i] & kPageMapped) != 0;
+  }
+  EXPECT_EQ(as.mapped_in(base, pages * kPage), mapped * kPage);
+  EXPECT_EQ(as.mapped_bytes(), mapped * kPage);
+  for (int q = 0; q < 400; ++q) {
+    const uint64_t s = rng() % pages, n = rng() % std::min<uint64_t>(pages - s, 1 + rng() % 30000);
+    const uint64_t va = base + s * kPage, len = n * kPage;
+    bool all_mapped = true, none = true, all_read = true, any_write = false;
+    uint64_t count = 0, next = va + len;
+    for (uint64_t i = s + n; i-- > s;) {
+      const bool m = (f[i] & kPageMapped) != 0;
+      all_mapped &= m;
+      none &= !m;
+      all_read &= (f[i] & kPageRead) != 0;
+      any_write |= (f[i] & kPageWrite) != 0;
+      count += m;
+      if (m) next = base + i * kPage;
+    }
+    const std::string at = std::to_string(s) + " " + std::to_string(n);
+    EXPECT_EQ(as.range_mapped(va, len), all_mapped) << at;
+    EXPECT_EQ(as.range_free(va, len), none) << at;
+    EXPECT_EQ(as.range_has(va, len, kPageRead), all_read) << at;
+    EXPECT_EQ(as.range_any(va, len, kPageWrite), any_write) << at;
+    EXPECT_EQ(as.next_mapped(va, va + len), next) << at;
+    EXPECT_EQ(as.mapped_in(va, len), count * kPage) << at;
+    // find_free_below: the highest free run of m pages in [base, va + len).
+    const uint64_t m = 1 + rng() % (rng() % 2 ? 40 : 3000);
+    uint64_t want = 0, free_run = 0;
+    for (uint64_t e = s + n; e-- > 0;) {
+      free_run = (f[e] & kPageMapped) ? 0 : free_run + 1;
+      if (free_run == m) {
+        want = base + e * kPage;
+        break;
+      }
+    }
+    EXPECT_EQ(as.find_free_below(m * kPage, va + len, base), want) << at << " m " << m;
   }
 }
 
