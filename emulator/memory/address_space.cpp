@@ -75,6 +75,33 @@ bool all_with(const uint8_t* f, uint64_t n, uint8_t flag) {
   return true;
 }
 
+// The index of the first of the n flag bytes at f lacking a bit of `need`, or n.
+uint64_t first_without(const uint8_t* f, uint64_t n, uint8_t need) {
+  uint64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    const uint64_t m = block_where(f + i, need, need);
+    if (m != ~uint64_t{0}) return i + static_cast<uint64_t>(std::countr_one(m));
+  }
+  while (i + 8 <= n && (eight(f + i) & (need * kEachByte)) == need * kEachByte) i += 8;
+  while (i < n && (f[i] & need) == need) ++i;
+  return i;
+}
+
+// The union of the n flag bytes at f.
+uint8_t or_of(const uint8_t* f, uint64_t n) {
+  __m128i acc = _mm_setzero_si128();
+  uint64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    acc = _mm_or_si128(acc, _mm_loadu_si128(reinterpret_cast<const __m128i*>(f + i)));
+  }
+  alignas(16) uint8_t b[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(b), acc);
+  uint8_t all = 0;
+  for (const uint8_t v : b) all |= v;
+  for (; i < n; ++i) all |= f[i];
+  return all;
+}
+
 // One plus the index of the last of the n flag bytes at f whose `flag` bits are set (`set`)
 // or all clear (!set), or 0 when there is none.
 uint64_t last_where(const uint8_t* f, uint64_t n, uint8_t flag, bool set) {
@@ -685,17 +712,26 @@ uint64_t AddressSpace::find_free_below(uint64_t len, uint64_t limit, uint64_t fl
 uint64_t AddressSpace::accessible_pages(uint64_t va, uint64_t len, uint8_t need,
                                         uint8_t* seen) const {
   if (va >= size_) return 0;
-  uint64_t done = 0;
+  if (seen != nullptr) *seen = 0;
+  if (len == 0) return 0;
+  // A leaf's run at a time, 64 flag bytes per step: PadLock probes whole buffers (a REP
+  // XCRYPT over 64 MiB is 16,384 pages) at each start and each resumption.
+  const uint64_t end = va + std::min(len, size_ - va);
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  uint64_t page = va / kPageSize;
+  const uint64_t last = (end + kPageMask) / kPageSize;
   uint8_t all = 0;
-  while (done < len) {
-    const uint64_t addr = va + done;
-    const uint8_t f = addr < size_ ? flags(addr) : 0;
-    if ((f & need) != need) break;
-    all |= f;
-    done += kPageSize - (addr & kPageMask);
+  while (page < last) {
+    const uint64_t n = std::min(last, (page | mask) + 1) - page;
+    const uint8_t* l = leaf(page);
+    if (l == nullptr && need != 0) break;  // a missing leaf's pages have flags 0
+    const uint64_t i = l != nullptr ? first_without(l + (page & mask), n, need) : n;
+    if (l != nullptr) all |= or_of(l + (page & mask), i);
+    page += i;
+    if (i < n) break;
   }
   if (seen != nullptr) *seen = all;
-  return std::min(done, len);
+  return page * kPageSize > va ? std::min(page * kPageSize, end) - va : 0;
 }
 
 uint8_t* AddressSpace::translate(uint64_t va, uint64_t len, Access access) {

@@ -230,6 +230,21 @@ TEST(AddressSpace, SummarisedScansAgreeWithEachPagesFlags) {
       }
     }
     EXPECT_EQ(as.find_free_below(m * kPage, va + len, base), want) << at << " m " << m;
+    // accessible_with: the readable prefix of [va + off, + len), and the union of the
+    // flags of its pages.
+    const uint64_t off = rng() % kPage, blen = len + rng() % kPage;
+    uint64_t ok = 0;
+    uint8_t seen = 0;
+    for (uint64_t i = s; i < pages && ok < blen; ++i) {
+      if ((f[i] & (kPageMapped | kPageRead)) != (kPageMapped | kPageRead)) break;
+      seen |= f[i];
+      ok += kPage - (i == s ? off : 0);
+    }
+    uint8_t got_seen = 0xFF;
+    EXPECT_EQ(as.accessible_with(va + off, blen, kPageMapped | kPageRead, &got_seen),
+              std::min(ok, blen))
+        << at << " +" << off;
+    if (blen != 0) EXPECT_EQ(got_seen, seen) << at;
   }
 }
 
