@@ -40,7 +40,7 @@ void Padlock::load(StateReader& r) {
 uint32_t Padlock::centaur_features() const {
   const Units& u = cpu_.units;
   // §1.3: EDX[3] copies MSR 0x110B[6]; EDX[7], [9], [11], [13] reflect FCR[28].
-  const bool fcr_on = cpu_.has_fcr && (fcr_ & isa::kFcrPadlockEnable) != 0;
+  const bool fcr_on = fcr_enables();
   uint32_t edx = 0;
   if (u.rng) edx |= kRngPresent | (rng_.enabled() ? kRngEnabled : 0);
   if (u.ace) edx |= kAcePresent | (fcr_on ? kAceEnabled : 0);
@@ -54,7 +54,7 @@ bool Padlock::unit_enabled(isa::Unit unit) const {
   // The present and enabled bits of centaur_features() (§1.3), read without building the
   // whole word: this runs for every PadLock instruction.
   const Units& u = cpu_.units;
-  const bool fcr_on = cpu_.has_fcr && (fcr_ & isa::kFcrPadlockEnable) != 0;
+  const bool fcr_on = fcr_enables();
   switch (unit) {
     case isa::Unit::Rng:
       return u.rng && rng_.enabled();

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "isa/decoder.hpp"
+#include "isa/msr.hpp"
 #include "models/ace/ace_unit.hpp"
 #include "models/cpu_model.hpp"
 #include "models/phe/phe_unit.hpp"
@@ -67,6 +68,9 @@ class Padlock {
   void load(StateReader& r);
 
  private:
+  // §1.5: FCR[28] enables ACE, ACE2, PHE and PMM (on chips that have the FCR).
+  bool fcr_enables() const { return cpu_.has_fcr && (fcr_ & isa::kFcrPadlockEnable) != 0; }
+
   const CpuModel& cpu_;
   uint32_t fcr_;
   RngUnit rng_;

@@ -61,20 +61,6 @@ uint64_t first_with(const uint8_t* f, uint64_t n, uint8_t flag) {
 }
 
 // Whether each of the n flag bytes at f has every bit of `flag`.
-bool all_with(const uint8_t* f, uint64_t n, uint8_t flag) {
-  uint64_t i = 0;
-  for (; i + kBlock <= n; i += kBlock) {
-    if (block_where(f + i, flag, flag) != ~uint64_t{0}) return false;
-  }
-  for (; i + 8 <= n; i += 8) {
-    if ((eight(f + i) & (flag * kEachByte)) != flag * kEachByte) return false;
-  }
-  for (; i < n; ++i) {
-    if ((f[i] & flag) != flag) return false;
-  }
-  return true;
-}
-
 // The index of the first of the n flag bytes at f lacking a bit of `need`, or n.
 uint64_t first_without(const uint8_t* f, uint64_t n, uint8_t need) {
   uint64_t i = 0;
@@ -85,6 +71,11 @@ uint64_t first_without(const uint8_t* f, uint64_t n, uint8_t need) {
   while (i + 8 <= n && (eight(f + i) & (need * kEachByte)) == need * kEachByte) i += 8;
   while (i < n && (f[i] & need) == need) ++i;
   return i;
+}
+
+// Whether each of the n flag bytes at f has every bit of `flag`.
+bool all_with(const uint8_t* f, uint64_t n, uint8_t flag) {
+  return first_without(f, n, flag) == n;
 }
 
 // The union of the n flag bytes at f.
@@ -139,7 +130,8 @@ uint64_t run_of(const uint8_t* f, uint64_t n, uint8_t value) {
 // must be read. seg(kind, start, n) sees them from a up (forward) or from b down; it
 // returns false to stop, and then so does segments().
 enum class Seg { Empty, Full, Bytes };
-constexpr uint64_t kBlockPages = 64;
+constexpr uint64_t kBlockPages = uint64_t{1} << AddressSpace::kBlockBits;
+static_assert(kBlockPages == kBlock, "set_flags reads a summary block in one block_where");
 
 bool bit(const uint64_t* w, uint64_t k) {
   return (w[k / 64] >> (k % 64)) & 1;
@@ -429,13 +421,11 @@ void AddressSpace::copy(uint64_t dst, uint64_t src, uint64_t len) {
 
 void AddressSpace::move_pages(uint64_t dst, uint64_t src, uint64_t len) {
   if (len == 0) return;
-  if (!range_any(src, len, kPageShared) &&
-      mremap(base_ + src, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base_ + dst) != MAP_FAILED) {
-    unmap(src, len);  // reserves the hole the move left in the window again
-    return;
+  if (range_any(src, len, kPageShared) ||
+      mremap(base_ + src, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, base_ + dst) == MAP_FAILED) {
+    copy(dst, src, len);
   }
-  copy(dst, src, len);
-  unmap(src, len);
+  unmap(src, len);  // after a move, reserves the hole it left in the window again
 }
 
 uint8_t* AddressSpace::leaf_alloc(uint64_t page) {
@@ -724,9 +714,13 @@ uint64_t AddressSpace::accessible_pages(uint64_t va, uint64_t len, uint8_t need,
   while (page < last) {
     const uint64_t n = std::min(last, (page | mask) + 1) - page;
     const uint8_t* l = leaf(page);
-    if (l == nullptr && need != 0) break;  // a missing leaf's pages have flags 0
-    const uint64_t i = l != nullptr ? first_without(l + (page & mask), n, need) : n;
-    if (l != nullptr) all |= or_of(l + (page & mask), i);
+    if (l == nullptr) {
+      if (need != 0) break;  // a missing leaf's pages have flags 0
+      page += n;
+      continue;
+    }
+    const uint64_t i = first_without(l + (page & mask), n, need);
+    all |= or_of(l + (page & mask), i);
     page += i;
     if (i < n) break;
   }

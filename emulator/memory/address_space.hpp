@@ -40,6 +40,7 @@ class AddressSpace final : public GuestMemory {
  public:
   static constexpr uint64_t kPageSize = 4096;
   static constexpr uint64_t kPageMask = kPageSize - 1;
+  static constexpr unsigned kBlockBits = 6;  // the page table's summary: 64-page blocks
 
   // Reserves the window: 4 GiB for a 32-bit guest; for a 64-bit guest the largest of
   // 1 TiB, 256 GiB, 64 GiB that the host grants. Throws std::runtime_error on failure.
@@ -160,7 +161,6 @@ class AddressSpace final : public GuestMemory {
   // over empty and full blocks without reading their flag bytes (4,096 pages per word), so
   // mmap's search and the range tests stay cheap over gigabytes. Only set_flags changes
   // whether a page is mapped, and it keeps the summary.
-  static constexpr unsigned kBlockBits = 6;
   static constexpr size_t kSummaryWords = (size_t{1} << (kLeafBits - kBlockBits)) / 64;
   struct Summary {
     uint64_t any[kSummaryWords] = {};
