@@ -140,9 +140,17 @@ def records(stdout: bytes | str, tag: str) -> list[dict[str, str]]:
     return out
 
 
-def strace_without_pid(strace: str) -> str:
-    """--strace output with the guest's PID, and its TIDs (PID + n), as offsets "T<n>":
-    the PID is the emulator's own and differs from run to run."""
-    pid = int(strace.split(None, 1)[0])
-    return re.sub(r"\b\d+\b", lambda m: f"T{int(m.group()) - pid}"
-                  if 0 <= int(m.group()) - pid < 100 else m.group(), strace)
+def straces_without_pid(a: str, b: str) -> tuple[str, str]:
+    """Two runs' --strace output with the guest's TIDs (its PID + n) written "T<n>", to be
+    compared: the PID is the emulator's own and differs from run to run. A number becomes
+    T<n> only where the two runs differ by exactly their PIDs' difference, so a length or
+    an address that happens to lie near one run's PID stays as it is in both."""
+    pid_a, pid_b = int(a.split(None, 1)[0]), int(b.split(None, 1)[0])
+    parts_a, parts_b = re.split(r"\b(\d+)\b", a), re.split(r"\b(\d+)\b", b)
+    if len(parts_a) != len(parts_b):
+        return a, b  # different calls: the plain text shows where
+    for i in range(1, len(parts_a), 2):
+        x, y = int(parts_a[i]), int(parts_b[i])
+        if x != y and 0 <= x - pid_a == y - pid_b < 100:
+            parts_a[i] = parts_b[i] = f"T{x - pid_a}"
+    return "".join(parts_a), "".join(parts_b)

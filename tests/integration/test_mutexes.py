@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from guestrun import kv, strace_without_pid
+from guestrun import kv, straces_without_pid
 
 QUANTUM = ["--quantum", "5"]  # short slices: threads are switched inside critical sections
 
@@ -93,8 +93,8 @@ PI_UNUSED_ARGS = re.compile(r"(futex\(0x[0-9a-f]+, (?:6|7|8|13|134|135|136|141),
                             r"[^,]+, [^,)]+\)")
 
 
-def interleaving(strace: str) -> str:
-    return PI_UNUSED_ARGS.sub(r"\1, _, _)", strace_without_pid(strace))
+def interleavings(a: str, b: str) -> tuple[str, str]:
+    return straces_without_pid(*(PI_UNUSED_ARGS.sub(r"\1, _, _)", s) for s in (a, b)))
 
 
 def test_pi_same_seed_same_interleaving(runner, target):
@@ -102,7 +102,8 @@ def test_pi_same_seed_same_interleaving(runner, target):
     a = emulated(runner, target, ["pi", 100], extra=["--strace"], seed=7)
     b = emulated(runner, target, ["pi", 100], extra=["--strace"], seed=7)
     assert a.stdout == b.stdout
-    assert interleaving(a.stderr.decode()) == interleaving(b.stderr.decode())
+    ia, ib = interleavings(a.stderr.decode(), b.stderr.decode())
+    assert ia == ib
     assert futex_ops(a.stderr.decode()).get(7, 0) > 20
 
 
@@ -133,4 +134,5 @@ def test_requeue_pi(runner, target):
     # others run in): 1 taken for the top waiter + 2 moved to the PI word.
     assert re.search(r"futex\(0x[0-9a-f]+, 12, 1, 0x3, \d+, 1\) = 3", a.stderr.decode())
     b = emulated(runner, target, ["requeue_pi"], extra=["--strace"])
-    assert strace_without_pid(a.stderr.decode()) == strace_without_pid(b.stderr.decode())
+    sa, sb = straces_without_pid(a.stderr.decode(), b.stderr.decode())
+    assert sa == sb
