@@ -65,46 +65,86 @@ double add_periods(double acc, const std::vector<double>& seq, uint64_t k) {
 }
 }  // namespace
 
-CacheLevel::CacheLevel(uint64_t bytes, uint64_t line, unsigned ways) : ways_(std::max(1u, ways)) {
+CacheLevel::CacheLevel(uint64_t bytes, uint64_t line, unsigned ways)
+    : ways_(std::clamp(ways, 1u, 65535u)) {
   sets_ = std::max<uint64_t>(1, bytes / line / ways_);
   pow2_ = is_pow2(sets_);
   ways_v_.resize(sets_ * ways_);
-  order_.reserve(ways_);
+  order_.resize(sets_ * ways_);
+  held_.resize(sets_);
+  rebuild_order();
+}
+
+void CacheLevel::make_most_recent(uint64_t s, uint16_t way) {
+  uint16_t* order = &order_[s * ways_];
+  unsigned at = 0;
+  while (order[at] != way) ++at;
+  std::copy_backward(order, order + at, order + at + 1);
+  order[0] = way;
+}
+
+void CacheLevel::make_least_recent_most_recent(uint64_t s) {
+  uint16_t* order = &order_[s * ways_];
+  const uint16_t way = order[ways_ - 1];
+  std::copy_backward(order, order + ways_ - 1, order + ways_);
+  order[0] = way;
 }
 
 CacheLevel::Victim CacheLevel::insert(uint64_t line, bool dirty) {
-  Way* set = set_of(line);
-  Way* lru = &set[0];
-  for (unsigned i = 0; i < ways_; ++i) {
-    if (set[i].stamp == 0) {
-      lru = &set[i];
-      break;
-    }
-    if (set[i].stamp < lru->stamp) lru = &set[i];
-  }
+  const uint64_t s = set_index(line);
+  Way* set = &ways_v_[s * ways_];
+  uint16_t way;
   Victim v;
-  if (lru->stamp != 0) v = {true, lru->dirty, lru->line};
-  *lru = Way{line, ++clock_, dirty};
-  recent_ = lru;
+  if (held_[s] < ways_) {
+    way = 0;  // the first empty way
+    while (set[way].stamp != 0) ++way;
+    ++held_[s];
+    make_most_recent(s, way);
+  } else {
+    way = order_[s * ways_ + ways_ - 1];  // the least recent
+    v = {true, set[way].dirty, set[way].line};
+    make_least_recent_most_recent(s);
+  }
+  set[way] = Way{line, ++clock_, dirty};
+  recent_ = &set[way];
   return v;
 }
 
 bool CacheLevel::take(uint64_t line, bool* dirty) {
-  Way* set = set_of(line);
-  for (unsigned i = 0; i < ways_; ++i) {
-    if (set[i].stamp != 0 && set[i].line == line) {
-      if (dirty != nullptr) *dirty = set[i].dirty;
-      set[i] = Way{};
-      return true;
-    }
-  }
-  return false;
+  const uint64_t s = set_index(line);
+  Way* w = find(s, line);
+  if (w == nullptr) return false;
+  if (dirty != nullptr) *dirty = w->dirty;
+  *w = Way{};
+  // The way goes behind the held ones.
+  const auto way = static_cast<uint16_t>(w - &ways_v_[s * ways_]);
+  uint16_t* order = &order_[s * ways_];
+  unsigned at = 0;
+  while (order[at] != way) ++at;
+  std::copy(order + at + 1, order + held_[s], order + at);
+  order[--held_[s]] = way;
+  return true;
 }
 
 void CacheLevel::clear() {
   std::fill(ways_v_.begin(), ways_v_.end(), Way{});
   clock_ = 0;
   recent_ = nullptr;
+  rebuild_order();
+}
+
+void CacheLevel::rebuild_order() {
+  for (uint64_t s = 0; s < sets_; ++s) {
+    const Way* set = &ways_v_[s * ways_];
+    uint16_t* order = &order_[s * ways_];
+    std::iota(order, order + ways_, uint16_t{0});
+    // Held ways first, most recent first (stamps are unique); empty ways after.
+    std::sort(order, order + ways_, [set](uint16_t a, uint16_t b) {
+      return set[a].stamp > set[b].stamp || (set[a].stamp == set[b].stamp && a < b);
+    });
+    held_[s] = static_cast<uint16_t>(
+        std::count_if(set, set + ways_, [](const Way& w) { return w.stamp != 0; }));
+  }
 }
 
 void CacheLevel::save(StateWriter& w) const {
@@ -122,19 +162,19 @@ void CacheLevel::load(StateReader& r) {
     throw StateError("snapshot: saved with another cache geometry");
   }
   recent_ = recent < 0 ? nullptr : &ways_v_[static_cast<size_t>(recent)];
+  rebuild_order();
 }
 
 void CacheLevel::encode(uint64_t shift, std::vector<uint64_t>& out) const {
   for (uint64_t s = 0; s < sets_; ++s) {
-    order_.clear();
-    for (unsigned i = 0; i < ways_; ++i) {
-      const Way& w = ways_v_[s * ways_ + i];
-      if (w.stamp != 0) order_.push_back(&w);
+    const Way* set = &ways_v_[s * ways_];
+    const uint16_t* order = &order_[s * ways_];
+    const unsigned n = held_[s];
+    out.push_back(n);
+    for (unsigned k = n; k-- > 0;) {  // least recent first
+      const Way& w = set[order[k]];
+      out.push_back(((w.line - shift) << 1) | (w.dirty ? 1 : 0));
     }
-    std::sort(order_.begin(), order_.end(),
-              [](const Way* a, const Way* b) { return a->stamp < b->stamp; });
-    out.push_back(order_.size());
-    for (const Way* w : order_) out.push_back(((w->line - shift) << 1) | (w->dirty ? 1 : 0));
   }
 }
 
@@ -317,9 +357,11 @@ void CacheModel::encode_state(const Walk& w, uint64_t shift, std::vector<uint64_
 // (nothing else happens in its set in between), so the walk goes from one step that
 // reaches a new line to the next. Now and then the state is compared with the state one
 // period (period_lines_ lines: both levels' set indices repeat) earlier, shifted by that
-// period; when they are equal the rest
-// of the whole steps repeats the recorded period exactly, shifted, so its counts are added
-// and the caches shifted, and the walk goes on from there.
+// period; when they are equal the rest of the whole steps repeats the recorded period
+// exactly, shifted, so its counts are added and the caches shifted, and the walk goes on
+// from there. The first state compared is the one after the stream's first step: a stream
+// resumed after an interrupt (§3.1: REP XCRYPT stops between blocks) is then in the state
+// its first part settled to, and is walked for one period only.
 MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len) {
   AllHit& h = all_hit_;
   if (h.valid && h.in == in && h.in_len == in_len && h.out == out && h.out_len == out_len) {
@@ -335,10 +377,11 @@ MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t 
       std::min(in_len != 0 ? in_len / 16 : ~0ull, out_len != 0 ? out_len / 16 : ~0ull);
   const uint64_t period_bytes = period_lines_ * line_;
   const uint64_t period = period_bytes % 16 == 0 ? period_bytes / 16 : 0;
-  // Pairs of states one period apart: after the first period, then, after each mismatch,
-  // twice as far on as the last gap (a stream settles within the caches' capacity; one
-  // resumed after an interrupt may start settled).
-  uint64_t check = period != 0 && whole >= 3 * period ? period : ~0ull;
+  // Pairs of states one period apart: from after the first step (before it, the line each
+  // stream touched last is none, where the part before an interrupt left one), then, after
+  // each mismatch, twice as far on as the last gap (a stream settles within the caches'
+  // capacity).
+  uint64_t check = period != 0 && whole >= 3 * period + 1 ? 1 : ~0ull;
   uint64_t gap = period;
   bool comparing = false;  // state_a_ holds the state one period before `check`
   MemCost at_check;        // the counts when state_a_ was taken

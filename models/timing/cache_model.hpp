@@ -30,7 +30,8 @@
 
 namespace padlock::timing {
 
-// One cache level: sets of `ways` lines, true LRU, write-back.
+// One cache level: sets of `ways` lines, true LRU, write-back. Each set keeps its ways in
+// order of use besides their stamps, so that encode() reads the LRU order without sorting.
 class CacheLevel {
  public:
   CacheLevel(uint64_t bytes, uint64_t line, unsigned ways);
@@ -44,10 +45,13 @@ class CacheLevel {
   bool touch(uint64_t line, bool write) {
     Way* w = recent_;
     if (w == nullptr || w->stamp == 0 || w->line != line) {
-      w = find(line);
+      const uint64_t s = set_index(line);
+      w = find(s, line);
       if (w == nullptr) return false;
+      make_most_recent(s, static_cast<uint16_t>(w - &ways_v_[s * ways_]));
       recent_ = w;
     }
+    // recent_ is the way used last in the whole level: already first in its set's order.
     w->stamp = ++clock_;
     w->dirty |= write;
     return true;
@@ -77,25 +81,33 @@ class CacheLevel {
     uint64_t stamp = 0;  // 0: empty
     bool dirty = false;
   };
-  Way* find(uint64_t line) {
-    Way* set = set_of(line);
+  uint64_t set_index(uint64_t line) const { return pow2_ ? line & (sets_ - 1) : line % sets_; }
+  Way* find(uint64_t s, uint64_t line) {
+    Way* set = &ways_v_[s * ways_];
     for (unsigned i = 0; i < ways_; ++i) {
       if (set[i].line == line && set[i].stamp != 0) return &set[i];
     }
     return nullptr;
   }
-  Way* set_of(uint64_t line) {
-    return &ways_v_[(pow2_ ? line & (sets_ - 1) : line % sets_) * ways_];
-  }
+  // Moves way `way` of set `s`, held or just filled, to the front of the set's order.
+  void make_most_recent(uint64_t s, uint16_t way);
+  // The same for the least recent way of a full set.
+  void make_least_recent_most_recent(uint64_t s);
+  // The order rebuilt from the stamps (after load()).
+  void rebuild_order();
+
   uint64_t sets_;
   bool pow2_;  // sets_ is a power of two
   unsigned ways_;
   uint64_t clock_ = 0;
   std::vector<Way> ways_v_;
+  // Per set, the indices of its held ways from most to least recent (held_[s] of them),
+  // then the empty ones.
+  std::vector<uint16_t> order_;
+  std::vector<uint16_t> held_;
   // The way touched or filled last: a stream touches the same line several times running.
   // Its test needs no invalidation, since a line is held by at most one way.
   Way* recent_ = nullptr;
-  mutable std::vector<const Way*> order_;  // encode()'s scratch, one set
 };
 
 // What a run of accesses cost.

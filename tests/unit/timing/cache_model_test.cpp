@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "models/cpu_model.hpp"
+#include "models/state_io.hpp"
 
 namespace padlock::timing {
 namespace {
@@ -237,6 +239,88 @@ TEST(CacheModel, LineWalkAndSteadyStateEqualTheStepWalk) {
     }
   }
   EXPECT_GT(steady, 0u);  // the steady state was reached, not only the walk
+}
+
+// One long stream in parts, as REP XCRYPT resumes after an interrupt (§3.1): each part
+// starts where the one before stopped, at a block boundary inside a line or at a line's
+// start, sometimes after an ordinary access. Every part costs what the step walk says, and
+// a part that starts settled is walked for one period only.
+TEST(CacheModel, ResumedStreamPartsEqualTheStepWalk) {
+  for (const Geometry& g : geometries()) {
+    const uint64_t cap = static_cast<uint64_t>(g.p.l1d_bytes.value + g.p.l2_bytes.value);
+    const uint64_t line = static_cast<uint64_t>(g.p.line_bytes.value);
+    for (const int64_t dist : {int64_t{0}, int64_t{16}, int64_t{40960}, int64_t{-1} << 20}) {
+      for (const bool sha : {false, true}) {
+        CacheModel fast(g.p), ref(g.p);
+        std::mt19937_64 rng(static_cast<uint64_t>(dist) ^ (sha ? 7 : 0));
+        uint64_t in = 0x4000000 + 16 * (rng() % 8);
+        // Lines after which both levels' set indices repeat (the steady state's period).
+        const uint64_t period =
+            std::lcm(static_cast<uint64_t>(g.p.l1d_bytes.value / line / g.p.l1d_ways.value),
+                     static_cast<uint64_t>(g.p.l2_bytes.value / line / g.p.l2_ways.value));
+        uint64_t settled_parts = 0;
+        for (int part = 0; part < 24; ++part) {
+          const std::string where = std::string(g.name) + " dist " + std::to_string(dist) +
+                                    (sha ? " sha" : "") + " part " + std::to_string(part);
+          // Parts from a few blocks to several times the caches, ending inside a line or
+          // at a line's end.
+          uint64_t len = 16 * (1 + rng() % (part % 3 == 0 ? 64 : 6 * cap / 16));
+          if (rng() % 2 == 0) len += (line - (in + len) % line) % line;
+          const uint64_t out = static_cast<uint64_t>(static_cast<int64_t>(in) + dist);
+          const uint64_t out_len = sha ? 0 : len;
+          const uint64_t before = fast.unwalked_lines();
+          expect_same(fast.stream(in, len, out, out_len),
+                      ref.stream_by_steps(in, len, out, out_len), where);
+          // Walked: one period from the start, then the tail after the last whole period.
+          if (len >= 3 * cap && len / line < 2 * period + fast.unwalked_lines() - before) {
+            ++settled_parts;
+          }
+          if (rng() % 5 == 0) {  // the interrupt's handler touches a line
+            const uint64_t a = 0x400000 + (rng() % 4096) * line;
+            ASSERT_EQ(fast.access(a, 8, true), ref.access(a, 8, true)) << where;
+          }
+          in += len;
+          if (::testing::Test::HasFailure()) return;
+        }
+        // Long parts that start settled are walked for less than two periods.
+        EXPECT_GT(settled_parts, 0u) << g.name << " dist " << dist << (sha ? " sha" : "");
+      }
+    }
+  }
+}
+
+// A model restored from a snapshot (Machine.snapshot()) costs what the saved one costs,
+// access for access and stream for stream: the LRU order of each set, which the model keeps
+// beside the stamps, comes back from the stamps.
+TEST(CacheModel, RestoredModelCostsWhatTheSavedOneCosts) {
+  for (const Geometry& g : geometries()) {
+    const uint64_t line = static_cast<uint64_t>(g.p.line_bytes.value);
+    CacheModel saved(g.p);
+    std::mt19937_64 rng(3);
+    // Sets partly filled, lines taken back by the exclusive L2, dirty lines.
+    for (int k = 0; k < 3000; ++k) saved.access((rng() % 600) * line, 1 + rng() % 90, rng() & 1);
+    std::vector<uint8_t> bytes;
+    StateWriter w(bytes);
+    saved.save(w);
+    CacheModel restored(g.p);
+    restored.stream(0x9000000, 1 << 16, 0x9000000, 1 << 16);  // a different state, overwritten
+    StateReader r(bytes.data(), bytes.size());
+    restored.load(r);
+    for (int k = 0; k < 3000; ++k) {
+      const uint64_t a = (rng() % 900) * line, n = 1 + rng() % 90;
+      const bool wr = rng() & 1;
+      MemCost cs, cr;
+      saved.access(a, n, wr, &cs);
+      restored.access(a, n, wr, &cr);
+      expect_same(cs, cr, std::string(g.name) + " access " + std::to_string(k));
+      if (k % 500 == 0) {
+        const uint64_t in = (rng() % 64) * 4096, len = 16 * (1 + rng() % 20000);
+        expect_same(saved.stream(in, len, in + 4096, len), restored.stream(in, len, in + 4096, len),
+                    std::string(g.name) + " stream " + std::to_string(k));
+      }
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
 }
 
 // The same stream twice over data L1 holds: the second costs the same, and is not walked.
