@@ -75,7 +75,8 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
       if (t.sse || insn->id == X86_INS_CPUID) info.waits_for_ace = true;
       if (t.rep_string) {
         info.rep = {timing::rep_string_cost(*core_, t.rep_key_view()), insn->address,
-                    static_cast<uint8_t>(t.count_bits), insn->address == address};
+                    static_cast<uint8_t>(t.count_bits), insn->address == address, t.rep_whole};
+        if (t.rep_whole) rep_costs_[insn->address] = info.rep.cost;
       } else {
         timer.add(block_insn(*core_, t));
       }
@@ -109,19 +110,30 @@ BlockInfo BlockCache::decode(uint64_t address, uint32_t size) {
   return info;
 }
 
-void BlockCache::invalidate(uint64_t va, uint64_t len) {
+namespace {
+// Erases the entries whose bytes [key, key + extent(entry)) overlap [va, va + len).
+template <typename Map, typename Extent>
+bool erase_overlapping(Map& m, uint64_t va, uint64_t len, Extent extent) {
   bool any = false;
-  for (auto it = blocks_.begin(); it != blocks_.end();) {
-    const BlockInfo& b = it->second;
-    if (b.address < va + len && va < b.address + b.size + 1) {
-      it = blocks_.erase(it);
+  for (auto it = m.begin(); it != m.end();) {
+    if (it->first < va + len && va < it->first + extent(it->second)) {
+      it = m.erase(it);
       any = true;
     } else {
       ++it;
     }
   }
-  if (any) {
+  return any;
+}
+}  // namespace
+
+void BlockCache::invalidate(uint64_t va, uint64_t len) {
+  if (erase_overlapping(blocks_, va, len, [](const BlockInfo& b) { return b.size + 1ull; })) {
     for (Slot& s : fast_) s = Slot{};
+  }
+  // A REP instruction's bytes end within 15 bytes of its address.
+  if (erase_overlapping(rep_costs_, va, len, [](const timing::RepStringCost&) { return 15ull; })) {
+    for (RepSlot& s : rep_fast_) s = RepSlot{};
   }
 }
 

@@ -36,12 +36,15 @@ struct BlockInfo {
   // block and runs one iteration per execution of a block that starts at it
   // (docs/timing.md, "REP string instructions"). Its clocks are not in `cost`: the block
   // hook charges the start-up once per execution of the instruction and each element as it
-  // is processed (Process::charge_rep_string).
+  // is processed (Process::charge_rep_string); a REP MOVS or REP STOS run whole by our
+  // Unicorn patch (UC_CTL_REP_STRING) is charged once, before its loop
+  // (Process::on_rep_string).
   struct RepString {
     timing::RepStringCost cost;
     uint64_t pc = 0;         // address of the REP instruction
     uint8_t count_bits = 0;  // width of the count register (CX/ECX/RCX); 0: no REP string
     bool at_start = false;   // the block is the REP instruction alone
+    bool whole = false;      // REP MOVS or REP STOS (the patch's loop can run it)
   } rep;
   // The profiler's record of this block and the object-map generation it was found in
   // (profile/profiler.hpp): saves a hash lookup per executed block.
@@ -132,6 +135,17 @@ class BlockCache {
     return s;
   }
 
+  // The cost of the REP MOVS or REP STOS at `pc`, in a block decoded before (nullptr:
+  // none there).
+  const timing::RepStringCost* rep_cost(uint64_t pc) {
+    RepSlot& s = rep_fast_[(pc ^ (pc >> 12)) & (kRepSlots - 1)];
+    if (s.pc == pc && s.cost != nullptr) return s.cost;
+    const auto it = rep_costs_.find(pc);
+    if (it == rep_costs_.end()) return nullptr;
+    s = RepSlot{pc, &it->second};
+    return s.cost;
+  }
+
   // Forget blocks overlapping [va, va+len): code was unmapped, remapped or reprotected.
   void invalidate(uint64_t va, uint64_t len);
 
@@ -149,6 +163,14 @@ class BlockCache {
   size_t cs_ = 0;  // csh
   std::unordered_map<uint64_t, BlockInfo> blocks_;
   Slot fast_[kFastSlots];
+  // REP MOVS and REP STOS by address (rep_cost), with a direct-mapped cache in front.
+  struct RepSlot {
+    uint64_t pc = ~0ull;
+    const timing::RepStringCost* cost = nullptr;
+  };
+  static constexpr size_t kRepSlots = 256;
+  std::unordered_map<uint64_t, timing::RepStringCost> rep_costs_;
+  RepSlot rep_fast_[kRepSlots];
   uint64_t decoded_ = 0;
 };
 

@@ -83,6 +83,11 @@ struct UcHooks {
   static void block(uc_engine* uc, uint64_t address, uint32_t size, void* o) {
     guarded(uc, o, 0, [=](Owner* w) { return w->on_block(address, size), 0; });
   }
+  // A REP MOVS or REP STOS about to run whole (UC_CTL_REP_STRING).
+  static void rep_string(uc_engine* uc, uint64_t pc, uint64_t count, uint64_t rsi, uint64_t rdi,
+                         void* o) {
+    guarded(uc, o, 0, [=](Owner* w) { return w->on_rep_string(pc, count, rsi, rdi), 0; });
+  }
   static void costed_block(uc_engine* uc, uint64_t address, uint32_t size, void* o) {
     guarded(uc, o, 0, [=](Owner* w) { return w->on_costed_block(address, size), 0; });
   }

@@ -409,6 +409,9 @@ void build_rep_key(const cs_insn& in, InsnTimingInfo& info, bool guest64) {
   b.put_upper(bare_mnemonic(in.mnemonic));
   const bool addr_override = x.prefix[3] == X86_PREFIX_ADDRSIZE;
   info.count_bits = guest64 ? (addr_override ? 32 : 64) : (addr_override ? 16 : 32);
+  info.rep_whole = in.id == X86_INS_MOVSB || in.id == X86_INS_MOVSW || in.id == X86_INS_MOVSD ||
+                   in.id == X86_INS_MOVSQ || in.id == X86_INS_STOSB || in.id == X86_INS_STOSW ||
+                   in.id == X86_INS_STOSD || in.id == X86_INS_STOSQ;
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ struct InsnTimingInfo {
   // REP string instructions (REP MOVS/STOS/LODS, REPE/REPNE CMPS/SCAS).
   bool rep_string = false;
   char rep_key[16] = {};     // "REP MOVSD", "REPE CMPSB" ...
+  bool rep_whole = false;    // REP MOVS or REP STOS: one loop, charged once (Process)
   unsigned count_bits = 32;  // width of the count register (CX/ECX/RCX, address size)
 
   std::string_view key_view() const { return key; }

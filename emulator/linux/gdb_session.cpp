@@ -241,6 +241,9 @@ void GdbSession::update_hooks(bool changed) {
   const bool want_every = active_ && (stepping_ || !watches_.empty());
   const bool want_gate = active_ && (want_every || !breakpoints_.empty());
   if (want_every != (every_insn_hook_ != 0)) {
+    // Stepped or watched, REP MOVS and REP STOS run an iteration at a time, as on the chip
+    // under single-step; the code is translated again below.
+    p_.set_rep_loop(!want_every);
     if (want_every) {
       uc_hook_add(uc, &every_insn_hook_, UC_HOOK_CODE, reinterpret_cast<void*>(hook_every_insn),
                   this, 1, 0);

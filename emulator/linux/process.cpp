@@ -391,6 +391,7 @@ void Process::install_hooks() {
   if (uc_ctl_padlock_insn(uc, &UcHooks<Process>::padlock, this) != UC_ERR_OK) {
     throw LoadError("unicorn: cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)");
   }
+  set_rep_loop(true);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::syscall), UC_X86_INS_SYSCALL);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
@@ -462,9 +463,10 @@ void Process::on_block(uint64_t address, uint32_t size) {
     if (b.flags & BlockCache::kSlotSse) vt_->wait_for_sse();
     vt_->advance(b.cost);
     stats_.x86_cycles += b.cost;
-    if (b.flags & BlockCache::kSlotRep) charge_rep_string(*b.info);
+    const bool rep = (b.flags & BlockCache::kSlotRep) && !(rep_loop_ && b.info->rep.whole);
+    if (rep) charge_rep_string(*b.info);
     if (vt_->now() >= vt_->next_event()) time_events();
-    if (b.flags & BlockCache::kSlotRep) rep_.mark = vt_->now();
+    if (rep) rep_.mark = vt_->now();
   } else {
     vt_->advance(b.insns);  // --icount without timing: one cycle per instruction
   }
@@ -498,8 +500,10 @@ uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
     *tag = block_log::entry(inline_cost(*b.info, opts_.timing), *b.info);
   }
   // SSE waits, REP string charges and EFLAGS[30] clears need the hook on every execution
-  // (on_costed_block).
-  const uint8_t hooked = opts_.timing ? b.flags : (b.flags & BlockCache::kSlotClears30);
+  // (on_costed_block); a REP MOVS or STOS run whole is charged by on_rep_string.
+  const uint8_t rep_whole = rep_loop_ && b.info->rep.whole ? BlockCache::kSlotRep : 0;
+  const uint8_t hooked =
+      opts_.timing ? (b.flags & ~rep_whole) : (b.flags & BlockCache::kSlotClears30);
   return inline_cost(*b.info, opts_.timing) | (hooked != 0 ? UC_BLOCK_COST_ALWAYS_HOOK : 0);
 }
 
@@ -535,9 +539,10 @@ void Process::on_costed_block(uint64_t address, uint32_t size) {
       const uint64_t issued = vt_->now() - b.cost;
       if (vt_->sse_ready() > issued) vt_->advance_to(vt_->sse_ready() + b.cost);
     }
-    if (b.flags & BlockCache::kSlotRep) charge_rep_string(*b.info);
+    const bool rep = (b.flags & BlockCache::kSlotRep) && !(rep_loop_ && b.info->rep.whole);
+    if (rep) charge_rep_string(*b.info);
     if (vt_->now() >= vt_->next_event()) time_events();
-    if (b.flags & BlockCache::kSlotRep) rep_.mark = vt_->now();
+    if (rep) rep_.mark = vt_->now();
   }
   if (b.flags & BlockCache::kSlotClears30) clear_eflags30();
 }
@@ -583,6 +588,30 @@ void Process::charge_rep_string(const BlockInfo& b) {
     stats_.x86_cycles += total - rep_.charged;
     rep_.charged = total;
   }
+}
+
+void Process::set_rep_loop(bool on) {
+  if (on == rep_loop_) return;
+  if (uc_ctl_rep_string(cpu_->uc(), on ? &UcHooks<Process>::rep_string : nullptr, this) ==
+      UC_ERR_OK) {
+    rep_loop_ = on;
+  }
+}
+
+// The same clocks as charge_rep_string gives an execution that is not interrupted
+// (docs/timing.md, "REP string instructions"), charged before the loop: a fault in the
+// loop, or stores into the instruction's own translated code, start the instruction again,
+// and it is charged again for what is left.
+void Process::on_rep_string(uint64_t pc, uint64_t count, uint64_t rsi, uint64_t rdi) {
+  if (!opts_.timing) return;  // --timing off: the instruction counts as one, like any other
+  drain_block_log();
+  const timing::RepStringCost* cost = blocks_->rep_cost(pc);
+  if (cost == nullptr) return;  // its block was decoded at translation: cannot happen
+  const bool misaligned = cost->misaligned > 0 && cost->is_misaligned(rsi, rdi);
+  const uint64_t clocks = cost->clocks(count, misaligned ? count : 0);
+  vt_->advance(clocks);
+  stats_.x86_cycles += clocks;
+  if (vt_->now() >= vt_->next_event()) time_events();
 }
 
 void Process::on_mem_access(uint64_t address, int size, bool write) {

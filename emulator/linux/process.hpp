@@ -266,6 +266,14 @@ class Process {
   // A block with a REP string instruction (BlockInfo::rep): charges its start-up once per
   // execution of the instruction and each element as it is processed.
   void charge_rep_string(const BlockInfo& b);
+  // A REP MOVS or REP STOS about to run all its `count` elements in one execution of its
+  // block (our Unicorn patch, UC_CTL_REP_STRING): charges start-up and elements at once.
+  void on_rep_string(uint64_t pc, uint64_t count, uint64_t rsi, uint64_t rdi);
+  // REP MOVS and REP STOS run whole (on_rep_string) unless a debugger steps or watches:
+  // then they run an iteration at a time, QEMU's way, and charge_rep_string charges them.
+  // The caller flushes translated code after.
+  void set_rep_loop(bool on);
+  bool rep_loop() const { return rep_loop_; }
   // The profiler sees every block through Unicorn's block log (UC_CTL_BLOCK_LOG): the
   // BlockInfo of each executed block, replayed here in order with its virtual time. Every
   // hook that can move the clock or reach the observers calls this first.
@@ -425,6 +433,7 @@ class Process {
   bool eflags30_ = false;
   DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
   bool block_hook_on_ = false;
+  bool rep_loop_ = false;       // set_rep_loop
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;
   bool hook_every_block_ = false;  // --stats, --icount: block_cost asks for every block

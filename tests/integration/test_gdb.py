@@ -92,6 +92,23 @@ def test_break_step_over_rep_xcrypt_and_watch(runner, target):
     assert out == "left 0 watched 7 block 69c4e0d86a7b0430d8cdb78070b4c55a\n"
 
 
+def test_rep_string_clocks_are_the_same_while_watched(runner):
+    """With the timing model, REP MOVS and REP STOS run whole and are charged once before
+    their loop; while gdb watches memory they run an iteration at a time and are charged
+    per element (docs/timing.md, "REP string instructions"). Both give the clocks of
+    tests/guest/rep_string.c to the cycle."""
+    program = runner.guest_dir / "guest_rep_string_i386"
+    plain = subprocess.run([str(runner.emulator), "run", "--irq-hz", "0", str(program)],
+                           capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    # g_src is only read: the watchpoint never triggers, and the program runs to its end.
+    text, rc, out, _ = debug(runner.emulator, ["--irq-hz", "0"], program,
+                             ["watch g_src[4095]", "continue"])
+    assert "Hardware watchpoint 1: g_src[4095]" in text, text
+    assert rc == 0 and out == plain.stdout
+    assert len(out.splitlines()) == 48
+
+
 def test_threads_are_listed_and_switched(runner, target):
     # qfThreadInfo names every guest thread by its TID (PID, PID + 1, ... in creation
     # order), the stop reply the one that hit the breakpoint, and Hg reads another
