@@ -105,6 +105,18 @@ class Runner:
         return proc
 
 
+def run_in_mode(runner, name: str, arch: str, memory: str, timing: str, args=(),
+                timeout: float = 300) -> bytes:
+    """stdout of guest `name` under padlock-emu with --memory MEMORY and --timing TIMING, on
+    the default CPU of its architecture (esther for i386, nano for x86-64); it must exit 0."""
+    cpu = "esther" if arch == "i386" else "nano"
+    cmd = [str(runner.emulator), "run", "--cpu", cpu, "--memory", memory, "--timing", timing,
+           str(runner.guest(name, arch)), *map(str, args)]
+    p = subprocess.run(cmd, capture_output=True, timeout=timeout)
+    assert p.returncode == 0, (p.returncode, p.stdout[-800:], p.stderr[-800:])
+    return p.stdout
+
+
 def run_native(guest: Path, args=(), timeout: float = 60) -> bytes:
     """The guest's stdout when the host itself runs it (an independent x86); skips the
     calling test where the host cannot run it (a kernel without i386 support)."""

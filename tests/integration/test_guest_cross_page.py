@@ -11,11 +11,10 @@ are what an x86 gives (and the host, running the same binary, where it can)."""
 from __future__ import annotations
 
 import signal
-import subprocess
 
 import pytest
 
-from guestrun import kv, run_native
+from guestrun import kv, run_in_mode, run_native
 
 ROUNDS = 200
 SEGV = int(signal.SIGSEGV)
@@ -32,12 +31,7 @@ EXPECTED = {
 
 
 def emulate(runner, arch, memory, timing):
-    cpu = "esther" if arch == "i386" else "nano"
-    cmd = [str(runner.emulator), "run", "--cpu", cpu, "--memory", memory, "--timing", timing,
-           str(runner.guest("cross_page", arch)), str(ROUNDS)]
-    p = subprocess.run(cmd, capture_output=True, timeout=300)
-    assert p.returncode == 0, (p.returncode, p.stdout[-800:], p.stderr[-800:])
-    return p.stdout
+    return run_in_mode(runner, "cross_page", arch, memory, timing, [ROUNDS])
 
 
 @pytest.mark.parametrize("timing", ["on", "off"])
