@@ -67,7 +67,12 @@ void on_host_signal(int sig, siginfo_t* si, void*) {
   g_info[sig].code.store(si->si_code, std::memory_order_relaxed);
   g_arrived.fetch_or(sig_bit(sig));
   uc_engine* uc = g_uc.load();
-  if (g_running.load() && uc != nullptr) uc_emu_stop(uc);
+  if (uc == nullptr) return;
+  // A stop that comes before uc_emu_start has begun would be lost (the start resets the
+  // request), and the guest would run on to its next system call, or forever: it stays
+  // pending for the next start until collect_host_signals has seen the signal.
+  uc_emu_stop_pending(uc, true);
+  if (g_running.load()) uc_emu_stop(uc);
 }
 
 void set_host(int sig, void (*handler)(int, siginfo_t*, void*), void (*simple)(int)) {
@@ -115,7 +120,8 @@ void host_signals_restore() {
     if (g_saved_valid[sig]) sigaction(sig, &g_saved[sig], nullptr);
     g_saved_valid[sig] = false;
   }
-  g_uc.store(nullptr);
+  uc_engine* uc = g_uc.exchange(nullptr);
+  if (uc != nullptr) uc_emu_stop_pending(uc, false);
 }
 
 void host_signal_update(Process& p, int sig) {
@@ -147,6 +153,8 @@ void wait_host_signal() {
 }
 
 int collect_host_signals(Process& p) {
+  // Cleared first: a signal that arrives after the exchange sets it again.
+  uc_emu_stop_pending(p.cpu().uc(), false);
   uint64_t arrived = g_arrived.exchange(0);
   const int count = __builtin_popcountll(arrived);
   while (arrived != 0) {
