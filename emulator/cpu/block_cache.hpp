@@ -119,6 +119,8 @@ class BlockCache {
     uint8_t flags = 0;  // kSlotClears30, kSlotSse, kSlotRep
     const BlockInfo* info = nullptr;
   };
+  // kSlotRep: a REP string instruction charged per element by the block hook (not a REP
+  // MOVS or STOS while they run whole, set_whole_reps).
   static constexpr uint8_t kSlotClears30 = 1, kSlotSse = 2, kSlotRep = 4;
   const Slot& slot(uint64_t address, uint32_t size) {
     Slot& s = fast_[(address ^ (address >> 12)) & (kFastSlots - 1)];
@@ -128,11 +130,18 @@ class BlockCache {
     s.size = size;
     s.cost = info.cost;
     s.insns = info.insns;
-    s.flags = static_cast<uint8_t>((info.clears_eflags30 ? kSlotClears30 : 0) |
-                                   (info.waits_for_ace ? kSlotSse : 0) |
-                                   (info.rep.count_bits != 0 ? kSlotRep : 0));
+    s.flags = static_cast<uint8_t>(
+        (info.clears_eflags30 ? kSlotClears30 : 0) | (info.waits_for_ace ? kSlotSse : 0) |
+        (info.rep.count_bits != 0 && !(whole_reps_ && info.rep.whole) ? kSlotRep : 0));
     s.info = &info;
     return s;
+  }
+
+  // Whether REP MOVS and REP STOS run whole (our Unicorn patch's UC_CTL_REP_STRING),
+  // charged once by their callback rather than per element through kSlotRep.
+  void set_whole_reps(bool on) {
+    whole_reps_ = on;
+    for (Slot& s : fast_) s = Slot{};
   }
 
   // The cost of the REP MOVS or REP STOS at `pc`, in a block decoded before (nullptr:
@@ -163,6 +172,7 @@ class BlockCache {
   size_t cs_ = 0;  // csh
   std::unordered_map<uint64_t, BlockInfo> blocks_;
   Slot fast_[kFastSlots];
+  bool whole_reps_ = false;  // set_whole_reps
   // REP MOVS and REP STOS by address (rep_cost), with a direct-mapped cache in front.
   struct RepSlot {
     uint64_t pc = ~0ull;

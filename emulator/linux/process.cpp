@@ -463,10 +463,9 @@ void Process::on_block(uint64_t address, uint32_t size) {
     if (b.flags & BlockCache::kSlotSse) vt_->wait_for_sse();
     vt_->advance(b.cost);
     stats_.x86_cycles += b.cost;
-    const bool rep = (b.flags & BlockCache::kSlotRep) && !(rep_loop_ && b.info->rep.whole);
-    if (rep) charge_rep_string(*b.info);
+    if (b.flags & BlockCache::kSlotRep) charge_rep_string(*b.info);
     if (vt_->now() >= vt_->next_event()) time_events();
-    if (rep) rep_.mark = vt_->now();
+    if (b.flags & BlockCache::kSlotRep) rep_.mark = vt_->now();
   } else {
     vt_->advance(b.insns);  // --icount without timing: one cycle per instruction
   }
@@ -500,10 +499,8 @@ uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
     *tag = block_log::entry(inline_cost(*b.info, opts_.timing), *b.info);
   }
   // SSE waits, REP string charges and EFLAGS[30] clears need the hook on every execution
-  // (on_costed_block); a REP MOVS or STOS run whole is charged by on_rep_string.
-  const uint8_t rep_whole = rep_loop_ && b.info->rep.whole ? BlockCache::kSlotRep : 0;
-  const uint8_t hooked =
-      opts_.timing ? (b.flags & ~rep_whole) : (b.flags & BlockCache::kSlotClears30);
+  // (on_costed_block).
+  const uint8_t hooked = opts_.timing ? b.flags : (b.flags & BlockCache::kSlotClears30);
   return inline_cost(*b.info, opts_.timing) | (hooked != 0 ? UC_BLOCK_COST_ALWAYS_HOOK : 0);
 }
 
@@ -539,10 +536,9 @@ void Process::on_costed_block(uint64_t address, uint32_t size) {
       const uint64_t issued = vt_->now() - b.cost;
       if (vt_->sse_ready() > issued) vt_->advance_to(vt_->sse_ready() + b.cost);
     }
-    const bool rep = (b.flags & BlockCache::kSlotRep) && !(rep_loop_ && b.info->rep.whole);
-    if (rep) charge_rep_string(*b.info);
+    if (b.flags & BlockCache::kSlotRep) charge_rep_string(*b.info);
     if (vt_->now() >= vt_->next_event()) time_events();
-    if (rep) rep_.mark = vt_->now();
+    if (b.flags & BlockCache::kSlotRep) rep_.mark = vt_->now();
   }
   if (b.flags & BlockCache::kSlotClears30) clear_eflags30();
 }
@@ -591,10 +587,9 @@ void Process::charge_rep_string(const BlockInfo& b) {
 }
 
 void Process::set_rep_loop(bool on) {
-  if (on == rep_loop_) return;
   if (uc_ctl_rep_string(cpu_->uc(), on ? &UcHooks<Process>::rep_string : nullptr, this) ==
       UC_ERR_OK) {
-    rep_loop_ = on;
+    blocks_->set_whole_reps(on);
   }
 }
 

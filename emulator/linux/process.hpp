@@ -273,7 +273,6 @@ class Process {
   // then they run an iteration at a time, QEMU's way, and charge_rep_string charges them.
   // The caller flushes translated code after.
   void set_rep_loop(bool on);
-  bool rep_loop() const { return rep_loop_; }
   // The profiler sees every block through Unicorn's block log (UC_CTL_BLOCK_LOG): the
   // BlockInfo of each executed block, replayed here in order with its virtual time. Every
   // hook that can move the clock or reach the observers calls this first.
@@ -433,7 +432,6 @@ class Process {
   bool eflags30_ = false;
   DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
   bool block_hook_on_ = false;
-  bool rep_loop_ = false;       // set_rep_loop
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;
   bool hook_every_block_ = false;  // --stats, --icount: block_cost asks for every block

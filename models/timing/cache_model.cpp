@@ -75,18 +75,17 @@ CacheLevel::CacheLevel(uint64_t bytes, uint64_t line, unsigned ways)
   rebuild_order();
 }
 
-void CacheLevel::make_most_recent(uint64_t s, uint16_t way) {
-  uint16_t* order = &order_[s * ways_];
+unsigned CacheLevel::position(uint64_t s, uint16_t way) const {
+  const uint16_t* order = &order_[s * ways_];
   unsigned at = 0;
   while (order[at] != way) ++at;
-  std::copy_backward(order, order + at, order + at + 1);
-  order[0] = way;
+  return at;
 }
 
-void CacheLevel::make_least_recent_most_recent(uint64_t s) {
+void CacheLevel::move_to_front(uint64_t s, unsigned at) {
   uint16_t* order = &order_[s * ways_];
-  const uint16_t way = order[ways_ - 1];
-  std::copy_backward(order, order + ways_ - 1, order + ways_);
+  const uint16_t way = order[at];
+  std::copy_backward(order, order + at, order + at + 1);
   order[0] = way;
 }
 
@@ -99,11 +98,11 @@ CacheLevel::Victim CacheLevel::insert(uint64_t line, bool dirty) {
     way = 0;  // the first empty way
     while (set[way].stamp != 0) ++way;
     ++held_[s];
-    make_most_recent(s, way);
+    move_to_front(s, position(s, way));
   } else {
     way = order_[s * ways_ + ways_ - 1];  // the least recent
     v = {true, set[way].dirty, set[way].line};
-    make_least_recent_most_recent(s);
+    move_to_front(s, ways_ - 1);
   }
   set[way] = Way{line, ++clock_, dirty};
   recent_ = &set[way];
@@ -119,8 +118,7 @@ bool CacheLevel::take(uint64_t line, bool* dirty) {
   // The way goes behind the held ones.
   const auto way = static_cast<uint16_t>(w - &ways_v_[s * ways_]);
   uint16_t* order = &order_[s * ways_];
-  unsigned at = 0;
-  while (order[at] != way) ++at;
+  const unsigned at = position(s, way);
   std::copy(order + at + 1, order + held_[s], order + at);
   order[--held_[s]] = way;
   return true;

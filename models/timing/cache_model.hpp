@@ -48,7 +48,7 @@ class CacheLevel {
       const uint64_t s = set_index(line);
       w = find(s, line);
       if (w == nullptr) return false;
-      make_most_recent(s, static_cast<uint16_t>(w - &ways_v_[s * ways_]));
+      move_to_front(s, position(s, static_cast<uint16_t>(w - &ways_v_[s * ways_])));
       recent_ = w;
     }
     // recent_ is the way used last in the whole level: already first in its set's order.
@@ -89,10 +89,10 @@ class CacheLevel {
     }
     return nullptr;
   }
-  // Moves way `way` of set `s`, held or just filled, to the front of the set's order.
-  void make_most_recent(uint64_t s, uint16_t way);
-  // The same for the least recent way of a full set.
-  void make_least_recent_most_recent(uint64_t s);
+  // Where way `way` of set `s` stands in the set's order, and moving the way at `at` to
+  // the front (most recent).
+  unsigned position(uint64_t s, uint16_t way) const;
+  void move_to_front(uint64_t s, unsigned at);
   // The order rebuilt from the stamps (after load()).
   void rebuild_order();
 

@@ -73,7 +73,7 @@ void on_block(uc_engine*, uint64_t address, uint32_t, void* data) {
   if (address == kCode + 2) ++static_cast<Blocks*>(data)->at_rep;
 }
 
-// nop; nop; rep movsd (F3 A5) / rep stosb (F3 AA); hlt-free end: the run stops at the end.
+// nop; nop; rep movsd (F3 A5) or rep stosb (F3 AA), run up to the end of the code.
 void run_rep(uc_mode mode, uint8_t opcode, bool loop) {
   Engine e(mode, {0x90, 0x90, 0xF3, opcode});
   RepCalls calls;
