@@ -96,17 +96,25 @@ def test_rep_string_clocks_are_the_same_while_watched(runner):
     """With the timing model, REP MOVS and REP STOS run whole and are charged once before
     their loop; while gdb watches memory they run an iteration at a time and are charged
     per element (docs/timing.md, "REP string instructions"). Both give the clocks of
-    tests/guest/rep_string.c to the cycle."""
+    tests/guest/rep_string.c to the cycle, and `--stats` shows which path each took."""
     program = runner.guest_dir / "guest_rep_string_i386"
-    plain = subprocess.run([str(runner.emulator), "run", "--irq-hz", "0", str(program)],
-                           capture_output=True, text=True, timeout=120)
+    plain = subprocess.run([str(runner.emulator), "run", "--irq-hz", "0", "--stats",
+                            str(program)], capture_output=True, text=True, timeout=120)
     assert plain.returncode == 0, plain.stderr
     # g_src is only read: the watchpoint never triggers, and the program runs to its end.
-    text, rc, out, _ = debug(runner.emulator, ["--irq-hz", "0"], program,
-                             ["watch g_src[4095]", "continue"])
+    text, rc, out, err = debug(runner.emulator, ["--irq-hz", "0", "--stats"], program,
+                               ["watch g_src[4095]", "continue"])
     assert "Hardware watchpoint 1: g_src[4095]" in text, text
     assert rc == 0 and out == plain.stdout
     assert len(out.splitlines()) == 48
+    # The watched run took the per-element path: a REP MOVS or STOS run whole counts as
+    # one instruction, an element at a time as one per element. rep_string.c runs each of
+    # the two with counts 0, 1, 2, 3, 100, 1000, 2000 and 4096 (sum 7202), first in a
+    # block and after others, twice each: at least 8 * 7202 - 8 * 7 more instructions.
+    def counted(stderr):
+        return int(re.search(r"instructions counted (\d+)", stderr).group(1))
+    extra = counted(err) - counted(plain.stderr)
+    assert 8 * 7202 - 8 * 7 <= extra < 2 * 8 * 7202, extra
 
 
 def test_threads_are_listed_and_switched(runner, target):
