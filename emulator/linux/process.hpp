@@ -98,6 +98,7 @@ struct MemoryLayout {
   uint64_t mmap_top = 0;  // mmap searches downwards from here
   uint64_t mmap_floor = 0;
   uint64_t brk_start = 0, brk = 0;
+  uint64_t brk_kept = 0;     // end of the pages above the break kept for its regrowth (do_brk)
   uint64_t system_page = 0;  // GDT and boot stub (2 pages)
 };
 

@@ -576,6 +576,19 @@ bool AddressSpace::map_anonymous(uint64_t va, uint64_t len, uint8_t prot) {
   return true;
 }
 
+bool AddressSpace::map_cleared(uint64_t va, uint64_t len, uint8_t prot) {
+  if (!in_window(va, len)) return false;
+  if (len == 0) return true;
+  if (!leaves_for(va, len)) return false;
+  // Unmapped pages are private anonymous on the host (the reserve, or kept pages).
+  if (mprotect(base_ + va, len, PROT_READ | PROT_WRITE) != 0) return false;
+  std::memset(base_ + va, 0, len);
+  const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped);
+  set_flags(va, len, f);
+  if (host_prot(f) != (PROT_READ | PROT_WRITE)) mprotect(base_ + va, len, host_prot(f));
+  return true;
+}
+
 int AddressSpace::map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int fd,
                                   uint64_t offset) {
   if (!in_window(va, len)) return -ENOMEM;
@@ -597,6 +610,12 @@ int AddressSpace::map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int f
 void AddressSpace::unmap(uint64_t va, uint64_t len) {
   if (!in_window(va, len) || len == 0) return;
   mmap(base_ + va, len, PROT_NONE, MAP_FIXED | kReserveFlags, -1, 0);
+  set_flags(va, len, 0);
+}
+
+void AddressSpace::unmap_keep_pages(uint64_t va, uint64_t len) {
+  if (!in_window(va, len) || len == 0) return;
+  mprotect(base_ + va, len, PROT_NONE);
   set_flags(va, len, 0);
 }
 

@@ -102,6 +102,13 @@ class AddressSpace final : public GuestMemory {
   // MAP_SHARED of a host file; returns 0 or -errno.
   int map_shared_file(uint64_t va, uint64_t len, uint8_t prot, int fd, uint64_t offset);
   void unmap(uint64_t va, uint64_t len);
+  // unmap for the guest, but the host keeps the pages (inaccessible) with their contents;
+  // map_cleared over them then needs no new host pages. For the heap's break, which
+  // malloc lowers and raises again (Process::do_brk).
+  void unmap_keep_pages(uint64_t va, uint64_t len);
+  // map_anonymous over a range the guest does not map: zeroed in place rather than
+  // replaced, so pages the host still holds (unmap_keep_pages) come back without faults.
+  bool map_cleared(uint64_t va, uint64_t len, uint8_t prot);
   // Returns 0 or -errno (-ENOMEM if any page is unmapped, as Linux does).
   int protect(uint64_t va, uint64_t len, uint8_t prot);
 

@@ -179,22 +179,41 @@ int64_t Process::do_mprotect(uint64_t addr, uint64_t len, uint64_t prot) {
   return 0;
 }
 
+// How much of the heap a lowered break keeps on the host for its regrowth. glibc's malloc
+// trims its heap when the top is free and grows it again on the next large request: a
+// loop doing that faulted each page in anew (qemu-user keeps all of them, clearing on
+// regrowth). The pages are inaccessible while the break is below them.
+constexpr uint64_t kBrkKeptMax = 8ull << 20;
+
 int64_t Process::do_brk(uint64_t addr) {
   MemoryLayout& l = layout_;
   if (addr < l.brk_start) return static_cast<int64_t>(l.brk);
   const uint64_t old_end = page_up(l.brk), new_end = page_up(addr);
+  const uint8_t rw = prot_to_flags(PROT_READ | PROT_WRITE);
   if (new_end > old_end) {
     const uint64_t n = new_end - old_end;
     if (new_end > l.mmap_top || !mem_->range_free(old_end, n) || over_cap(opts_, *mem_, n)) {
       return static_cast<int64_t>(l.brk);
     }
-    if (!mem_->map_anonymous(old_end, n, prot_to_flags(PROT_READ | PROT_WRITE))) {
+    // Kept pages are cleared in place, the rest mapped anew: both read as zeros.
+    const uint64_t kept = std::clamp(l.brk_kept, old_end, new_end);
+    if (!mem_->map_cleared(old_end, kept - old_end, rw)) return static_cast<int64_t>(l.brk);
+    if (!mem_->map_anonymous(kept, new_end - kept, rw)) {
+      mem_->unmap(old_end, kept - old_end);
       return static_cast<int64_t>(l.brk);
     }
     memory_changed(old_end, n);
   } else if (new_end < old_end) {
     invalidate_code(new_end, old_end - new_end);
-    mem_->unmap(new_end, old_end - new_end);
+    // Up to kBrkKeptMax above the new break stay held, with what earlier shrinks kept;
+    // held pages beyond that are released, unless the guest has mapped something there.
+    const uint64_t top = std::max(old_end, l.brk_kept);
+    const uint64_t kept = std::min(top, new_end + kBrkKeptMax);
+    mem_->unmap_keep_pages(new_end, std::min(old_end, kept) - new_end);
+    if (old_end > kept) mem_->unmap(kept, old_end - kept);
+    const uint64_t above = std::max(old_end, kept);
+    if (top > above && mem_->range_free(above, top - above)) mem_->unmap(above, top - above);
+    l.brk_kept = kept;
     memory_changed(new_end, old_end - new_end);
   }
   l.brk = addr;

@@ -22,6 +22,8 @@ const char* kProgram = R"SRC(
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -98,6 +100,18 @@ static void files(const char* dir) {
   printf("exe=%s\n", exe);
 }
 
+static sigjmp_buf fault_jmp;
+static void on_segv(int sig) { (void)sig; siglongjmp(fault_jmp, 1); }
+static int faults(volatile char* p) {
+  struct sigaction sa = {0}, old;
+  sa.sa_handler = on_segv;
+  sigaction(SIGSEGV, &sa, &old);
+  int r = 1;
+  if (sigsetjmp(fault_jmp, 1) == 0) { (void)p[0]; r = 0; }
+  sigaction(SIGSEGV, &old, NULL);
+  return r;
+}
+
 static void memory(void) {
   char* a = mmap(0, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   a[0] = 1; a[3 * 4096 - 1] = 2;
@@ -109,6 +123,20 @@ static void memory(void) {
   void* brk0 = sbrk(0);
   printf("brk=%d\n", sbrk(100000) == brk0 && (char*)sbrk(0) == (char*)brk0 + 100000);
   memset(brk0, 0x55, 100000);
+  /* Lowered, the break's whole pages are gone (ENOMEM, SIGSEGV) and its own page keeps its
+     bytes; raised again, the pages read as zeros, twice (the second time over pages the
+     emulator kept for the regrowth: Process::do_brk). */
+  char* first = (char*)(((uintptr_t)brk0 + 4095) & ~(uintptr_t)4095);
+  int zeros = 1, gone = 1;
+  for (int round = 0; round < 2; ++round) {
+    sbrk(-100000);
+    gone &= mprotect(first + 4096, 4096, PROT_READ) == -1 && errno == ENOMEM && faults(first + 4096);
+    char* again = sbrk(100000);
+    zeros &= again == brk0 && (first == brk0 || first[-1] == 0x55);
+    for (char* c = first; c < (char*)brk0 + 100000; ++c) zeros &= *c == 0;
+    memset(first, 0x66, (char*)brk0 + 100000 - first);
+  }
+  printf("brk_lowered=%d brk_regrown=%d\n", gone, zeros);
   char* big = malloc(50 << 20);
   memset(big, 1, 50 << 20);
   printf("malloc=%d\n", big != NULL && big[(50 << 20) - 1] == 1);
@@ -279,6 +307,7 @@ TEST_P(SyscallTest, Memory) {
   EXPECT_EQ(field(r.out, "mprotect"), "0");
   EXPECT_EQ(field(r.out, "munmap"), "0");
   EXPECT_EQ(field(r.out, "brk"), "1");
+  EXPECT_EQ(field(r.out, "brk_lowered"), "1 brk_regrown=1");
   EXPECT_EQ(field(r.out, "malloc"), "1");
   EXPECT_EQ(field(r.out, "enomem"), "1");
   EXPECT_EQ(field(r.out, "filemap"), "1");

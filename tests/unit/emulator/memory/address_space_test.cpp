@@ -62,6 +62,40 @@ TEST(AddressSpace, UnmapDiscardsContents) {
   EXPECT_EQ(as.host(0x20000)[5], 0);
 }
 
+// The break's pages (Process::do_brk): unmapped for the guest but held by the host, and
+// mapped again cleared, as zeros. Read access to held pages faults on the host too (the
+// process's mappings show no access there), and map_cleared over never-held pages works.
+TEST(AddressSpace, KeptPagesAreInaccessibleAndComeBackCleared) {
+  AddressSpace as(false);
+  const uint64_t va = 0x30000;
+  ASSERT_TRUE(as.map_anonymous(va, 4 * kPage, kPageRead | kPageWrite));
+  std::memset(as.host(va), 0x5A, 4 * kPage);
+  as.unmap_keep_pages(va + kPage, 3 * kPage);
+  EXPECT_TRUE(as.range_free(va + kPage, 3 * kPage));
+  EXPECT_EQ(as.mapped_bytes(), kPage);
+  EXPECT_EQ(as.translate(va + kPage, 1, Access::Read), nullptr);
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  ASSERT_NE(maps, nullptr);
+  char line[512];
+  std::string perms_at_kept;
+  const auto kept = reinterpret_cast<uintptr_t>(as.host(va + kPage));
+  while (std::fgets(line, sizeof line, maps) != nullptr) {
+    uintptr_t a = 0, b = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &a, &b, perms) == 3 && a <= kept && kept < b) {
+      perms_at_kept = perms;
+    }
+  }
+  std::fclose(maps);
+  EXPECT_EQ(perms_at_kept.substr(0, 3), "---");
+  ASSERT_TRUE(as.map_cleared(va + kPage, 6 * kPage, kPageRead | kPageWrite));
+  const uint8_t* p = as.translate(va, 7 * kPage, Access::Write);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p[kPage - 1], 0x5A);  // the page kept mapped keeps its bytes
+  EXPECT_TRUE(std::all_of(p + kPage, p + 7 * kPage, [](uint8_t b) { return b == 0; }));
+  EXPECT_EQ(as.mapped_bytes(), 7 * kPage);
+}
+
 TEST(AddressSpace, MappedBytesFollowMapAndUnmap) {
   // --max-memory counts these: overlapping maps count once, PROT_NONE counts, a partial
   // unmap subtracts what it removed, and a range across a leaf boundary (1 GiB) too.
