@@ -580,9 +580,30 @@ bool AddressSpace::map_cleared(uint64_t va, uint64_t len, uint8_t prot) {
   if (!in_window(va, len)) return false;
   if (len == 0) return true;
   if (!leaves_for(va, len)) return false;
-  // Unmapped pages are private anonymous on the host (the reserve, or kept pages).
+  // Unmapped pages are private anonymous on the host (the reserve, or kept pages). Pages
+  // the host holds are cleared in place; the others (never touched, or swapped out) are
+  // dropped, so they come back as zeros on first touch and clearing costs them nothing.
   if (mprotect(base_ + va, len, PROT_READ | PROT_WRITE) != 0) return false;
-  std::memset(base_ + va, 0, len);
+  unsigned char resident[512];
+  for (uint64_t done = 0; done < len;) {
+    const uint64_t chunk = std::min<uint64_t>(len - done, sizeof resident * kPageSize);
+    uint8_t* p = base_ + va + done;
+    if (mincore(p, chunk, resident) != 0) {
+      std::memset(p, 0, chunk);
+    } else {
+      for (uint64_t i = 0, pages = chunk / kPageSize; i < pages;) {
+        uint64_t j = i + 1;
+        while (j < pages && (resident[j] & 1) == (resident[i] & 1)) ++j;
+        if (resident[i] & 1) {
+          std::memset(p + i * kPageSize, 0, (j - i) * kPageSize);
+        } else {
+          madvise(p + i * kPageSize, (j - i) * kPageSize, MADV_DONTNEED);
+        }
+        i = j;
+      }
+    }
+    done += chunk;
+  }
   const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped);
   set_flags(va, len, f);
   if (host_prot(f) != (PROT_READ | PROT_WRITE)) mprotect(base_ + va, len, host_prot(f));
