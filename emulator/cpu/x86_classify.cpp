@@ -1,9 +1,11 @@
 #include "emulator/cpu/x86_classify.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 namespace padlock::emu {
 
@@ -398,20 +400,22 @@ void build_key(const cs_insn& in, InsnTimingInfo& info) {
   }
 }
 
+bool is_one_of(unsigned id, std::initializer_list<unsigned> ids) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
 void build_rep_key(const cs_insn& in, InsnTimingInfo& info, bool guest64) {
   const cs_x86& x = in.detail->x86;
-  const bool compares = in.id == X86_INS_CMPSB || in.id == X86_INS_CMPSW ||
-                        in.id == X86_INS_CMPSD || in.id == X86_INS_CMPSQ ||
-                        in.id == X86_INS_SCASB || in.id == X86_INS_SCASW ||
-                        in.id == X86_INS_SCASD || in.id == X86_INS_SCASQ;
+  const bool compares =
+      is_one_of(in.id, {X86_INS_CMPSB, X86_INS_CMPSW, X86_INS_CMPSD, X86_INS_CMPSQ, X86_INS_SCASB,
+                        X86_INS_SCASW, X86_INS_SCASD, X86_INS_SCASQ});
   Buf b{info.rep_key, sizeof info.rep_key};
   b.put(!compares ? "REP " : x.prefix[0] == X86_PREFIX_REPNE ? "REPNE " : "REPE ");
   b.put_upper(bare_mnemonic(in.mnemonic));
   const bool addr_override = x.prefix[3] == X86_PREFIX_ADDRSIZE;
   info.count_bits = guest64 ? (addr_override ? 32 : 64) : (addr_override ? 16 : 32);
-  info.rep_whole = in.id == X86_INS_MOVSB || in.id == X86_INS_MOVSW || in.id == X86_INS_MOVSD ||
-                   in.id == X86_INS_MOVSQ || in.id == X86_INS_STOSB || in.id == X86_INS_STOSW ||
-                   in.id == X86_INS_STOSD || in.id == X86_INS_STOSQ;
+  info.rep_whole = is_one_of(in.id, {X86_INS_MOVSB, X86_INS_MOVSW, X86_INS_MOVSD, X86_INS_MOVSQ,
+                                     X86_INS_STOSB, X86_INS_STOSW, X86_INS_STOSD, X86_INS_STOSQ});
 }
 
 }  // namespace

@@ -570,10 +570,15 @@ bool AddressSpace::map_anonymous(uint64_t va, uint64_t len, uint8_t prot) {
   if (!leaves_for(va, len)) return false;
   void* p = mmap(base_ + va, len, PROT_READ | PROT_WRITE, MAP_FIXED | kReserveFlags, -1, 0);
   if (p == MAP_FAILED) return false;
+  mark_mapped(va, len, prot);
+  return true;
+}
+
+// Pages the host holds read-write become the guest's private pages with `prot`.
+void AddressSpace::mark_mapped(uint64_t va, uint64_t len, uint8_t prot) {
   const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped);
   set_flags(va, len, f);
-  if (host_prot(f) != (PROT_READ | PROT_WRITE)) mprotect(p, len, host_prot(f));
-  return true;
+  if (host_prot(f) != (PROT_READ | PROT_WRITE)) mprotect(base_ + va, len, host_prot(f));
 }
 
 bool AddressSpace::map_cleared(uint64_t va, uint64_t len, uint8_t prot) {
@@ -585,28 +590,21 @@ bool AddressSpace::map_cleared(uint64_t va, uint64_t len, uint8_t prot) {
   // dropped, so they come back as zeros on first touch and clearing costs them nothing.
   if (mprotect(base_ + va, len, PROT_READ | PROT_WRITE) != 0) return false;
   unsigned char resident[512];
-  for (uint64_t done = 0; done < len;) {
-    const uint64_t chunk = std::min<uint64_t>(len - done, sizeof resident * kPageSize);
+  const uint64_t most = sizeof resident * kPageSize;
+  for (uint64_t done = 0; done < len; done += most) {
+    const uint64_t pages = std::min(len - done, most) / kPageSize;
     uint8_t* p = base_ + va + done;
-    if (mincore(p, chunk, resident) != 0) {
-      std::memset(p, 0, chunk);
-    } else {
-      for (uint64_t i = 0, pages = chunk / kPageSize; i < pages;) {
-        uint64_t j = i + 1;
-        while (j < pages && (resident[j] & 1) == (resident[i] & 1)) ++j;
-        if (resident[i] & 1) {
-          std::memset(p + i * kPageSize, 0, (j - i) * kPageSize);
-        } else {
-          madvise(p + i * kPageSize, (j - i) * kPageSize, MADV_DONTNEED);
-        }
-        i = j;
+    if (mincore(p, pages * kPageSize, resident) != 0) std::memset(resident, 1, pages);
+    for (uint64_t i = 0, j = 0; i < pages; i = j) {
+      while (j < pages && (resident[j] & 1) == (resident[i] & 1)) ++j;
+      if (resident[i] & 1) {
+        std::memset(p + i * kPageSize, 0, (j - i) * kPageSize);
+      } else {
+        madvise(p + i * kPageSize, (j - i) * kPageSize, MADV_DONTNEED);
       }
     }
-    done += chunk;
   }
-  const uint8_t f = static_cast<uint8_t>((prot & 7) | kPageMapped);
-  set_flags(va, len, f);
-  if (host_prot(f) != (PROT_READ | PROT_WRITE)) mprotect(base_ + va, len, host_prot(f));
+  mark_mapped(va, len, prot);
   return true;
 }
 

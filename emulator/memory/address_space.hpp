@@ -191,6 +191,7 @@ class AddressSpace final : public GuestMemory {
   // The flags byte of a mapped page (its leaf exists).
   uint8_t& flags_of(uint64_t page) { return leaf(page)[page & ((uint64_t{1} << kLeafBits) - 1)]; }
   void set_flags(uint64_t va, uint64_t len, uint8_t f);
+  void mark_mapped(uint64_t va, uint64_t len, uint8_t prot);
   int host_prot(uint8_t flags) const;
   // mprotect [va, va+len) page runs to host_prot of their flags (mirror mode).
   int apply_host(uint64_t va, uint64_t len);
