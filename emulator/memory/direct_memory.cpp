@@ -40,6 +40,8 @@ void on_host_sigsegv(int, siginfo_t* si, void* ctx) {
     const uint64_t va = d.mem->size() == (uint64_t{1} << 32) ? offset & 0xFFFFFFFFu : offset;
     const bool write = (uc_ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;  // #PF error code W
     const bool in_jit = uc_direct_memory_in_jit(d.uc, pc);
+    // Generated code keeps some guest registers in host ones (docs/emulator.md, "Unicorn").
+    if (in_jit) uc_jit_fault_regs(d.uc, uc_ctx->uc_mcontext.gregs);
     if (write && (d.mem->flags(va) & kPageCode)) {
       d.mem->unprotect_code(va, 1);
       // Unicorn may leave by longjmp (restarting the block): unblock what the fault did.
