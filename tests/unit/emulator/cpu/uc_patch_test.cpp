@@ -1,6 +1,6 @@
 // Two parts of our Unicorn patch seen from the embedder (docs/emulator.md, "Unicorn"): a
-// stop asked for before the emulation begins (uc_emu_stop_pending), and REP MOVS / REP
-// STOS run whole after one callback (UC_CTL_REP_STRING), in both targets.
+// stop asked for before the emulation begins or while it runs (uc_emu_stop_pending), and REP MOVS /
+// REP STOS run whole after one callback (UC_CTL_REP_STRING), in both targets.
 #include <gtest/gtest.h>
 #include <unicorn/unicorn.h>
 
@@ -49,6 +49,31 @@ TEST(UnicornPatch, PendingStopHoldsForTheNextStart) {
   }
   uc_emu_stop_pending(e.uc, false);
   EXPECT_GE(timed_start(e), 0.25);
+}
+
+// A code hook that moves the PC once (Unicorn then leaves the block and goes on: its
+// "quit" request) and sets the pending stop, as a host signal's handler does. A signal
+// that lands while Unicorn's loop takes the quit request has its uc_emu_stop undone by
+// that step (it resets the stop and exit requests); only the pending stop is left.
+void quit_with_pending_stop(uc_engine* uc, uint64_t address, uint32_t, void* data) {
+  auto& done = *static_cast<bool*>(data);
+  if (done) return;
+  done = true;
+  uc_reg_write(uc, UC_X86_REG_EIP, &address);
+  uc_emu_stop_pending(uc, true);
+}
+
+TEST(UnicornPatch, PendingStopHoldsThroughAQuitInTheRun) {
+  Engine e(UC_MODE_32, {0xEB, 0xFE});
+  bool done = false;
+  uc_hook h;
+  ASSERT_EQ(uc_hook_add(e.uc, &h, UC_HOOK_CODE, reinterpret_cast<void*>(quit_with_pending_stop),
+                        &done, 1, 0),
+            UC_ERR_OK);
+  EXPECT_LT(timed_start(e), 0.2);
+  EXPECT_TRUE(done);
+  EXPECT_EQ(e.reg(UC_X86_REG_EIP), kCode);
+  uc_emu_stop_pending(e.uc, false);
 }
 
 struct RepCalls {
