@@ -41,6 +41,15 @@ struct Units {
   bool ace2 = false;  // CTR, ALIGN and DGEST (§3.2, §7.1)
   bool phe = false;
   bool pmm = false;
+  // Late Nano and Zhaoxin (docs/zhaoxin.md; C000_0001 EDX bit pairs of Zhaoxin's
+  // cpufeatures patch): PHE2 (REP XSHA384/512, bits 25/26), CCS (SM3 and SM4, bits 4/5),
+  // SM2 (bits 0/1), RSA (REP XMODEXP and REP MONTMUL2, bits 27/28), RNG2 (REP XRNG2,
+  // bits 22/23).
+  bool phe2 = false;
+  bool ccs = false;
+  bool sm2 = false;
+  bool rsa = false;
+  bool rng2 = false;
 };
 
 // Indexed tables of sourced values, named by what indexes them.
