@@ -1,23 +1,21 @@
-# Unicorn 2.1.4, built from its PyPI source distribution with our patch
-# (cmake/unicorn/unicorn-2.1.4-padlock.patch, documented in docs/emulator.md "Unicorn"):
-#   1. no helper call after every guest load and store when the virtual TLB is in use and
-#      no memory hook exists (faults leave by longjmp there, so nothing can ask to stop
-#      in mid-block);
-#   2. the exit-request test at the start of each block is generated inline, as upstream
-#      QEMU does, instead of a helper call;
-#   3. UC_CTL_BLOCK_COST: the timing model's per-block cycle cost is added in generated
-#      code, and the block hook runs only when a deadline is reached or the block needs it.
+# Unicorn 2.1.4, built from its PyPI source distribution with our patch series
+# (cmake/unicorn/patches/series: one change per patch, each with a DEP-3 header; the list,
+# with each patch's size, is docs/emulator.md "Unicorn"). Among them: no exit check after each guest load and store, an inline
+# one at the start of each block, block costs and a block log in generated code, direct
+# guest memory, the PadLock helper, chaining across pages, QEMU's i386 target for 32-bit
+# guests, whole REP strings, the pending stop, SSE2 operations and pinned registers.
 # The wheel's prebuilt library has none of these; with it, plain x86 code ran 3.6x slower
 # than qemu-i386 (the goal is 1.3x, docs/emulator.md).
 #
 # The sdist comes from PyPI (pip download, or PADLOCK_UNICORN_SDIST), is checked against a
-# pinned SHA-256, patched and built for x86 only as a static library with two targets:
-# QEMU's x86-64 one for 64-bit guests and its i386 one (UNICORN_X86_I386, added by the
-# patch) for 32-bit guests, whose registers then need no zero extension after each write.
-# The library and its public header are kept in PADLOCK_DEPS_CACHE under a key of the
-# sdist, the patch, the C compiler and the build options, so another build tree (a fresh
-# clone, scripts/demo.sh) with the same key links that one instead of building Unicorn
-# again (about four minutes of a two-core machine).
+# pinned SHA-256, patched with the series in order (no fuzz: each patch must apply as
+# made) and built for x86 only as a static library with two targets: QEMU's x86-64 one
+# for 64-bit guests and its i386 one (UNICORN_X86_I386, added by i386-target.patch) for
+# 32-bit guests, whose registers then need no zero extension after each write. The library
+# and its public header are kept in PADLOCK_DEPS_CACHE under a key of the sdist, the
+# series' contents (its list and every patch it names), the C compiler and the build
+# options, so another build tree (a fresh clone, scripts/demo.sh) with the same key links
+# that one instead of building Unicorn again (about four minutes of a two-core machine).
 set(PADLOCK_UNICORN_VERSION 2.1.4)
 set(PADLOCK_UNICORN_SHA256 00567a70e323f749b419cd86bee4f9115beab7ebba32194581c090cbb7c59cff)
 set(PADLOCK_UNICORN_SDIST "" CACHE FILEPATH
@@ -26,7 +24,7 @@ set(PADLOCK_DEPS_CACHE "$ENV{HOME}/.cache/padlock-emu" CACHE PATH
     "where the Unicorn sdist is kept between builds")
 
 set(_uc_name "unicorn-${PADLOCK_UNICORN_VERSION}")
-set(_uc_patch "${CMAKE_CURRENT_LIST_DIR}/unicorn/${_uc_name}-padlock.patch")
+set(_uc_series "${CMAKE_CURRENT_LIST_DIR}/unicorn/patches/series")
 set(_uc_sdist "${PADLOCK_UNICORN_SDIST}")
 if(NOT _uc_sdist)
   set(_uc_sdist "${PADLOCK_DEPS_CACHE}/${_uc_name}.tar.gz")
@@ -62,11 +60,12 @@ if(NOT _uc_ok)
                       "${_uc_name}.tar.gz (SHA-256 ${PADLOCK_UNICORN_SHA256})")
 endif()
 
-file(SHA256 "${_uc_patch}" _uc_patch_hash)
-set(_uc_want "${PADLOCK_UNICORN_SHA256} ${_uc_patch_hash}")
+include("${CMAKE_CURRENT_LIST_DIR}/PadlockSeries.cmake")
+padlock_read_series("${_uc_series}" _uc_patches _uc_series_hash)
+set(_uc_want "${PADLOCK_UNICORN_SHA256} ${_uc_series_hash}")
 
 # Another padlock-emu build tree's Unicorn can be reused (worktrees, packaging), but only
-# when it was built from the same sdist and the same patch: its stamp must match ours.
+# when it was built from the same sdist and the same series: its stamp must match ours.
 set(PADLOCK_UNICORN_FROM "" CACHE PATH
     "a padlock-emu build directory whose patched Unicorn to reuse instead of building it")
 if(PADLOCK_UNICORN_FROM)
@@ -78,14 +77,14 @@ if(PADLOCK_UNICORN_FROM)
   set(_uc_from_lib "${PADLOCK_UNICORN_FROM}/_deps/${_uc_name}-build/libunicorn.a")
   if(NOT _uc_from_have STREQUAL _uc_want OR NOT EXISTS "${_uc_from_lib}")
     message(FATAL_ERROR "padlock-emu: PADLOCK_UNICORN_FROM=${PADLOCK_UNICORN_FROM} has no "
-                        "Unicorn built from this sdist and ${_uc_name}-padlock.patch")
+                        "Unicorn built from this sdist and cmake/unicorn/patches/series")
   endif()
   add_library(padlock_unicorn STATIC IMPORTED GLOBAL)
   set_target_properties(padlock_unicorn PROPERTIES
     IMPORTED_LOCATION "${_uc_from_lib}"
     INTERFACE_INCLUDE_DIRECTORIES "${PADLOCK_UNICORN_FROM}/_deps/${_uc_name}/public-include"
     INTERFACE_LINK_LIBRARIES "pthread;m;dl")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_uc_patch}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_uc_series}" ${_uc_patches})
   return()
 endif()
 
@@ -97,7 +96,7 @@ string(SHA256 _uc_key "${_uc_want} ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VER
 string(SUBSTRING "${_uc_key}" 0 16 _uc_key)
 set(_uc_cached "${PADLOCK_DEPS_CACHE}/${_uc_name}-padlock-${_uc_key}")
 
-# Extract and patch at configure time, once per (sdist, patch) pair.
+# Extract and patch at configure time, once per (sdist, series) pair.
 set(_uc_root "${CMAKE_BINARY_DIR}/_deps/${_uc_name}")
 set(_uc_stamp "${_uc_root}/.padlock-patched")
 set(_uc_have "")
@@ -108,20 +107,23 @@ set(_uc_build "${CMAKE_BINARY_DIR}/_deps/${_uc_name}-build")
 set(_uc_prefix "${CMAKE_BINARY_DIR}/_deps/${_uc_name}-ep")
 if(NOT _uc_have STREQUAL _uc_want)
   # A fresh tree and a fresh build: extraction restores the archive's file times, which
-  # could be older than objects compiled from an earlier patch.
+  # could be older than objects compiled from an earlier series.
   file(REMOVE_RECURSE "${_uc_root}" "${_uc_build}" "${_uc_prefix}")
   file(ARCHIVE_EXTRACT INPUT "${_uc_sdist}" DESTINATION "${CMAKE_BINARY_DIR}/_deps")
   find_program(PADLOCK_PATCH_EXE patch REQUIRED)
-  execute_process(COMMAND ${PADLOCK_PATCH_EXE} -p1 --forward --quiet -i "${_uc_patch}"
-                  WORKING_DIRECTORY "${_uc_root}" RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "padlock-emu: ${_uc_patch} does not apply to ${_uc_name}")
-  endif()
+  foreach(p IN LISTS _uc_patches)
+    execute_process(COMMAND ${PADLOCK_PATCH_EXE} -p1 --forward --fuzz=0 --quiet -i "${p}"
+                    WORKING_DIRECTORY "${_uc_root}" RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "padlock-emu: ${p} does not apply to ${_uc_name} after the "
+                          "patches before it in ${_uc_series}")
+    endif()
+  endforeach()
   # Only the public header goes on our include path, not Unicorn's internal ones.
   file(COPY "${_uc_root}/src/include/unicorn" DESTINATION "${_uc_root}/public-include")
   file(WRITE "${_uc_stamp}" "${_uc_want}")
 endif()
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_uc_patch}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_uc_series}" ${_uc_patches})
 
 if(EXISTS "${_uc_cached}/libunicorn.a")
   # Built before with the same key: link the cached library. It also goes where
