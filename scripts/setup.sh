@@ -11,7 +11,7 @@ DEBIAN_PACKAGES=(
   libdw-dev                          # the profiler reads separate debug info (elfutils)
   gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
   qemu-user                          # the speed baseline for plain x86 code
-  patch                              # applies cmake/unicorn/*.patch to Unicorn's sdist
+  patch                              # applies cmake/{unicorn,qemu}/patches/series
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
   libgcrypt20 libmbedcrypto7         # two more real PadLock clients, loaded by tests/guest/client_aes.c

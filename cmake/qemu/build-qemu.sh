@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds system mode's QEMU (docs/system.md) into OUT/bin: Debian's QEMU source at the
 # version pinned in qemu-source.env, checked by SHA-256, with Debian's own patches, then
-# qemu-7.2-padlock.patch and the C ABI header QEMU includes (padlock_system.h).
+# ours (patches/series, in order, after Debian's) and the C ABI header QEMU includes
+# (padlock_system.h).
 #
 #   build-qemu.sh OUT HEADER TARGET...      e.g. i386-softmmu x86_64-softmmu
 #
@@ -47,7 +48,13 @@ fi
 new="$work/new"
 rm -rf "$new"
 cp -a "$work/orig" "$new"
-patch -s -d "$new" -p1 <"$here/qemu-7.2-padlock.patch"
+# Our series as Debian's quilt reads it: one patch a line, blank lines and '#' comments
+# skipped; each must apply without fuzz.
+while read -r p _; do
+  case "$p" in "" | "#"*) continue ;; esac
+  patch -s -d "$new" -p1 --forward --fuzz=0 <"$here/patches/$p" ||
+    { echo "build-qemu.sh: patches/$p does not apply" >&2; exit 1; }
+done <"$here/patches/series"
 cp "$header" "$new/target/i386/padlock_system.h"
 if [ ! -d "$work/src" ]; then
   mv "$new" "$work/src"  # the first build: the whole tree, symbolic links included
