@@ -1,6 +1,7 @@
 # Unicorn 2.1.4, built from its PyPI source distribution with our patch series
 # (cmake/unicorn/patches/series: one change per patch, each with a DEP-3 header; the list,
-# with each patch's size, is docs/emulator.md "Unicorn"). Among them: no exit check after each guest load and store, an inline
+# with each patch's size, is docs/emulator.md "Unicorn", and docs/upstreaming.md says which
+# could go upstream). Among them: no exit check after each guest load and store, an inline
 # one at the start of each block, block costs and a block log in generated code, direct
 # guest memory, the PadLock helper, chaining across pages, QEMU's i386 target for 32-bit
 # guests, whole REP strings, the pending stop, SSE2 operations and pinned registers.
