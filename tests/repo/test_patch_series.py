@@ -221,9 +221,18 @@ def upstreaming_rows() -> dict[str, list[str]]:
     return rows
 
 
-def test_upstreaming_names_every_patch() -> None:
+def test_upstreaming_names_every_patch_as_its_header_forwards_it() -> None:
+    """A patch fit for upstream says "Forwarded: no" (not sent yet) or where it went; one
+    that is ours by nature says "not-needed"."""
     rows = upstreaming_rows()
     assert set(rows) == set(series(UNICORN)) | set(series(QEMU))
+    for folder in (UNICORN, QEMU):
+        for name in series(folder):
+            verdict = rows[name][0]
+            forwarded = header(folder / name)["Forwarded"]
+            assert verdict in ("fit", "ours"), f"{name}: upstream is {verdict!r}"
+            assert (verdict == "ours") == (forwarded == "not-needed"), \
+                f"{name}: docs/upstreaming.md says {verdict}, its header Forwarded: {forwarded}"
 
 
 def test_patches_said_to_apply_alone_do_so_and_the_others_do_not(unicorn_sdist: Path,
