@@ -118,6 +118,10 @@ struct RngParams {
         "OFB, CBC/CFB with ALIGN = 1)")                                                        \
   PARAM(Clocks, key_load_hw, "extra clocks to generate a 128-bit key schedule")                \
   PARAM(Clocks, key_load_mem, "extra clocks to load 256 bytes of key schedule")                \
+  PARAM(Clocks, round_clocks,                                                                  \
+        "SSE clocks per block for each round beyond 10 (§3.3 R; 1 = the ECB formula's N*R)")   \
+  PARAM(Clocks, dgest_per_block,                                                               \
+        "extra SSE clocks per block in digest mode (DGEST = 1, §3.1: one output location)")    \
   SETTING(unsigned, ctr_interrupt_granularity, 2, "§6.6: interruptible after every 2 blocks")  \
   SETTING(unsigned, ctr_interrupt_min_remaining, 3,                                            \
           "§6.6 \"1 < ECX < 5\": no interrupt before the last pair")                           \
@@ -167,6 +171,8 @@ struct PheParams {
   PARAM(Clocks, tail_int_clocks, "§5.2 factor 3: outer-loop integer tail that can overlap")    \
   PARAM(Clocks, backlog_max_clocks, "§5.2 factor 3: PMM backlog the MMX pipeline can hold")    \
   PARAM(Clocks, fill_stall_clocks, "§5.2 factor 3: integer stall once the MMX pipeline fills") \
+  PARAM(Clocks, tail_hidden_min_clocks,                                                        \
+        "§5.2 factor 3: outer-loop tail hidden by the pass's last inner step, any [M]")        \
   SETTING(bool, needs_addr_prefix_in_64bit, false, "REP MONTMUL needs 67h in 64-bit mode")
 
 struct PmmParams {

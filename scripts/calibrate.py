@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Calibration report of the timing model (docs/timing.md): runs the BAES-shaped guest
 (bench/guest/baes.c) under padlock-emu for every cell of the three measured throughput
-tables of guide §3.3, prints the emulated figures beside the published ones with the
-error of each cell, adds the documented clock tables (ECB, XSTORE), the PHE asymptote and
-the PMM formula from bench_timing_cases, and writes the whole report to docs/timing.md
-with PNG plots in docs/timing/.
+tables of guide §3.3, our modetest-method guest for Gladman's tables, and the guests of
+the other silicon sources (scripts/timing_sources.py: the guide's BAES and CTR_ERRATA runs,
+the Dedibox C7 ratios, MMTEST's modexp loop against §5.2); prints the emulated figures
+beside the published ones with the error of each, the in-sample fit per source and the
+leave-one-source-out cross-validation; adds the documented clock tables (ECB, XSTORE), the
+PHE asymptote and the PMM formula from bench_timing_cases, and writes the whole report to
+docs/timing.md with PNG plots in docs/timing/.
 
 The published figures below are the yardstick only: the emulator never sees them.
 
@@ -33,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gladman_compare  # noqa: E402
 import silicon_tables  # noqa: E402
 import timing_fit  # noqa: E402
+import timing_sources  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SIZES = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 1048576]
@@ -89,11 +93,12 @@ CALIBRATED_HEAD = """\
 //
 // Chaining-mode SSE clocks (AceParams::chain_*, models/cpus/families.hpp) fitted so that
 // the BAES loop under the emulator reproduces the §3.3 throughput tables and our
-// modetest-method guest reproduces Gladman's ACE tables (docs/timing.md, "Calibration").
-// One provenance line per source; each fitted column is {table, start-up clocks, per-block
-// clocks}; the chain reload after a key load comes from Gladman's tables (his code reloads
-// the key before every instruction; BAES never does); the clock of each §3.3 table is
-// fitted with them.
+// modetest-method guest reproduces Gladman's ACE tables (docs/timing.md, "Calibration"),
+// with the guide's BAES and CTR_ERRATA runs and the Dedibox C7 ratios for the parts only
+// they see. One provenance line per source; each fitted column is {table, start-up clocks,
+// per-block clocks}; the chain reload after a key load comes from Gladman's tables (his code
+// reloads the key before every instruction; BAES never does); the clock of the §3.3
+// Nehemiah table is fitted with them (Esther's tables: their nominal 1.6 GHz).
 #pragma once
 
 #include "models/cpu_model.hpp"
@@ -131,7 +136,9 @@ def cxx_string(text: str, indent: int, tail: str) -> list[str]:
             for k, part in enumerate(lines)]
 
 
-MACHINES = ["Nehemiah", "Esther"]  # whose §3.3 tables have a fitted clock
+MACHINES = ["Nehemiah", "Esther"]  # whose ECB release is fitted
+CLOCK_MACHINES = ["Nehemiah"]  # whose §3.3 table has a fitted clock (Esther's: its nominal)
+NOMINAL = {"Nehemiah": 1200.0, "Esther": 1600.0}
 def ecb_release_key(machine: str) -> str:
     """Key of a machine's ECB release (AceParams::ecb_release_many) among the reloads."""
     return "ECB_RELEASE:" + machine
@@ -151,6 +158,21 @@ RELEASE_SOURCE = ("calibrated: the §3.3 ECB rates of 4 blocks and more, which t
                   "docs/timing.md)")
 CLOCK_SOURCE = ("calibrated: the clock the §3.3 table's rates imply, fitted with the chaining "
                 "parts to both sources (scripts/calibrate.py, docs/timing.md)")
+CTR_SOURCE = ("calibrated: our CTR_ERRATA-method guest (bench/guest/ctr_phases.c) under the "
+              "emulator matched to the guide's CTR_ERRATA run, one block per REP XCRYPTCTR and "
+              "one REP of 256 blocks (§6.6; scripts/calibrate.py, docs/timing.md)")
+STORE_SOURCE = ("calibrated: the §3.3 Esther tables at their nominal 1.6 GHz, whose ECB rows "
+                "take 12 clocks a block where the §3.3 formula gives 10 (scripts/calibrate.py, "
+                "docs/timing.md)")
+DIGEST_SOURCE = ("calibrated: the guide's BAES run, CBC-MAC mode (DGEST = 1) at about half of "
+                 "plain CBC, our BAES guest (bench/guest/baes.c -mac) under the emulator "
+                 "(§6.2; scripts/calibrate.py, docs/timing.md)")
+DEDIBOX_SOURCE = ("calibrated: the Dedibox C7 key-size and SHA ratios (Synopse mORMot, "
+                  "SynCrypto.pas header), our guest (bench/guest/dedibox.c) under the emulator "
+                  "(scripts/calibrate.py, docs/timing.md)")
+# Keys of the v3 parts among the extras (calibrated.hpp name, key).
+STORE, DGEST, ROUND, SHA256 = "STORE:Esther", "DGEST", "ROUND", "SHA256"
+CTR_FIT = ("EstherAligned", "CTR")  # aligned CTR, from the CTR_ERRATA run
 
 
 def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
@@ -170,6 +192,13 @@ def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
             out.append(f"inline constexpr ChainFit k{name}{mode.title()} = "
                        f"{{k{name}Table, {float(startup)!r}, {float(per_block)!r}}};")
         out.append("")
+    out.append("// Aligned CTR: the guide's CTR_ERRATA run (§3.3 has no aligned CTR column).")
+    out.append("inline constexpr const char* kCtrErrataRun =")
+    out += cxx_string(CTR_SOURCE, 4, ";")
+    startup, per_block = fits[CTR_FIT]
+    out.append(f"inline constexpr ChainFit kEstherAlignedCtr = "
+               f"{{kCtrErrataRun, {float(startup)!r}, {float(per_block)!r}}};")
+    out.append("")
     sections = [  # (comment, provenance name, its text, [(value name, clocks)])
         (["Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB; the",
           "chaining value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1),",
@@ -185,6 +214,15 @@ def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
           "single-encryption overlap, from the §3.3 ECB rows of 64 B and more."],
          "kEcbRelease", RELEASE_SOURCE,
          [(f"k{m}EcbRelease", reloads[ecb_release_key(m)]) for m in MACHINES]),
+        (["Esther's per-store cost: clocks per 16-byte ACE store beyond the store buffer",
+          "(MemoryParams::store_drain_clocks)."], "kEstherEcbAtNominal", STORE_SOURCE,
+         [("kEstherStoreDrain", reloads[STORE])]),
+        (["Digest mode (DGEST = 1): extra clocks per block (AceParams::dgest_per_block)."],
+         "kBaesCbcMac", DIGEST_SOURCE, [("kEstherDigestPerBlock", reloads[DGEST])]),
+        (["Clocks per block for each AES round beyond 10 (AceParams::round_clocks), and",
+          "SHA-256's clocks per block beyond its rounds (PheParams::sha256_block_overhead)."],
+         "kDedibox", DEDIBOX_SOURCE,
+         [("kRoundClocks", reloads[ROUND]), ("kSha256BlockOverhead", reloads[SHA256])]),
     ]
     for comment, source_name, source, values in sections:
         out += [f"// {line}" for line in comment]
@@ -193,10 +231,10 @@ def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
         out += [f"inline constexpr Clocks {name} = {{{float(v)!r}, {source_name}}};"
                 for name, v in values]
         out.append("")
-    out.append("// The clocks the §3.3 tables were measured at.")
+    out.append("// The clock the §3.3 Nehemiah table was measured at (Esther's: its nominal 1.6 GHz).")
     out.append("inline constexpr const char* kTableClock =")
     out += cxx_string(CLOCK_SOURCE, 4, ";")
-    for m in MACHINES:
+    for m in CLOCK_MACHINES:
         out.append(f"inline constexpr MHz k{m}TableClock = {{{float(clocks[m])!r}, kTableClock}};")
     return "\n".join(out).rstrip("\n") + "\n" + CALIBRATED_TAIL
 
@@ -213,15 +251,23 @@ IV_WRITEBACK_LINE = re.compile(r"^inline constexpr Clocks kNehemiahIvWriteback =
                                r"\{([-+0-9.e]+), kGladmanTables\};$", re.M)
 MISALIGNED_LINE = re.compile(r"^inline constexpr Clocks kNehemiahMisalignedStringElement = "
                              r"\{([-+0-9.e]+), kGladmanUnalignedEcb\};$", re.M)
+CTR_FIT_LINE = re.compile(r"^inline constexpr ChainFit kEstherAlignedCtr = "
+                          r"\{kCtrErrataRun, ([-+0-9.e]+), ([-+0-9.e]+)\};$", re.M)
+EXTRA_LINES = {STORE: "kEstherStoreDrain", DGEST: "kEstherDigestPerBlock", ROUND: "kRoundClocks",
+               SHA256: "kSha256BlockOverhead"}
 CLOCK_LINE = re.compile(r"^inline constexpr MHz k(\w+)TableClock = \{([-+0-9.e]+), kTableClock\};$",
                         re.M)
 
 
 def read_calibrated(path: Path = CALIBRATED) -> dict[tuple[str, str], tuple[float, float]]:
     """The fits a file written by format_calibrated holds."""
+    text = path.read_text(encoding="utf-8")
     fits = {(m.group(1), m.group(2).upper()): (float(m.group(3)), float(m.group(4)))
-            for m in FIT_LINE.finditer(path.read_text(encoding="utf-8"))}
-    want = {(t["data"], mode) for t in TABLES for mode in fit_columns(t)}
+            for m in FIT_LINE.finditer(text)}
+    ctr = CTR_FIT_LINE.search(text)
+    if ctr:
+        fits[CTR_FIT] = (float(ctr.group(1)), float(ctr.group(2)))
+    want = {(t["data"], mode) for t in TABLES for mode in fit_columns(t)} | {CTR_FIT}
     if set(fits) != want:
         raise ValueError(f"{path}: fits {sorted(set(fits) ^ want)} missing or unknown")
     return fits
@@ -233,7 +279,7 @@ def read_extras(path: Path = CALIBRATED) -> tuple[dict[str, float], dict[str, fl
     text = path.read_text(encoding="utf-8")
     reloads = {m.group(1).upper(): float(m.group(2)) for m in RELOAD_LINE.finditer(text)}
     clocks = {m.group(1): float(m.group(2)) for m in CLOCK_LINE.finditer(text)}
-    if set(reloads) != set(RELOAD_MODES) or set(clocks) != set(MACHINES):
+    if set(reloads) != set(RELOAD_MODES) or set(clocks) != set(CLOCK_MACHINES):
         raise ValueError(f"{path}: chain reloads or table clocks missing")
     iv = IV_WRITEBACK_LINE.search(text)
     reloads[IV_WRITEBACK] = float(iv.group(1)) if iv else 0.0
@@ -241,6 +287,11 @@ def read_extras(path: Path = CALIBRATED) -> tuple[dict[str, float], dict[str, fl
         reloads[ecb_release_key(m)] = 0.0
     for m in RELEASE_LINE.finditer(text):
         reloads[ecb_release_key(m.group(1))] = float(m.group(2))
+    for key, name in EXTRA_LINES.items():
+        m = re.search(rf"^inline constexpr Clocks {name} = \{{([-+0-9.e]+), k\w+\}};$", text, re.M)
+        if not m:
+            raise ValueError(f"{path}: {name} missing")
+        reloads[key] = float(m.group(1))
     mis = MISALIGNED_LINE.search(text)
     return reloads, clocks, float(mis.group(1)) if mis else 0.0
 
@@ -339,6 +390,7 @@ def guide_cells(results, clocks: dict[str, float]) -> list:
                     aligned=not t["unaligned"], blocks=n, insns=1, reloads=0, published=pub[i],
                     clocks=0.128 * n * f / gbps, size_name=SIZE_NAMES[i],
                     in_fit=size <= IN_CACHE, fitted=mode != "ECB",
+                    stalled=timing_sources.stalled_stores(n) if t["machine"] == "Esther" else 0,
                     floored=mode != "ECB" and timing_fit.chain_floored(*fits[(t["data"], mode)], n)))
     return cells
 
@@ -376,7 +428,12 @@ def apply_fit(fit, fits: dict, reloads: dict) -> tuple[dict, dict, dict]:
     data = {t["machine"] + ("Unaligned" if t["unaligned"] else "Aligned"): t["data"]
             for t in TABLES}
     fits, reloads = dict(fits), dict(reloads)
+    extras = {"store": STORE, "dgest": DGEST, "round": ROUND, "sha256": SHA256}
     for name, d in fit.delta.items():
+        if name[0] in extras:
+            key = extras[name[0]]
+            reloads[key] = round(max(0.0, reloads[key] + d), 2)
+            continue
         if name[0] == "reload":
             reloads[name[2]] = round(reloads[name[2]] + d, 1)
             continue
@@ -399,7 +456,7 @@ def apply_fit(fit, fits: dict, reloads: dict) -> tuple[dict, dict, dict]:
         key = (data[machine + ("Aligned" if aligned else "Unaligned")], mode)
         s, p = fits[key]
         fits[key] = (round(s + d, 1), p) if name[0] == "startup" else (s, round(p + d, 2))
-    return fits, reloads, {m: round(v, 1) for m, v in fit.mhz.items()}
+    return fits, reloads, {m: round(fit.mhz[m], 1) for m in CLOCK_MACHINES}
 
 
 def err(emul: float, pub: float) -> float:
@@ -446,34 +503,6 @@ def model_cases(build: Path) -> str:
 
 def pct(x: float) -> str:
     return f"{100 * x:.1f} %"
-
-
-def cross_validation_md(cells: list, clocks: dict) -> list[str]:
-    """The three fits (docs/timing.md, "Calibration"), each judged on both sources."""
-    nominal = {t["machine"]: float(t["mhz"]) for t in TABLES}
-    fits = timing_fit.cross_validate(cells, clocks, nominal)
-    guide_n = [c for c in cells if c.source == "guide" and c.in_fit and c.machine == "Nehemiah"]
-    guide_all = [c for c in cells if c.source == "guide" and c.in_fit]
-    glad = {a: [c for c in cells if c.source == "gladman" and c.align_name == a]
-            for a in ("aligned", "unaligned")}
-    md = ["| fitted on | clock of the Nehemiah table | §3.3 in cache, all | §3.3 in cache, "
-          "Nehemiah | Gladman aligned | Gladman unaligned |", "|---|---|---|---|---|---|"]
-    for key in ("both", "guide", "gladman", "gladman+clock"):
-        f = fits[key]
-        cols = []
-        for group in (guide_all, guide_n, glad["aligned"], glad["unaligned"]):
-            med, mx, over = timing_fit.summary(f.errors(group))
-            cols.append(f"{pct(med)} / {pct(mx)} / {over}")
-        if key.startswith("gladman"):
-            cols[0] = "(no Esther source)"
-        md.append(f"| {f.label} | {f.mhz['Nehemiah']:.0f} MHz | " + " | ".join(cols) + " |")
-    md.append("")
-    md.append("Each cell: median |error| / max |error| / cells over 10 %. \"In cache\": the "
-              f"rows up to {IN_CACHE // 1024} KB, which the parts fit; larger rows depend on "
-              "the cache model. A fit's errors on the source it was not fitted to are "
-              "predictions: the parts move each cell linearly (scripts/timing_fit.py), so "
-              "they are what the emulator gives with those values.")
-    return md
 
 
 def gladman_md(cells: list) -> tuple[list[str], list[float]]:
@@ -533,6 +562,281 @@ def rebuild(build: Path) -> None:
                    stdout=subprocess.DEVNULL)
 
 
+# OpenSSL e_padlock-x86.pl on a 1.5 GHz C7: aligned against misaligned data "~1.8x or
+# 2.9x"; the middle, for Esther's ALIGN = 1 per-block clocks when no source sees them.
+OPENSSL_C7_MISALIGNED = (1.8 + 2.9) / 2
+FITTED_CLOCKS = {"Nehemiah", "BAES"}  # the §3.3 Nehemiah table's, the BAES run's
+
+
+def start_clocks(clocks: dict[str, float]) -> dict[str, float]:
+    """Every clock a cell names: the §3.3 Nehemiah table's (calibrated), Esther's tables'
+    (nominal), the BAES run's (a start for its fit)."""
+    return {**clocks, "Esther": NOMINAL["Esther"], "BAES": 1200.0}
+
+
+def all_cells(build: Path, emu: Path, baes: Path, modetest: Path, args, clocks: dict) -> list:
+    """Every source's cells at the emulator's current parts (docs/timing.md, "Calibration")."""
+    tclocks = start_clocks(clocks)
+    results = run_tables(emu, baes, args.jobs, args.quick, tclocks)
+    cells = guide_cells(results, tclocks) + gladman_cells(emu, modetest)
+    cells += timing_sources.baes_cells(timing_sources.baes_runs(emu, build))
+    cells += timing_sources.ctr_cells(timing_sources.ctr_runs(emu, build))
+    cells += timing_sources.dedibox_cells(timing_sources.dedibox_runs(emu, build))
+    all_cells.results = results  # the §3.3 rates, for the tables and plots
+    return cells
+
+
+def priors(fits: dict, reloads: dict, names: list[tuple]) -> dict[tuple, float]:
+    """The change that takes each part to the value it has when no source sees it: the
+    v2 model's choices (docs/timing.md, "Leave one source out")."""
+    data = {t["machine"] + ("Unaligned" if t["unaligned"] else "Aligned"): t["data"]
+            for t in TABLES}
+    to = {("store", "Esther"): 0.0 - reloads[STORE], ("dgest",): 0.0 - reloads[DGEST],
+          ("round",): 1.0 - reloads[ROUND], ("sha256",): 512 / 2.26 - 64 * 3 - reloads[SHA256],
+          ("iv_writeback",): -reloads[IV_WRITEBACK]}
+    for n in names:
+        if n[0] == "reload":
+            to[n] = -reloads[n[2]]
+        elif n[0] == "ecb_release":
+            to[n] = -reloads[ecb_release_key(n[1])]
+        elif n[0] in ("startup", "per_block"):
+            _, machine, mode, aligned = n
+            cur = fits[(data[machine + ("Aligned" if aligned else "Unaligned")], mode)]
+            i = 0 if n[0] == "startup" else 1
+            if machine == "Nehemiah":
+                to[n] = 0.0 - cur[0] if i == 0 else 0.0  # per block: Gladman always sees it
+            elif mode == "CTR" and aligned:  # v2: the non-aligned fit
+                to[n] = fits[("EstherUnaligned", "CTR")][i] - cur[i]
+            else:  # Esther takes Nehemiah's (CTR: CBC's); ALIGN = 1 OpenSSL's C7 ratio
+                neh = fits[("NehemiahAligned", "CBC" if mode == "CTR" else mode)]
+                scale = 1.0 if aligned or i == 0 else OPENSSL_C7_MISALIGNED
+                to[n] = neh[i] * scale - cur[i]
+    return {n: v for n, v in to.items() if n in names}
+
+
+def source_table(fit, cells: list) -> tuple[list[str], dict]:
+    md = ["| source | cells | median |error| | max |error| |", "|---|---|---|---|"]
+    med = {}
+    for src in timing_fit.SOURCES:
+        errs = [abs(e) for e in fit.errors([c for c in cells if timing_fit.source_of(c) == src
+                                            and timing_fit.judged(c)])]
+        if not errs:
+            continue
+        med[src] = statistics.median(errs)
+        md.append(f"| {src} | {len(errs)} | {pct(med[src])} | {pct(max(errs))} |")
+    return md, med
+
+
+def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
+           clocks: dict) -> None:
+    results = all_cells.results
+    fit_cells = [c for c in cells if c.in_fit]
+    names = timing_fit.part_names(fit_cells)
+    # In sample: the emulator as built; only the BAES run's clock is fitted (on its ECB line).
+    ref = [c for c in cells if timing_fit.reference(c)]
+    actual = timing_fit.solve("as built", ref, [], start_clocks(clocks), {"BAES"})
+    nominal = {**start_clocks(clocks), "Nehemiah": NOMINAL["Nehemiah"]}
+    loso = timing_fit.loso(cells, nominal, FITTED_CLOCKS, priors(fits, reloads, names))
+    in_md, _ = source_table(actual, cells)
+    lo_md = ["| source left out | cells | median |error| | max |error| | clocks fitted |",
+             "|---|---|---|---|---|"]
+    for src, f in loso.items():
+        errs = [abs(e) for e in f.errors([c for c in cells if timing_fit.source_of(c) == src
+                                          and timing_fit.judged(c)])]
+        lo_md.append(f"| {src} | {len(errs)} | {pct(statistics.median(errs))} | "
+                     f"{pct(max(errs))} | Nehemiah table {f.mhz['Nehemiah']:.0f} MHz, BAES "
+                     f"{f.mhz['BAES']:.0f} MHz |")
+        print(f"LOSO {src}: median {pct(statistics.median(errs))}")
+    baes_clock = actual.mhz["BAES"]
+    bmd = ["| line | published Gb/s | emulated Gb/s | error |", "|---|---|---|---|"]
+    for c in cells:
+        if c.source == "baes":
+            em = 0.128 * c.blocks * baes_clock / c.clocks
+            bmd.append(f"| {c.line} | {c.published:.2f} | {em:.2f} | "
+                       f"{100 * (em / c.published - 1):+.1f}% |")
+    cmd_ = ["| phase | published Gb/s | emulated Gb/s | error |", "|---|---|---|---|"]
+    for c in cells:
+        if c.source != "ctr_errata":
+            continue
+        if c.den is None:
+            em = 0.128 * c.blocks * baes_clock / c.clocks
+            cmd_.append(f"| {c.line} | {c.published:.2f} | {em:.2f} | "
+                        f"{100 * (em / c.published - 1):+.1f}% |")
+        else:
+            pub = timing_sources.ctr_rate_ratio(c.published)
+            em = timing_sources.ctr_rate_ratio(c.clocks / c.den.clocks)
+            cmd_.append(f"| rate ratio, phase 1 / phase 2 | {pub:.3f} | {em:.3f} | "
+                        f"{100 * (em / pub - 1):+.1f}% |")
+    dmd = ["| ratio (cost per byte) | Dedibox | emulated | error |", "|---|---|---|---|"]
+    for c in cells:
+        if c.source == "dedibox":
+            em = c.clocks / c.den.clocks
+            dmd.append(f"| {c.line} | {c.published:.3f} | {em:.3f} | "
+                       f"{100 * (em / c.published - 1):+.1f}% |")
+    rows = timing_sources.mmtest_run(emu, build)
+    curve = timing_sources.mmtest_curve(rows)
+    mmd = ["| bits | MONTMULs per modexp | emulated modexp/s | §5.2 modexp/s (K1 0.81) | "
+           "error, both scaled to 2048 bits |", "|---|---|---|---|---|"]
+    for (bits, em, g, e), r in zip(curve, rows):
+        mmd.append(f"| {bits} | {r['montmuls'] / (2 * 37):.0f} | {em:.1f} | {g:.1f} | "
+                   f"{100 * e:+.1f}% |")
+
+    all_errs, md = [], []
+    for t in TABLES:
+        modes = list(t["cols"])
+        f = start_clocks(clocks)[t["machine"]]
+        md.append(f"### {t['title']} (Gb/s): published / emulated / error\n")
+        md.append(f"`padlock-emu run --cpu {t['cpu']} --mhz {f:.3f} guest_baes_i386 -mode M "
+                  f"-buffer BLOCKS{' -unaligned' if t['unaligned'] else ''}` (the table's "
+                  f"clock: {f:.1f} MHz, nominal {t['mhz']})\n")
+        md.append("| Size | " + " | ".join(f"{m} pub | {m} emu | err" for m in modes) + " |")
+        md.append("|---|" + "---|---|---|" * len(modes))
+        terrs = []
+        for i, sname in enumerate(SIZE_NAMES):
+            row = []
+            for m in modes:
+                pub = t["cols"][m][i]
+                em = results[(t["key"], m, i)]
+                e = err(em, pub)
+                terrs.append(abs(e))
+                mark = " **" if abs(e) > 0.10 else ""
+                row.append(f"{pub:.2f} | {em:.2f} | {100 * e:+.1f}%{mark}")
+            md.append(f"| {sname} | " + " | ".join(row) + " |")
+        all_errs += terrs
+        md.append("")
+        md.append(f"Median |error| {100 * statistics.median(terrs):.1f} %, max "
+                  f"{100 * max(terrs):.1f} %, cells over 10 %: "
+                  f"{sum(e > 0.10 for e in terrs)} of {len(terrs)}.\n")
+        print(f"{t['title']}: median {100 * statistics.median(terrs):.2f} %, "
+              f"max {100 * max(terrs):.1f} %")
+    gmd, _ = gladman_md(cells)
+    ga = [abs(c.error(c.clocks, 0)) for c in cells if c.source == "gladman"
+          and c.align_name == "aligned"]
+    gu = [abs(c.error(c.clocks, 0)) for c in cells if c.source == "gladman"
+          and c.align_name == "unaligned"]
+    summary = (f"**§3.3, all {len(all_errs)} cells: median |error| "
+               f"{pct(statistics.median(all_errs))}, max {pct(max(all_errs))}, "
+               f"{sum(e > 0.10 for e in all_errs)} cells over 10 %. Gladman aligned: median "
+               f"{pct(statistics.median(ga))}, max {pct(max(ga))}; unaligned: median "
+               f"{pct(statistics.median(gu))}, max {pct(max(gu))}.**\n")
+    print(summary.strip("*\n"))
+    outdir = Path(args.out).parent / "timing"
+    pngs = (plots(results, outdir) + gladman_plot(cells, outdir) +
+            sources_plot(cells, baes_clock, curve, outdir))
+
+    out = Path(args.out)
+    text = out.read_text() if out.exists() else ""
+    begin, end = "<!-- calibrate.py: begin -->", "<!-- calibrate.py: end -->"
+    block = [begin, "", "## Calibration results (generated by scripts/calibrate.py)", "",
+             summary,
+             "### In sample: each source against the model as fitted to all of them", "",
+             *in_md, "",
+             "Judged cells: §3.3 rows up to 16 KB; every Gladman cell; the BAES run's 14 lines "
+             "other than ECB encrypt, with one clock fitted on that line "
+             f"({baes_clock:.0f} MHz); CTR_ERRATA's phase ratio; the three Dedibox ratios.", "",
+             "### Leave one source out: each source predicted by a fit on the others", "",
+             *lo_md, "",
+             "A part no remaining source sees takes its prior (docs/timing.md, \"Leave one "
+             "source out\"). The BAES run's ECB line stays in every fit: it only fixes that "
+             "run's clock. Predictions are linear in the parts (scripts/timing_fit.py).", "",
+             "### Fitted values", "",
+             f"Nehemiah table clock {clocks['Nehemiah']:.1f} MHz (nominal 1200); Esther "
+             f"tables at their nominal 1600 MHz, Esther's per-store cost "
+             f"{reloads[STORE]:.2f} clocks; digest mode {reloads[DGEST]:.2f} clocks a block; "
+             f"{reloads[ROUND]:.2f} clocks a block per round beyond 10; SHA-256 block overhead "
+             f"{reloads[SHA256]:.2f} clocks; aligned CTR start-up {fits[CTR_FIT][0]:.1f}, per "
+             f"block {fits[CTR_FIT][1]:.2f} clocks. Chain reload after a key load (Nehemiah, "
+             f"Gladman): " + ", ".join(f"{m} {reloads[m]:.1f}" for m in RELOAD_MODES) +
+             f" clocks; IV write-back (§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; ECB of more "
+             f"than 2 blocks releases integer code " +
+             ", ".join(f"{m} {reloads[ecb_release_key(m)]:.1f}" for m in MACHINES) +
+             " clocks earlier than the single-encryption overlap. Start-up and per-block "
+             "clocks: `models/cpus/calibrated.hpp`.", "",
+             "### The guide's BAES run (§6.2): one clock fitted on ECB", "",
+             "`padlock-emu run --cpu esther-c5j guest_baes_i386 -buffer 512 [-mode M] "
+             "[-unaligned] [-mac]`", "", *bmd, "",
+             "### The guide's CTR_ERRATA run (§6.6), at the BAES run's clock", "",
+             "`padlock-emu run --cpu esther-c5j guest_ctr_phases_i386 -blocks 256`", "",
+             *cmd_, "",
+             "### The Dedibox C7 ratios", "",
+             "`padlock-emu run --cpu esther-c5j guest_dedibox_i386 -alg A -size 16384`", "",
+             *dmd, "",
+             "### MMTEST-style modexp (§6.4) against §5.2", "",
+             f"`padlock-emu run --cpu esther-c5j --mhz {timing_sources.RUN_MHZ:.0f} "
+             "guest_mmtest_i386`; §5.2's rate: the same MONTMUL count at C = 1024(4N² + "
+             "0.81 N) + 35 clocks each, nothing else.", "", *mmd, "",
+             *md,
+             "### Gladman's ACE tables (cycles/byte): published / emulated / error", "",
+             "`padlock-emu run --cpu nehemiah-c5p --mhz 1200 guest_modetest_i386` "
+             "(bench/guest/modetest.c; the clock does not matter: RDTSC cycles)", "",
+             *gmd, ""]
+    for p in pngs:
+        block.append(f"![{p}](timing/{p})\n")
+    block += ["### Documented clock tables, PHE asymptote, PMM formula (models, exact)", "",
+              "Output of `bench_timing_cases` (the models through `Padlock::execute`):", "",
+              "```", model_cases(build).rstrip(), "```", "", end]
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + "\n".join(block) + text[text.index(end) + len(end):]
+    else:
+        text = text + ("\n" if text else "") + "\n".join(block) + "\n"
+    out.write_text(text)
+    print(f"wrote {out}")
+
+
+def sources_plot(cells: list, baes_clock: float, curve: list, outdir: Path) -> list[str]:
+    """One small figure per v3 source: published against emulated."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    outdir.mkdir(parents=True, exist_ok=True)
+    names = []
+
+    def bars(fname, title, labels, pub, emu, ylabel):
+        fig, ax = plt.subplots(figsize=(8, 3.6))
+        x = range(len(labels))
+        ax.bar([i - 0.2 for i in x], pub, 0.4, label="published")
+        ax.bar([i + 0.2 for i in x], emu, 0.4, label="emulated")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(outdir / fname, dpi=80)
+        plt.close(fig)
+        names.append(fname)
+
+    b = [c for c in cells if c.source == "baes"]
+    bars("baes_run.png", f"BAES run (§6.2), one clock fitted on ECB ({baes_clock:.0f} MHz)",
+         [c.line for c in b], [c.published for c in b],
+         [0.128 * c.blocks * baes_clock / c.clocks for c in b], "Gb/s")
+    ct = [c for c in cells if c.source == "ctr_errata" and c.den is None]
+    bars("ctr_errata_run.png", "CTR_ERRATA run (§6.6) at the BAES clock", [c.line for c in ct],
+         [c.published for c in ct], [0.128 * c.blocks * baes_clock / c.clocks for c in ct],
+         "Gb/s")
+    d = [c for c in cells if c.source == "dedibox"]
+    bars("dedibox_ratios.png", "Dedibox C7 ratios (cost per byte)", [c.line for c in d],
+         [c.published for c in d], [c.clocks / c.den.clocks for c in d], "ratio")
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    scale = [p for p in curve if p[0] == 2048][0]
+    ax.plot([p[0] for p in curve], [p[2] * scale[1] / scale[2] for p in curve], "o-",
+            label="§5.2 (K1 0.81), scaled to the 2048-bit point")
+    ax.plot([p[0] for p in curve], [p[1] for p in curve], "x--", label="emulated")
+    ax.set_yscale("log")
+    ax.set_xlabel("bits")
+    ax.set_ylabel("modexp/s")
+    ax.set_title("MMTEST-style modexp (§6.4) against §5.2", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(outdir / "mmtest_curve.png", dpi=80)
+    plt.close(fig)
+    names.append("mmtest_curve.png")
+    return names
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build")
@@ -569,99 +873,22 @@ def main() -> int:
     for p in range(args.fit):
         fits = read_calibrated()
         reloads, clocks, misaligned = read_extras()
-        results = run_tables(emu, baes, args.jobs, args.quick, clocks)
-        cells = guide_cells(results, clocks) + gladman_cells(emu, modetest)
+        cells = all_cells(build, emu, baes, modetest, args, clocks)
         fit_cells = [c for c in cells if c.in_fit]
-        both = timing_fit.solve("both", fit_cells, timing_fit.part_names(fit_cells), clocks,
-                                {t["machine"] for t in TABLES})
+        both = timing_fit.solve("all sources", fit_cells, timing_fit.part_names(fit_cells),
+                                start_clocks(clocks), FITTED_CLOCKS)
         fits, reloads, clocks = apply_fit(both, fits, reloads)
         misaligned = round(misaligned + misaligned_step(cells), 2)
         write_calibrated(fits, reloads, clocks, misaligned)
         moved = max([abs(d) for d in both.delta.values()] or [0])
-        print(f"fit pass {p + 1}: largest part change {moved:.2f} clocks; clocks {clocks}")
+        print(f"fit pass {p + 1}: largest part change {moved:.2f} clocks; clocks "
+              f"{ {m: round(v, 1) for m, v in both.mhz.items()} }")
         rebuild(build)
 
+    fits = read_calibrated()
     reloads, clocks, _ = read_extras()
-    results = run_tables(emu, baes, args.jobs, args.quick, clocks)
-    cells = guide_cells(results, clocks) + gladman_cells(emu, modetest)
-
-    all_errs, fit_errs = [], []
-    md = []
-    for t in TABLES:
-        modes = list(t["cols"])
-        f = clocks[t["machine"]]
-        md.append(f"### {t['title']} (Gb/s): published / emulated / error\n")
-        md.append(f"`padlock-emu run --cpu {t['cpu']} --mhz {f:.3f} guest_baes_i386 -mode M "
-                  f"-buffer BLOCKS{' -unaligned' if t['unaligned'] else ''}` (the table's "
-                  f"clock: {f:.1f} MHz, nominal {t['mhz']})\n")
-        md.append("| Size | " + " | ".join(f"{m} pub | {m} emu | err" for m in modes) + " |")
-        md.append("|---|" + "---|---|---|" * len(modes))
-        terrs = []
-        for i, sname in enumerate(SIZE_NAMES):
-            row = []
-            for m in modes:
-                pub = t["cols"][m][i]
-                em = results[(t["key"], m, i)]
-                e = err(em, pub)
-                terrs.append(abs(e))
-                if SIZES[i] <= IN_CACHE:
-                    fit_errs.append(abs(e))
-                mark = " **" if abs(e) > 0.10 else ""
-                row.append(f"{pub:.2f} | {em:.2f} | {100 * e:+.1f}%{mark}")
-            md.append(f"| {sname} | " + " | ".join(row) + " |")
-        all_errs += terrs
-        md.append("")
-        md.append(f"Median |error| {100 * statistics.median(terrs):.1f} %, max "
-                  f"{100 * max(terrs):.1f} %, cells over 10 %: "
-                  f"{sum(e > 0.10 for e in terrs)} of {len(terrs)}.\n")
-        print(f"{t['title']}: median {100 * statistics.median(terrs):.2f} %, "
-              f"max {100 * max(terrs):.1f} %")
-    gmd, gerrs = gladman_md(cells)
-    ga = [abs(c.error(c.clocks, 0)) for c in cells if c.source == "gladman"
-          and c.align_name == "aligned"]
-    gu = [abs(c.error(c.clocks, 0)) for c in cells if c.source == "gladman"
-          and c.align_name == "unaligned"]
-    summary = (f"**§3.3, all {len(all_errs)} cells: median |error| "
-               f"{pct(statistics.median(all_errs))}, max {pct(max(all_errs))}, "
-               f"{sum(e > 0.10 for e in all_errs)} cells over 10 %. Gladman aligned: median "
-               f"{pct(statistics.median(ga))}, max {pct(max(ga))}; unaligned: median "
-               f"{pct(statistics.median(gu))}, max {pct(max(gu))}.**\n")
-    print(summary.strip("*\n"))
-    outdir = Path(args.out).parent / "timing"
-    pngs = plots(results, outdir) + gladman_plot(cells, outdir)
-
-    out = Path(args.out)
-    text = out.read_text() if out.exists() else ""
-    begin, end = "<!-- calibrate.py: begin -->", "<!-- calibrate.py: end -->"
-    block = [begin, "", "## Calibration results (generated by scripts/calibrate.py)", "",
-             summary,
-             "### Cross-validation: each source predicting the other", "",
-             *cross_validation_md(cells, clocks), "",
-             "### Fitted values", "",
-             f"Table clocks: Nehemiah {clocks['Nehemiah']:.1f} MHz (nominal 1200), Esther "
-             f"{clocks['Esther']:.1f} MHz (nominal 1600). Chain reload after a key load "
-             f"(Nehemiah, from Gladman's tables): " +
-             ", ".join(f"{m} {reloads[m]:.1f}" for m in RELOAD_MODES) +
-             f" clocks; IV write-back (§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; ECB of more "
-             f"than 2 blocks releases integer code " +
-             ", ".join(f"{m} {reloads[ecb_release_key(m)]:.1f}" for m in MACHINES) +
-             " clocks earlier than the single-encryption overlap. Start-up and per-block clocks: `models/cpus/calibrated.hpp`.", "",
-             *md,
-             "### Gladman's ACE tables (cycles/byte): published / emulated / error", "",
-             "`padlock-emu run --cpu nehemiah-c5p --mhz 1200 guest_modetest_i386` "
-             "(bench/guest/modetest.c; the clock does not matter: RDTSC cycles)", "",
-             *gmd, ""]
-    for p in pngs:
-        block.append(f"![{p}](timing/{p})\n")
-    block += ["### Documented clock tables, PHE asymptote, PMM formula (models, exact)", "",
-              "Output of `bench_timing_cases` (the models through `Padlock::execute`):", "",
-              "```", model_cases(build).rstrip(), "```", "", end]
-    if begin in text and end in text:
-        text = text[:text.index(begin)] + "\n".join(block) + text[text.index(end) + len(end):]
-    else:
-        text = text + ("\n" if text else "") + "\n".join(block) + "\n"
-    out.write_text(text)
-    print(f"wrote {out}")
+    cells = all_cells(build, emu, baes, modetest, args, clocks)
+    report(build, emu, args, cells, fits, reloads, clocks)
     return 0
 
 

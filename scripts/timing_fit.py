@@ -19,6 +19,13 @@ machine: the ratio of the §3.3 Nehemiah rates to Gladman's is 1.09-1.11 in ever
 which a per-block or per-store cost cannot give and a slower clock does
 (docs/timing.md). Gladman's cells are cycles and need no clock.
 
+Timing v3 adds four silicon sources (docs/timing.md, "Calibration"), each a cell kind:
+the guide's BAES run (rates at one unknown clock, fitted on its ECB line), CTR_ERRATA's two
+timed phases (rates on the same host), the Dedibox C7 ratios (a cell over a denominator
+cell, linear as num - ratio x den) and the parts they alone see: Esther's per-store cost,
+digest mode, the per-round clocks, SHA-256's block overhead and aligned CTR. Every part has
+a prior, the value it takes when no cell sees it (leave-one-source-out: loso()).
+
 The fit minimises the sum of |relative error| (iteratively reweighted least squares), so a
 few cells the parts cannot follow do not pull the rest. ECB's clocks are the guide's table
 and never fitted; ECB cells still fix the clocks and show in the errors.
@@ -51,16 +58,27 @@ class Cell:
     in_fit: bool = True  # guide cells beyond the caches (memory-bound) are reported only
     fitted: bool = False  # ECB and software CTR: no chaining part moves them
     floored: bool = False  # a chaining instruction held at ECB's clocks (chain_floored)
+    clock_key: str = ""   # whose clock the rates were measured at ("" = machine)
+    stalled: int = 0      # 16-byte stores per unit beyond the store buffer (Esther)
+    rounds: int = 10      # AES rounds of the unit's XCRYPT
+    digest: bool = False  # DGEST = 1 (§3.1)
+    sha256_blocks: int = 0  # SHA-256 blocks per unit
+    den: "Cell | None" = None  # a ratio cell: published = clocks of self / clocks of den
+    line: str = ""        # the source's own name of the cell
+
+    @property
+    def clock(self) -> str:
+        return self.clock_key or self.machine
 
     def published_clocks(self, mhz: float) -> float:
-        if self.source == "guide":
+        if is_rate(self):
             return 0.128 * self.blocks * mhz / self.published
         return self.published * 16 * self.blocks
 
     def error(self, clocks: float, mhz: float) -> float:
         """Relative error of the emulated figure in the source's own unit."""
         pub = self.published_clocks(mhz)
-        if self.source == "guide":
+        if is_rate(self):
             return pub / clocks - 1  # rates: emulated Gb/s over published
         return clocks / pub - 1
 
@@ -76,6 +94,12 @@ class Parts:
 
 
 ROUNDS = 10  # AES-128, what both sources time
+
+RATE_SOURCES = ("guide", "baes", "ctr_errata")  # rates in Gb/s at a clock
+
+
+def is_rate(c: Cell) -> bool:
+    return c.source in RATE_SOURCES and c.den is None
 
 
 def ecb_clocks(n: int) -> float:
@@ -116,6 +140,15 @@ def iv_writeback_cell(c: Cell) -> bool:
 def part_names(cells: list[Cell]) -> list[tuple]:
     names = set()
     for c in cells:
+        for d in (c, c.den) if c.den is not None else (c,):
+            if d.stalled and d.machine == "Esther":
+                names.add(("store", "Esther"))
+            if d.digest:
+                names.add(("dgest",))
+            if d.rounds != ROUNDS:
+                names.add(("round",))
+            if d.sha256_blocks:
+                names.add(("sha256",))
         if iv_writeback_cell(c):
             names.add(("iv_writeback",))
         if ecb_release_cell(c):
@@ -130,7 +163,22 @@ def part_names(cells: list[Cell]) -> list[tuple]:
 
 
 def derivative(c: Cell, name: tuple) -> float:
+    if c.den is not None:  # ratio cells: d(num) - published x d(den)
+        return (cell_derivative(Cell(**{**c.__dict__, "den": None}), name)
+                - c.published * cell_derivative(c.den, name))
+    return cell_derivative(c, name)
+
+
+def cell_derivative(c: Cell, name: tuple) -> float:
     kind = name[0]
+    if kind == "store":
+        return float(c.stalled) if c.machine == name[1] else 0.0
+    if kind == "dgest":
+        return float(c.blocks) if c.digest else 0.0
+    if kind == "round":
+        return float(c.blocks * (c.rounds - ROUNDS)) if c.mode in ("ECB",) + CHAIN else 0.0
+    if kind == "sha256":
+        return float(c.sha256_blocks)
     if kind == "ecb_release":
         return -float(c.insns) if ecb_release_cell(c) and name[1] == c.machine else 0.0
     if not c.fitted or (c.floored and kind in ("startup", "per_block")):
@@ -154,30 +202,44 @@ class Fit:
     used: list[Cell]
 
     def predict(self, c: Cell) -> float:
-        return c.clocks + sum(derivative(c, n) * d for n, d in self.delta.items())
+        """Clocks of the unit (a ratio cell: the ratio den / self, as published)."""
+        if c.den is not None:
+            num = Cell(**{**c.__dict__, "den": None})
+            return self.predict(num) / self.predict(c.den)
+        return c.clocks + sum(cell_derivative(c, n) * d for n, d in self.delta.items())
+
+    def error(self, c: Cell) -> float:
+        if c.den is not None:
+            return self.predict(c) / c.published - 1
+        return c.error(self.predict(c), self.mhz.get(c.clock, 0.0))
 
     def errors(self, cells: list[Cell]) -> list[float]:
-        return [c.error(self.predict(c), self.mhz.get(c.machine, 0.0)) for c in cells]
+        return [self.error(c) for c in cells]
 
 
 def solve(label: str, cells: list[Cell], free: list[tuple], mhz0: dict, fit_mhz: set,
-          iterations: int = 30) -> Fit:
+          iterations: int = 30, prior: dict | None = None) -> Fit:
     """Least |relative error| over `cells` in the parts `free` and the clocks of the
-    machines in `fit_mhz` (others stay at mhz0)."""
+    machines in `fit_mhz` (others stay at mhz0). `prior`: part name -> the change that
+    takes it to its prior value, which a weak row pulls it to where no cell sees it."""
     machines = sorted(fit_mhz)
     ncol = len(free) + len(machines)
     rows, rhs, scale = [], [], []
     for c in cells:
         row = [derivative(c, n) for n in free]
-        if c.source == "guide":
+        if c.den is not None:
+            row += [0.0] * len(machines)
+            b = c.published * c.den.clocks - c.clocks
+            s = c.published * c.den.clocks
+        elif is_rate(c):
             a = 0.128 * c.blocks / c.published  # published clocks per MHz
-            if c.machine in fit_mhz:
-                row += [-a if m == c.machine else 0.0 for m in machines]
+            if c.clock in fit_mhz:
+                row += [-a if m == c.clock else 0.0 for m in machines]
                 b = -c.clocks
             else:
                 row += [0.0] * len(machines)
-                b = a * mhz0[c.machine] - c.clocks
-            s = a * mhz0[c.machine]
+                b = a * mhz0[c.clock] - c.clocks
+            s = a * mhz0[c.clock]
         else:
             row += [0.0] * len(machines)
             b = c.published_clocks(0) - c.clocks
@@ -185,20 +247,35 @@ def solve(label: str, cells: list[Cell], free: list[tuple], mhz0: dict, fit_mhz:
         rows.append(row)
         rhs.append(b)
         scale.append(s)
+    ndata = len(rows)
+    for i, n in enumerate(free):  # weak pulls to the priors (a clock's: its nominal value)
+        if prior is not None and n in prior:
+            rows.append([1.0 if j == i else 0.0 for j in range(ncol)])
+            rhs.append(prior[n])
+            scale.append(PRIOR_SCALE)
+    for i, m in enumerate(machines):
+        rows.append([1.0 if j == len(free) + i else 0.0 for j in range(ncol)])
+        rhs.append(mhz0[m])
+        scale.append(PRIOR_SCALE * 100)
     A, y, s = np.array(rows), np.array(rhs), np.array(scale)
     x = np.zeros(ncol)
     if ncol:
-        w = np.ones(len(cells))
+        w = np.ones(len(rows))
         for _ in range(iterations):
             W = (w / s)[:, None]
             x, *_ = np.linalg.lstsq(A * W, y * W[:, 0], rcond=None)
             r = np.abs((A @ x - y) / s)
-            w = 1.0 / np.sqrt(np.maximum(r, 1e-3))  # IRLS towards least absolute deviation
+            # IRLS towards least absolute deviation; the prior rows keep their weight.
+            w = np.concatenate([1.0 / np.sqrt(np.maximum(r[:ndata], 1e-3)),
+                                np.ones(len(rows) - ndata)])
     delta = {n: float(v) for n, v in zip(free, x[:len(free)])}
     mhz = dict(mhz0)
     for m, v in zip(machines, x[len(free):]):
         mhz[m] = float(v)
     return Fit(label, delta, mhz, cells)
+
+
+PRIOR_SCALE = 1e4  # clocks: a prior row weighs like a cell of 10^4 clocks off by 1
 
 
 def summary(errors: list[float]) -> tuple[float, float, int]:
@@ -230,4 +307,93 @@ def cross_validate(cells: list[Cell], mhz0: dict, nominal: dict) -> dict[str, Fi
                        [Cell(**{**c.__dict__, "clocks": gl.predict(c)}) for c in guide],
                        [], mhz0, machines)
     out["gladman+clock"] = Fit(clock_only.label, gl.delta, clock_only.mhz, guide)
+    return out
+
+
+# The sources of the v3 calibration, in report order (docs/timing.md, "Calibration").
+SOURCES = ("§3.3 Nehemiah", "§3.3 Esther", "Gladman", "BAES run", "CTR_ERRATA run",
+           "Dedibox ratios")
+
+
+def source_of(c: Cell) -> str:
+    if c.source == "guide":
+        return f"§3.3 {c.machine}"
+    return {"gladman": "Gladman", "baes": "BAES run", "ctr_errata": "CTR_ERRATA run",
+            "dedibox": "Dedibox ratios"}[c.source]
+
+
+def judged(c: Cell) -> bool:
+    """The cells a source is judged on: §3.3 rows in the caches, every Gladman cell, BAES's
+    lines but the ECB one its clock is fitted on, CTR_ERRATA's phase ratio, the Dedibox
+    ratios."""
+    if c.source == "guide":
+        return c.in_fit
+    if c.source == "baes":
+        return c.line != "ECB mode encrypt"
+    if c.source == "ctr_errata":
+        return c.den is not None
+    return True
+
+
+def reference(c: Cell) -> bool:
+    """A cell that only fixes its run's unknown clock: kept in every fit, also when its
+    source is left out (BAES's ECB line)."""
+    return c.source == "baes" and c.line == "ECB mode encrypt"
+
+
+def shifted(c: Cell, f: Fit) -> Cell:
+    """The cell with its clocks (and its denominator's) moved by a fit's deltas."""
+    if c.den is None:
+        return Cell(**{**c.__dict__, "clocks": f.predict(c)})
+    num = shifted(Cell(**{**c.__dict__, "den": None}), f)
+    return Cell(**{**num.__dict__, "den": shifted(c.den, f)})
+
+
+def owners(name: tuple) -> set[str]:
+    """The sources that determine a part. Other sources' cells may move with it, but cannot
+    tell it apart from their own unknowns: the BAES run's ECB line from its clock, the
+    CTR_ERRATA phases from aligned CTR's clocks, the Dedibox ratios from the round clocks."""
+    kind = name[0]
+    if kind == "store":
+        return {"§3.3 Esther"}
+    if kind == "dgest":
+        return {"BAES run"}
+    if kind in ("round", "sha256"):
+        return {"Dedibox ratios"}
+    if kind in ("reload", "iv_writeback"):
+        return {"Gladman"}
+    if kind == "ecb_release":
+        return {f"§3.3 {name[1]}"}
+    if kind in ("startup", "per_block"):
+        _, machine, mode, aligned = name
+        if machine == "Esther":
+            return {"CTR_ERRATA run"} if mode == "CTR" and aligned else {"§3.3 Esther"}
+        return {"§3.3 Nehemiah", "Gladman"} if kind == "per_block" else {"§3.3 Nehemiah"}
+    return set()
+
+
+def loso(cells: list[Cell], mhz0: dict, fit_mhz: set, prior: dict) -> dict[str, Fit]:
+    """Leave one source out: for each source, a fit on every other source's cells (and the
+    reference lines), its parts unseen by them at their priors. A left-out source whose
+    rates were measured at a clock of its own that no other source sees (the §3.3 Nehemiah
+    table's) then has that one clock fitted to it, the parts held, as BAES's is on its ECB
+    line."""
+    train_all = [c for c in cells if c.in_fit]
+    names = part_names(train_all)
+    out = {}
+    for src in SOURCES:
+        train = [c for c in train_all if source_of(c) != src or reference(c)]
+        clocks = {c.clock for c in train if is_rate(c)} & set(fit_mhz)
+        held = {n: prior.get(n, 0.0) for n in names if not owners(n) - {src}}
+        moved = [shifted(c, Fit("", held, {}, [])) for c in train]
+        f = solve(f"without {src}", moved, [n for n in names if n not in held], mhz0, clocks,
+                  prior=prior)
+        f = Fit(f.label, {**f.delta, **held}, f.mhz, train)
+        own = [c for c in cells if source_of(c) == src and c.in_fit and is_rate(c)
+               and c.clock in set(fit_mhz) - clocks]
+        if own:
+            clock = solve(f.label, [shifted(c, f) for c in own], [], f.mhz,
+                          {c.clock for c in own})
+            f = Fit(f.label, f.delta, clock.mhz, f.used)
+        out[src] = f
     return out

@@ -16,9 +16,13 @@ uint64_t clocks(double c) {
 // tabled for 1 and 2 blocks; for N > 2 the guide says the final overlap is "comparable to
 // the extra clocks available when doing a single encryption", so we subtract the
 // one-block overlap (SSE minus integer clocks of the 1-block row).
+double round_clocks(const AceParams& p, unsigned rounds) {
+  return std::max(0.0, 10.0 + (static_cast<double>(rounds) - 10.0) * p.round_clocks);
+}
+
 BlockClock BlockClock::ecb(const AceParams& p, unsigned rounds, uint64_t n, KeyState ks) {
   const int col = static_cast<int>(ks);
-  const double r = rounds;
+  const double r = round_clocks(p, rounds);
   BlockClock c;
   c.per_block_ = r;
   if (n <= 2) {
@@ -40,11 +44,16 @@ BlockClock BlockClock::ecb(const AceParams& p, unsigned rounds, uint64_t n, KeyS
 }
 
 BlockClock BlockClock::chain(const AceParams& p, ChainMode m, bool unaligned, uint64_t n,
-                             KeyState ks, unsigned rounds, bool stores_iv) {
+                             KeyState ks, unsigned rounds, bool stores_iv, bool digest) {
   const int i = static_cast<int>(m);
   BlockClock c;
   c.base_ = unaligned ? p.chain_startup_unaligned[i] : p.chain_startup[i];
   c.per_block_ = unaligned ? p.chain_per_block_unaligned[i] : p.chain_per_block[i];
+  // The fitted per-block clocks are AES-128's; the rounds cost what they cost ECB.
+  c.per_block_ = std::max(0.0, c.per_block_ + round_clocks(p, rounds) - 10.0);
+  // Digest mode stores every block at one EDI, and the next block's chaining value is that
+  // block: it waits for its store (docs/timing.md, "Digest mode").
+  if (digest) c.per_block_ += p.dgest_per_block;
   // A key load (§1.8: EFLAGS[30] = 0) costs what it costs ECB (§3.3 table), and a chaining
   // mode then restarts its chain (docs/timing.md, "PadLock timing parts").
   if (ks == KeyState::Hardware) c.base_ += p.key_load_hw + p.chain_reload[i];
@@ -58,8 +67,8 @@ BlockClock BlockClock::chain(const AceParams& p, ChainMode m, bool unaligned, ui
   // for a single block with the key loaded (docs/timing.md, "PadLock timing parts").
   sse = std::max(sse, static_cast<double>(ecb(p, rounds, n, ks).sse_total()));
   const int col = static_cast<int>(ks);
-  const double overlap1 =
-      std::max(0.0, p.ecb_sse_base[0][col] + 2.0 * rounds - p.ecb_int_base[0][col]);
+  const double overlap1 = std::max(
+      0.0, p.ecb_sse_base[0][col] + 2.0 * round_clocks(p, rounds) - p.ecb_int_base[0][col]);
   c.sse_total_ = clocks(sse);
   c.int_total_ = clocks(std::max(0.0, sse - overlap1));
   return c;

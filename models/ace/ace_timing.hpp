@@ -22,8 +22,9 @@ class BlockClock {
   // single-encryption overlap earlier (§3.3: the final overlap "is comparable to the extra
   // clocks available when doing a single encryption"), which depends on the round count.
   // `stores_iv`: the instruction ends by storing its chaining value to memory (§3.1).
+  // `digest`: DGEST = 1, every block's output to the same EDI (§3.1).
   static BlockClock chain(const AceParams& p, ChainMode m, bool unaligned, uint64_t n, KeyState ks,
-                          unsigned rounds = 10, bool stores_iv = false);
+                          unsigned rounds = 10, bool stores_iv = false, bool digest = false);
 
   // Clocks when k blocks have been processed (interrupt and fault points, k < n).
   uint64_t at(uint64_t k) const;
@@ -38,6 +39,10 @@ class BlockClock {
   uint64_t sse_total_ = 0;
   uint64_t int_total_ = 0;
 };
+
+// The clocks one block's rounds take: R at R = 10, the guide's ECB formula exactly; each
+// round more (or fewer) costs round_clocks (docs/timing.md, "Rounds").
+double round_clocks(const AceParams& p, unsigned rounds);
 
 // §3.3: ECX = 0 takes 10..27 clocks. Ours: the minimum with the key already loaded, the
 // maximum when EFLAGS[30] = 0.

@@ -273,7 +273,7 @@ class XcryptRun {
     job.keys = inverse ? &keys_.dec : &keys_.enc;
     clk_ = mode_ == Mode::Ecb ? BlockClock::ecb(p_, cw_.rounds(), ecx_, ks_)
                               : BlockClock::chain(p_, chain_mode(mode_), align_, ecx_, ks_,
-                                                  cw_.rounds(), stores_iv());
+                                                  cw_.rounds(), stores_iv(), dgest_);
     return true;
   }
 

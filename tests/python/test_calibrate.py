@@ -52,7 +52,7 @@ def test_set_changes_one_fit_and_keeps_one_provenance_line_per_table(tmp_path):
     assert text.count("calibrated: the BAES loop") == 3
 
 
-@pytest.mark.parametrize("bad", ["EstherAligned:CTR=1,2", "Pentium:CBC=1,2", "EstherAligned:CBC=1"])
+@pytest.mark.parametrize("bad", ["NehemiahAligned:CTR=1,2", "Pentium:CBC=1,2", "EstherAligned:CBC=1"])
 def test_set_rejects_unknown_fits(bad, tmp_path):
     r = calibrate("--set", bad, "--data-out", str(tmp_path / "x.hpp"))
     assert r.returncode != 0

@@ -130,8 +130,8 @@ TEST(CpuModel, SteppingIsItsSiblingWithFewChanges) {
 }
 
 // The chaining-mode clocks come from the generated calibrated.hpp, each with its table's one
-// provenance line; Esther's aligned CTR borrows the non-aligned fit (§3.3 has no aligned CTR
-// column) and Nehemiah, without ALIGN (§3.2), costs non-aligned buffers as aligned ones.
+// provenance line; Esther's aligned CTR comes from the CTR_ERRATA run (§3.3 has no aligned
+// CTR column) and Nehemiah, without ALIGN (§3.2), costs non-aligned buffers as aligned ones.
 TEST(CpuModel, ChainClocksComeFromTheCalibratedFits) {
   namespace cal = cpus::calibrated;
   const AceParams& e = find_cpu_model("esther-c5j")->ace;
@@ -140,8 +140,16 @@ TEST(CpuModel, ChainClocksComeFromTheCalibratedFits) {
   EXPECT_EQ(e.chain_per_block[kCbc].source, cal::kEstherAlignedTable);
   EXPECT_EQ(e.chain_startup_unaligned[kCfb].value, cal::kEstherUnalignedCfb.startup);
   EXPECT_EQ(e.chain_per_block_unaligned[kCtr].source, cal::kEstherUnalignedTable);
-  EXPECT_EQ(e.chain_startup[kCtr].value, cal::kEstherUnalignedCtr.startup);
-  EXPECT_EQ(e.chain_startup[kCtr].source, cpus::kEstherCtrAligned.source);
+  EXPECT_EQ(e.chain_startup[kCtr].value, cal::kEstherAlignedCtr.startup);
+  EXPECT_EQ(e.chain_per_block[kCtr].value, cal::kEstherAlignedCtr.per_block);
+  EXPECT_EQ(e.chain_startup[kCtr].source, cal::kCtrErrataRun);
+  // The v3 parts: Esther's per-store cost, digest mode, rounds, SHA-256 (docs/timing.md).
+  EXPECT_EQ(find_cpu_model("esther-c5j")->memory.store_drain_clocks.value,
+            cal::kEstherStoreDrain.value);
+  EXPECT_EQ(e.dgest_per_block.value, cal::kEstherDigestPerBlock.value);
+  EXPECT_EQ(e.round_clocks.value, cal::kRoundClocks.value);
+  EXPECT_EQ(find_cpu_model("esther-c5j")->phe.sha256_block_overhead.value,
+            cal::kSha256BlockOverhead.value);
 
   const AceParams& n = find_cpu_model("nehemiah-c5p")->ace;
   EXPECT_EQ(n.chain_per_block[kCfb].value, cal::kNehemiahAlignedCfb.per_block);

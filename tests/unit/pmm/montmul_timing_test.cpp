@@ -22,11 +22,13 @@ double k1_tol(unsigned bits) {
   return 0.5 / bits + 1e-9;
 }
 
-// Factor 3 as documented: the outer-loop tail left after the PMM backlog of one clock per
-// inner step (16 - 15), at most 18; one stall clock once the MMX pipeline is full.
+// Factor 3 as documented: the outer-loop tail (18) left after the larger of the PMM backlog
+// of one clock per inner step (16 - 15, at most 18) and the pass's last inner step (16,
+// §5.2: for smaller [M] the extra clocks overlap the outer loop's integer instructions);
+// one stall clock once the MMX pipeline is full.
 double tail_not_hidden(unsigned bits) {
   const double steps = bits / 128.0;
-  return std::max(0.0, 18 - std::min(steps, 18.0)) + (steps > 18 ? 1 : 0);
+  return std::max(0.0, 18 - std::max(16.0, std::min(steps, 18.0))) + (steps > 18 ? 1 : 0);
 }
 
 // A T address (16-byte aligned) whose carry store at T + 4(n-1) stays in one 64-byte line.
@@ -93,9 +95,18 @@ TEST_F(MontmulTiming, SplitCarryStoreEveryPassGivesK1Max_Sec5_2) {
   }
 }
 
+// The short-operand cost (docs/fidelity/pmm.md): 8 passes of 2 inner steps (32 clocks),
+// 32 x 0.56 and the 2 tail clocks the last inner step does not hide, plus K2:
+// 8 x 51.92 + 35 = 450 clocks, K1 = 0.6225 (562 and K1 = 1.06 with no tail hidden).
+TEST_F(MontmulTiming, ShortOperandTailHiddenByTheLastInnerStep_Sec5_2) {
+  EXPECT_EQ(run(benign(rs_, 256), 256, t_without_split(256)), 450u);
+  EXPECT_DOUBLE_EQ(tail_not_hidden(2048), 2.0);  // a backlog of 16: as before
+  EXPECT_DOUBLE_EQ(tail_not_hidden(2304), 0.0);  // the §5.2 minimum, 0.561
+}
+
 // §5.2 factor 1: an overflow in the first pass lengthens every later inner loop by one
-// (partial) step: K1 = 0.56 + 0.5 * (n-1)/n at 2304, and never above 1.06 (at 256 bits the
-// factor-3 tail already costs a full step, so the overflow adds nothing there).
+// (partial) step: K1 = 0.56 + 0.5 * (n-1)/n at 2304 (plus the tail not hidden in the first
+// pass at 256 bits), and never above 1.06.
 TEST_F(MontmulTiming, OverflowFromFirstPass_Sec5_2) {
   for (unsigned bits : {256u, 2304u, 4096u, 32768u}) {
     SCOPED_TRACE(bits);
