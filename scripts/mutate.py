@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The mutation check (docs/reliability.md, "Mutation check"): small semantic changes to the
-units, timing, virtual time, signal frames, the loader and the CLI, each applied alone,
-built incrementally, run against the tests that should notice, and reverted. A mutation
-the tests do not notice ("survivor") is a hole in the tests.
+units, timing, virtual time, signal frames, the loader, the CLI, threads, the gdb stub, the
+sandbox, /proc and system mode's C ABI, each applied alone, built incrementally, run against
+the tests that should notice, and reverted. A mutation the tests do not notice ("survivor")
+is a hole in the tests.
 
 usage: scripts/mutate.py [--build DIR] [--only ID[,ID...]] [--list] [--check]
 
@@ -247,6 +248,32 @@ MUTATIONS: list[Mutation] = [
     M("opt-min-mhz", "--mhz minimum", "emulator/cli/cli.cpp",
       "  if (mhz < kMinMhz) {", "  if (mhz < 0) {",
       (pytest("tests/integration/test_reliability.py", "clock"),)),
+    # --- behaviour the Process split and the folder renames must keep -----------------------
+    M("futex-wake-n-plus-1", "FUTEX_WAKE count", "emulator/linux/threads.cpp",
+      "    if (++woken >= n) break;  // Linux wakes one even when asked for none",
+      "    if (++woken > n) break;  // Linux wakes one even when asked for none",
+      (pytest("tests/integration/test_futex_wake.py"),)),
+    M("switch-eflags30", "EFLAGS[30] at a thread switch", "emulator/linux/threads.cpp",
+      "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.\n"
+      "    clear_eflags30();",
+      "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.",
+      (pytest("tests/integration/test_switch_key.py"),)),
+    M("gdb-amd64-rsi-rdi", "gdb register slots (amd64)", "emulator/debug/x86_registers.cpp",
+      '{"rsi", 64, "int64", F::Core, S::Gpr, 6},    {"rdi", 64, "int64", F::Core, S::Gpr, 7},',
+      '{"rsi", 64, "int64", F::Core, S::Gpr, 7},    {"rdi", 64, "int64", F::Core, S::Gpr, 6},',
+      (pytest("tests/integration/test_gdb_registers.py"),)),
+    M("sandbox-beneath", "--sandbox (\"..\" and links)", "emulator/linux/sandbox.cpp",
+      "(root->in_root ? RESOLVE_IN_ROOT : RESOLVE_BENEATH);",
+      "(root->in_root ? RESOLVE_IN_ROOT : 0);",
+      (gtest("test_emulator", "Sandbox.*"), pytest("tests/integration/test_sandbox.py"))),
+    M("cpuinfo-padlock-flags", "/proc/cpuinfo (PadLock flags)", "emulator/linux/guest_proc.cpp",
+      "  add_flags(flags, c1.edx, kWord5);\n", "",
+      (gtest("test_emulator", "CpuInfo.*"),
+       pytest("tests/integration/test_guest_proc.py", "cpuinfo"))),
+    M("system-abi-long-mode", "system mode's C ABI (long mode)",
+      "emulator/system/padlock_system.cpp",
+      "  return p->units.model().long_mode ? 1 : 0;", "  return 0;",
+      (gtest("test_system", "PadlockSystemModel.*"),)),
 ]
 
 
