@@ -12,6 +12,9 @@
  *   gdt     writes a call gate over the top pages of the address space through
  *           /proc/self/mem ("gdt write=-errno" or the count), then calls through it
  *           (i386: a far call to selector 0x7b); the process should die of SIGSEGV
+ *   force   Linux's FOLL_FORCE rules through /proc/self/mem: "force none=" a read of a
+ *           PROT_NONE page, "force private=" a write to a read-only private file mapping,
+ *           "force shared=" a write to a read-only shared one (a value or -errno)
  *   walk    reads every file under /proc/self/ and /proc/self/task/<pid>/ and prints
  *           "walk NAME:" and each line of it (NAME: the path below /proc/self) */
 #define _GNU_SOURCE
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,17 +60,22 @@ static const struct Spelling kSpellings[] = {
 };
 #define NSPELL (sizeof kSpellings / sizeof kSpellings[0])
 
+/* The path of spelling `s` for FILE. */
+static void spell(const struct Spelling *s, const char *file, char *path, size_t size) {
+  const int pid = getpid();
+  if (strstr(s->fmt, "%d/task/%d")) {
+    snprintf(path, size, s->fmt, pid, pid, file);
+  } else if (strstr(s->fmt, "%d")) {
+    snprintf(path, size, s->fmt, pid, file);
+  } else {
+    snprintf(path, size, s->fmt, file);
+  }
+}
+
 /* Opens FILE by spelling `s`: a descriptor or -errno. */
 static int open_by(const struct Spelling *s, const char *file, int flags) {
   char path[256];
-  const int pid = getpid();
-  if (strstr(s->fmt, "%d/task/%d")) {
-    snprintf(path, sizeof path, s->fmt, pid, pid, file);
-  } else if (strstr(s->fmt, "%d")) {
-    snprintf(path, sizeof path, s->fmt, pid, file);
-  } else {
-    snprintf(path, sizeof path, s->fmt, file);
-  }
+  spell(s, file, path, sizeof path);
   int fd = -1, err = 0;
   if (s->how == 0) {
     fd = open(path, flags);
@@ -153,14 +162,7 @@ static void compare(const char *file) {
       const struct Spelling *s = &kSpellings[i];
       if (s->how == 0) {
         char path[256];
-        const int pid = getpid();
-        if (strstr(s->fmt, "%d/task/%d")) {
-          snprintf(path, sizeof path, s->fmt, pid, pid, file);
-        } else if (strstr(s->fmt, "%d")) {
-          snprintf(path, sizeof path, s->fmt, pid, file);
-        } else {
-          snprintf(path, sizeof path, s->fmt, file);
-        }
+        spell(s, file, path, sizeof path);
         n = readlink(path, got, sizeof got);
       } else if (s->how == 2 || s->how == 3) {
         const int dir = open(s->how == 2 ? "/proc/self" : "/proc", O_RDONLY | O_DIRECTORY);
@@ -214,6 +216,31 @@ static void gdt(void) {
   __asm__ volatile("lcall *%0" ::"m"(far_ptr) : "memory");
   printf("gdt call returned\n");
 #endif
+}
+
+static void force(void) {
+  const int mem = open("/proc/self/mem", O_RDWR);
+  uint8_t *none = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  none[0] = 0x5A;
+  mprotect(none, 4096, PROT_NONE);
+  uint8_t v = 0;
+  ssize_t r = pread(mem, &v, 1, (off_t)(uintptr_t)none);
+  printf("force none=%ld\n", r == 1 ? (long)v : -(long)errno);
+  const int f = open("force-file", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (f < 0 || ftruncate(f, 4096) != 0) {
+    printf("force file=%d\n", -errno);
+    return;
+  }
+  static const char *const kinds[] = {"private", "shared"};
+  for (int k = 0; k < 2; ++k) {
+    uint8_t *m = mmap(NULL, 4096, PROT_READ, k ? MAP_SHARED : MAP_PRIVATE, f, 0);
+    r = pwrite(mem, "x", 1, (off_t)(uintptr_t)m);
+    printf("force %s=%ld\n", kinds[k], r == 1 ? (long)m[0] : -(long)errno);
+    munmap(m, 4096);
+  }
+  close(f);
+  unlink("force-file");
+  close(mem);
 }
 
 /* Every file under DIR (the path below /proc/self is PREFIX), one level of directories
@@ -294,6 +321,8 @@ int main(int argc, char **argv) {
       mem();
     } else if (strcmp(argv[i], "gdt") == 0) {
       gdt();
+    } else if (strcmp(argv[i], "force") == 0) {
+      force();
     } else if (strcmp(argv[i], "walk") == 0) {
       walk_dir("/proc/self", "", 0);
     } else {

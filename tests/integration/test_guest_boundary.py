@@ -20,21 +20,20 @@ ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
 
 def native(runner, target, name, args, cwd):
     return subprocess.run([str(runner.guest(name, target.arch)), *args], capture_output=True,
-                          text=True, timeout=TIMEOUT, cwd=cwd, env=ENV, stdin=subprocess.DEVNULL)
+                          text=True, errors="replace", timeout=TIMEOUT, cwd=cwd, env=ENV,
+                          stdin=subprocess.DEVNULL)
 
 
 def emulated(runner, target, name, args, cwd, extra=()):
     cmd = [str(runner.emulator), "run", "--cpu", target.cpu, *extra,
            str(runner.guest(name, target.arch)), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, cwd=cwd, env=ENV,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT,
+                          cwd=cwd, env=ENV, stdin=subprocess.DEVNULL)
 
 
 # --- every spelling of a served /proc path -------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 @pytest.mark.parametrize("what", ["mem", "maps", "auxv", "exe"])
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_every_spelling_reaches_the_served_file(runner, target, tmp_path, what):
     # /proc//self/mem, /proc/self/./mem, "self/mem" after chdir("/proc"), a link to
     # /proc/self/mem ... opened the emulator's own file (its memory, its maps), where
@@ -48,7 +47,6 @@ def test_every_spelling_reaches_the_served_file(runner, target, tmp_path, what):
     assert got.stdout == want.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_spellings_in_the_sandbox_reach_the_served_file_or_nothing(runner, target, tmp_path):
     # Under --sandbox a spelling that leaves DIR (chdir("/proc"), a descriptor of /proc) is
     # refused; every other one reaches the guest's memory, never the emulator's.
@@ -62,7 +60,6 @@ def test_spellings_in_the_sandbox_reach_the_served_file_or_nothing(runner, targe
 
 # --- /proc/self/mem reaches guest pages only ------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_proc_self_mem_does_not_reach_the_gdt(runner, target, tmp_path):
     # The emulator keeps its GDT and boot stub in the top two pages of the 4 GiB space. A
     # write there through /proc/self/mem, then a far call through the planted call gate,
@@ -77,7 +74,15 @@ def test_proc_self_mem_does_not_reach_the_gdt(runner, target, tmp_path):
     assert got.returncode == -11, got.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
+def test_proc_self_mem_forces_as_linux(runner, target, tmp_path):
+    # FOLL_FORCE: a PROT_NONE page reads, a read-only private mapping takes the write
+    # (copy-on-write), a read-only shared one does not (EIO).
+    want = native(runner, target, "proc_paths", ["force"], tmp_path)
+    assert want.stdout == "force none=90\nforce private=120\nforce shared=-5\n", want
+    got = emulated(runner, target, "proc_paths", ["force"], tmp_path)
+    assert got.stdout == want.stdout, got.stderr
+
+
 def test_maps_lists_no_emulator_page(runner, target, tmp_path):
     # /proc/self/maps listed the GDT and boot stub pages at the top of the window.
     got = emulated(runner, target, "proc_self", ["cat", "/proc/self/maps"], tmp_path)
@@ -91,7 +96,6 @@ def test_maps_lists_no_emulator_page(runner, target, tmp_path):
 
 # --- the walk of /proc/self ------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_no_proc_self_entry_shows_the_emulator(runner, target, tmp_path):
     # Every file under /proc/self and /proc/self/task/<tid>: no path of the emulator's (its
     # program, its libraries), no name of it, and (i386) no address above 4 GiB, where
@@ -122,7 +126,6 @@ def test_no_proc_self_entry_shows_the_emulator(runner, target, tmp_path):
 
 # --- the emulator's descriptors ------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_the_emulators_descriptors_are_not_the_guests(runner, target, tmp_path):
     # A guest wrote into the emulator's --trace and --check-jsonl files through their
     # descriptors and made check.jsonl setuid (fchmod 06777). Every number but 0-2 must be
@@ -146,7 +149,6 @@ def _umask() -> int:
     return m
 
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_the_emulators_descriptors_stay_out_of_a_forked_child(runner, target, tmp_path):
     # A forked child's own output files (FILE.PID) are opened after the guest started.
     trace = tmp_path / "t.jsonl"
@@ -195,7 +197,6 @@ def socket_ops(out: Path) -> list[str]:
             "unixbind:made-inside", "unixsend:in"]
 
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_socket_addresses_stay_in_the_sandbox(runner, target, listeners):
     # bind() on a socketpair's socket made a socket file outside DIR, and sendto() reached a
     # host listener outside DIR, without --net.
@@ -226,7 +227,6 @@ def test_socket_escapes_work_without_the_sandbox(runner, target, listeners):
     assert (out / "made").is_socket()
 
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_abstract_names_and_the_network_need_net(runner, target, listeners):
     box, out, socks = listeners
     got = emulated(runner, target, "sandbox",
@@ -237,7 +237,6 @@ def test_abstract_names_and_the_network_need_net(runner, target, listeners):
     assert received(socks["abstract"]) == 1 and received(socks["out"]) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_the_sandbox_sets_no_new_privs(runner, target, tmp_path):
     # docs/reliability.md, "Threat model": nothing the sandboxed emulator executes gains
     # privileges. Without --sandbox the flag is left as it was.
@@ -261,7 +260,6 @@ def test_the_sandbox_sets_no_new_privs(runner, target, tmp_path):
         assert proc.returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason="the emulator before the boundary fixes")
 def test_exec_of_proc_self_exe_runs_the_guest(runner, target, tmp_path):
     # execve("/proc/self/exe") ran padlock-emu itself as the guest ("unknown command").
     # Natively it runs the program again.
