@@ -67,6 +67,7 @@ struct Rig {
   struct stat output_st {};
   std::vector<uint8_t> system_pages;
   std::vector<std::string> words;  // path components
+  std::vector<int> emulator_fds;
 
   Rig() {
     char tmpl[] = "/tmp/fuzz-path-syscalls-XXXXXX";
@@ -110,6 +111,10 @@ struct Rig {
     p->kernel().host_fds.erase(0);
     p->kernel().host_fds.erase(1);
     p->kernel().host_fds.erase(2);
+    // Named by number only among these and the guest's own: a descriptor libFuzzer opens
+    // later (its symbolizer's pipes) is not the emulator's, and a guest that closed it
+    // would stop the fuzzer.
+    emulator_fds.assign(p->kernel().host_fds.begin(), p->kernel().host_fds.end());
     if (p->do_mmap(kScratch, 3 * kPage, 3, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */ | 0x10, -1, 0) !=
         static_cast<int64_t>(kScratch)) {
       abort();
@@ -119,7 +124,7 @@ struct Rig {
     const std::string pid = std::to_string(getpid());
     words = {"proc",      "self",    "thread-self", pid,       "task",     "mem",
              "maps",      "auxv",    "exe",         "fd",      "fdinfo",   std::to_string(output),
-             "3",         ".",       "..",          "",        "link-mem", "link-self",
+             "nothing",   ".",       "..",          "",        "link-mem", "link-self",
              "link-out",  "link-up", "d",           "f",       "cwd",      "root",
              "map_files", "smaps",   "cmdline",     "stat",    "environ",  "out",
              "host",      "box",     "new",         "cpuinfo", "sys",      "devices",
@@ -229,8 +234,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return fds.empty() ? AT_FDCWD : fds[(sel >> 2) % fds.size()];
       case 2:
         return rig.output;
-      default:
-        return 3 + (sel >> 2) % 16;  // libFuzzer's, the roots', or nothing
+      default:  // another of the emulator's (the sandbox's roots, libFuzzer's own)
+        return rig.emulator_fds[(sel >> 2) % rig.emulator_fds.size()];
     }
   };
   for (size_t at = 0; at + 8 <= size; at += 8) {
