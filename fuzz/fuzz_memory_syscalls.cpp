@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "emulator/linux/process.hpp"
+#include "fuzz/exit_program.hpp"
 #include "models/cpu_model.hpp"
-#include "tests/unit/emulator/observe/elf_image.hpp"
 
 using namespace padlock;
 using padlock::emu::AddressSpace;
@@ -37,28 +37,12 @@ namespace {
 
 constexpr uint64_t kPage = AddressSpace::kPageSize;
 
-// A static i386 program (one PT_LOAD: exit(0)); the process is never run.
-std::string program() {
-  static const std::string path = [] {
-    constexpr uint32_t kText = 0x08049000;  // make_elf32 puts .text at file offset 0x1000
-    std::vector<uint8_t> f = emu::profile::test::make_elf32(kText, 0x100, {});
-    const uint8_t code[] = {0xB8, 1, 0, 0, 0, 0x31, 0xDB, 0xCD, 0x80};  // exit(0)
-    std::memcpy(f.data() + 0x1000, code, sizeof code);
-    const uint32_t entry = kText;
-    std::memcpy(f.data() + offsetof(Elf32_Ehdr, e_entry), &entry, 4);
-    const int fd = memfd_create("fuzz-program", 0);
-    if (fd < 0 || write(fd, f.data(), f.size()) != static_cast<ssize_t>(f.size())) abort();
-    return "/proc/self/fd/" + std::to_string(fd);
-  }();
-  return path;
-}
-
 struct Rig {
   emu::RunOptions opts;
   std::unique_ptr<Process> p;
   uint8_t system_flags[2] = {};
   explicit Rig(bool direct) {
-    opts.program = program();
+    opts.program = padlock::fuzz::exit_program();
     opts.argv = {"fuzz"};
     opts.cpu = find_cpu_model("esther-c5j");
     opts.direct_memory = direct;

@@ -95,6 +95,19 @@ def main() -> int:
             rec(1, 0xFFFFE000, 0x2000) + rec(3, 0xFFFFD000, 0x1000, 0, 3, 0xFFFFF))
         put(out, "memory_syscalls", bytes([mode]) + rec(4, 0x100000, 0) + rec(4, 0x1000, 0) +
             rec(0, 0x40000000, 0x10000, 7, 1) + rec(3, 0x40000000, 0x10000, 0, 1, 0x20))
+    # Path and descriptor system calls: 8-byte records (call, two descriptor selectors, a
+    # path in three bytes, flags, a second path); see fuzz/fuzz_path_syscalls.cpp.
+    def call(nr, fd1=0, fd2=0, a=0, b=0, c=0, flags=0, pb=0):
+        return bytes([nr, fd1, fd2, a, b, c, flags, pb])
+    put(out, "path_syscalls", call(0, b=16, c=16) + call(2, fd1=1, flags=1))  # link-mem
+    put(out, "path_syscalls", call(0, a=0x29, c=161) + call(2, fd1=1, flags=1) +
+        call(1, fd1=1))  # /proc/self/mem
+    put(out, "path_syscalls", call(3, fd1=2) + call(5, fd1=2) + call(7, fd1=1, fd2=2) +
+        call(8, fd1=2))  # the emulator's output descriptor
+    put(out, "path_syscalls", call(0, a=0x49, c=161, flags=4) + call(19, fd1=1) +
+        call(0, fd1=1, b=11, c=11))  # /proc/self/fd, then a number in it
+    put(out, "path_syscalls", call(12, a=1, b=0) + call(0, b=1, c=5 + 40 * 2) +
+        call(2, fd1=1, flags=1))  # chdir("/proc"), then self/mem
     # MONTMUL: control byte, size byte, then operand bytes.
     for ctl in (0, 1, 2, 3, 0x40, 0x41, 0xFC):
         for size in (0, 2, 6, 30):

@@ -8,13 +8,13 @@
 # (fuzz/CMakeLists.txt), and the run fails.
 #
 # usage: scripts/fuzz.sh TARGET SECONDS      TARGET: decoder, elf_loader, object_loader,
-#                                            memory_syscalls, cli, trace_reader,
+#                                            memory_syscalls, path_syscalls, cli, trace_reader,
 #                                            xsha_vs_openssl, xcrypt_vs_openssl, montmul_vs_gmp
 #        scripts/fuzz.sh --list
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev; scripts/setup.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS="decoder elf_loader object_loader memory_syscalls cli trace_reader xsha_vs_openssl
+TARGETS="decoder elf_loader object_loader memory_syscalls path_syscalls cli trace_reader xsha_vs_openssl
 xcrypt_vs_openssl montmul_vs_gmp"
 TARGETS=$(echo $TARGETS)
 if [ "${1:-}" = "--list" ]; then echo "$TARGETS"; exit 0; fi

@@ -249,7 +249,12 @@ std::string maps_text(Process& p) {
   std::string out;
   uint64_t end = 0;
   uint8_t f = 0;
-  for (uint64_t va = mem.next_run(0, &end, &f); va < mem.size(); va = mem.next_run(end, &end, &f)) {
+  // The guest's pages only: the emulator's GDT and boot stub above the user range
+  // (docs/reliability.md) are no mapping of the guest's, as Linux lists nothing above
+  // TASK_SIZE but the vsyscall page.
+  for (uint64_t va = mem.next_run(0, &end, &f); va < l.system_page;
+       va = mem.next_run(end, &end, &f)) {
+    end = std::min(end, l.system_page);
     // Split the run where its name changes.
     for (uint64_t at = va; at < end;) {
       uint64_t offset = 0, until = 0;
@@ -302,36 +307,72 @@ int generated_file(const std::string& text, int flags) {
 
 }  // namespace
 
-int open_guest_proc(Process& p, const std::string& path, int flags) {
-  if (path == "/proc/cpuinfo") {
-    return generated_file(cpuinfo_text(*p.options().cpu, p.padlock(), p.mhz()), flags);
+namespace {
+
+// argv or the environment as Linux's cmdline and environ give them: each string and its NUL.
+std::string nul_separated(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) {
+    out += s;
+    out += '\0';
   }
-  // One CPU online, possible and present: what glibc's get_nprocs (sysconf
-  // _SC_NPROCESSORS_ONLN) reads first.
-  static constexpr std::string_view kCpuDir = "/sys/devices/system/cpu/";
-  if (path.rfind(kCpuDir, 0) == 0) {
-    const std::string_view leaf = std::string_view(path).substr(kCpuDir.size());
-    if (leaf == "online" || leaf == "possible" || leaf == "present") {
-      return generated_file("0\n", flags);
-    }
-    return kNotGenerated;
-  }
-  std::string_view rest;
-  if (!proc_self_path(p, path, rest)) return kNotGenerated;
-  if (rest == "maps") return generated_file(maps_text(p), flags);
-  if (rest == "auxv") return generated_file(p.saved_auxv(), flags);
-  return kNotGenerated;
+  return out;
 }
 
-bool proc_self_path(const Process& p, const std::string& path, std::string_view& rest) {
-  for (const std::string& prefix : {std::string("/proc/self/"), std::string("/proc/thread-self/"),
-                                    "/proc/" + std::to_string(p.pid()) + "/"}) {
-    if (path.rfind(prefix, 0) == 0) {
-      rest = std::string_view(path).substr(prefix.size());
-      return true;
+// The host's /proc/self/stat with the fields that are addresses in the emulator's own
+// address space set to 0, as Linux's do_task_stat shows them to a reader without ptrace
+// access: startcode, endcode, startstack, kstkesp, kstkeip (fields 26-30) and start_data
+// ... env_end (45-51).
+std::string stat_text() {
+  std::string s;
+  const int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return s;
+  char buf[1024];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) s.append(buf, static_cast<size_t>(n));
+  close(fd);
+  const size_t comm_end = s.rfind(')');
+  if (comm_end == std::string::npos) return s;
+  std::string out = s.substr(0, comm_end + 1);
+  int field = 2;
+  for (size_t at = comm_end + 1; at < s.size();) {
+    const size_t space = s.find_first_of(" \n", at + 1);
+    const size_t end = space == std::string::npos ? s.size() : space;
+    ++field;
+    const bool address = (field >= 26 && field <= 30) || (field >= 45 && field <= 51);
+    out += s[at];  // the separator
+    out += address ? std::string("0") : s.substr(at + 1, end - at - 1);
+    at = end;
+    if (at < s.size() && s[at] == '\n') {
+      out += '\n';
+      break;
     }
   }
-  return false;
+  return out;
+}
+
+}  // namespace
+
+int open_generated(Process& p, ProcEntry e, int flags) {
+  switch (e) {
+    case ProcEntry::kCpuinfo:
+      return generated_file(cpuinfo_text(*p.options().cpu, p.padlock(), p.mhz()), flags);
+    case ProcEntry::kCpuList:
+      // One CPU online, possible and present: what glibc's get_nprocs (sysconf
+      // _SC_NPROCESSORS_ONLN) reads first.
+      return generated_file("0\n", flags);
+    case ProcEntry::kMaps:
+      return generated_file(maps_text(p), flags);
+    case ProcEntry::kAuxv:
+      return generated_file(p.saved_auxv(), flags);
+    case ProcEntry::kCmdline:
+      return generated_file(nul_separated(p.options().argv), flags);
+    case ProcEntry::kEnviron:
+      return generated_file(nul_separated(p.options().envp), flags);
+    case ProcEntry::kStat:
+      return generated_file(stat_text(), flags);
+    default:
+      return kNotGenerated;
+  }
 }
 
 }  // namespace padlock::emu

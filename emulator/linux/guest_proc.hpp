@@ -2,8 +2,10 @@
 // generated from the CPU model and the guest's own state instead of the host's:
 // /proc/cpuinfo (the modelled chip: vendor, family/model/stepping, brand, --mhz, flags
 // with the PadLock ones), /proc/self/maps (the guest's address space), /proc/self/auxv
-// (the auxiliary vector the guest started with) and /sys/devices/system/cpu/{online,
-// possible,present} (one CPU, CPU 0, which the C library counts for sysconf).
+// (the auxiliary vector the guest started with), /proc/self/cmdline and environ (the
+// guest's argv and environment), /proc/self/stat (the host's, without the emulator's
+// addresses) and /sys/devices/system/cpu/{online,possible,present} (one CPU, CPU 0, which
+// the C library counts for sysconf).
 #pragma once
 
 #include <climits>
@@ -12,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "emulator/linux/proc_lookup.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "models/padlock.hpp"
@@ -54,13 +57,10 @@ void name_elf_segments(MapNames& names, const ElfFile& elf, uint64_t bias,
 // /proc/cpuinfo of a Linux kernel on the modelled chip (one CPU) at `mhz`.
 std::string cpuinfo_text(const CpuModel& model, const Padlock& padlock, double mhz);
 
-// Opens the generated file for `path` (a guest path, before the sysroot) with the guest's
-// open flags: a host descriptor, -errno, or kNotGenerated when `path` is not one of them.
+// Opens the generated file of `e` (proc_lookup.hpp: kMaps, kAuxv, kCmdline, kEnviron,
+// kStat, kCpuinfo, kCpuList) with the guest's open flags: a host descriptor or -errno;
+// kNotGenerated for an entry that is not a generated file.
 inline constexpr int kNotGenerated = INT_MIN;
-int open_guest_proc(Process& p, const std::string& path, int flags);
-
-// For /proc/self/X, /proc/thread-self/X and /proc/<the guest's pid>/X: true, with X in
-// `rest`.
-bool proc_self_path(const Process& p, const std::string& path, std::string_view& rest);
+int open_generated(Process& p, ProcEntry e, int flags);
 
 }  // namespace padlock::emu

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -209,6 +210,27 @@ std::string per_pid(const std::string& file, int pid) {
 }
 }  // namespace
 
+namespace {
+
+// The descriptors open in this process; `cloexec_only`: those with FD_CLOEXEC. When the
+// guest starts those are the emulator's own: a descriptor the guest inherited has come
+// through an exec, so it is not close-on-exec.
+std::unordered_set<int> open_descriptors(bool cloexec_only = false) {
+  std::unordered_set<int> fds;
+  DIR* d = opendir("/proc/self/fd");
+  if (d == nullptr) return fds;
+  while (const dirent* e = readdir(d)) {
+    const int fd = std::atoi(e->d_name);
+    if (e->d_name[0] == '.' || fd == dirfd(d)) continue;
+    const int f = fcntl(fd, F_GETFD);
+    if (f >= 0 && (!cloexec_only || (f & FD_CLOEXEC))) fds.insert(fd);
+  }
+  closedir(d);
+  return fds;
+}
+
+}  // namespace
+
 void Process::become_child() {
   pid_ = getpid();
   // Linux: the child of fork has one thread, a copy of the caller.
@@ -245,10 +267,15 @@ void Process::become_child() {
     opts_.check_sarif_file = per_pid(opts_.check_sarif_file, pid_);
     opts_.mix_file = per_pid(opts_.mix_file, pid_);
     opts_.debug_log_file = per_pid(opts_.debug_log_file, pid_);
+    // The child's own output files are the emulator's descriptors too.
+    const std::unordered_set<int> before = open_descriptors();
     try {
       obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
     } catch (const LoadError& e) {
       std::fprintf(opts_.log, "padlock-emu: child %d: %s\n", pid_, e.what());
+    }
+    for (const int fd : open_descriptors()) {
+      if (before.count(fd) == 0) kernel_.host_fds.insert(fd);
     }
     if (obs_) core_->set_listener(obs_.get());
     if (block_counter_ != nullptr) {
@@ -743,29 +770,8 @@ std::string Process::disassemble(uint64_t pc) {
 
 // --- the run loop ------------------------------------------------------------------------
 
-namespace {
-
-// The emulator's own descriptors when the guest starts: the close-on-exec ones. A
-// descriptor the guest inherited has come through an exec, so it is not close-on-exec.
-std::unordered_set<int> host_descriptors() {
-  std::unordered_set<int> fds;
-  DIR* d = opendir("/proc/self/fd");
-  if (d == nullptr) return fds;
-  while (const dirent* e = readdir(d)) {
-    const int fd = std::atoi(e->d_name);
-    if (e->d_name[0] == '.' || fd == dirfd(d)) continue;
-    const int f = fcntl(fd, F_GETFD);
-    if (f >= 0 && (f & FD_CLOEXEC)) fds.insert(fd);
-  }
-  closedir(d);
-  return fds;
-}
-
-}  // namespace
-
 RunResult Process::run() {
   g_current = this;
-  kernel_.host_fds = host_descriptors();
   // --sandbox: a guest that starts outside its directory starts in it.
   char cwd[PATH_MAX];
   if (sandbox_.active() && (getcwd(cwd, sizeof cwd) == nullptr || !sandbox_.contains(cwd)) &&
@@ -777,6 +783,15 @@ RunResult Process::run() {
   // Not under gdb: the guest's pauses there are the user's.
   std::optional<ProgressLine> progress;
   progress.emplace(*this, opts_.progress && !gdb_);
+  // Taken last, so that the gdb connection and the signal and progress machinery are in.
+  kernel_.host_fds = open_descriptors(true);
+  // The guest's name in /proc/self/comm, stat and status, as exec gives it (the file's
+  // name, 15 bytes at most), not the emulator's.
+  const std::string base = opts_.program.substr(opts_.program.rfind('/') + 1);
+  prctl(PR_SET_NAME, base.substr(0, 15).c_str(), 0, 0, 0);
+  // --sandbox: nothing executed from here on gains privileges (docs/reliability.md,
+  // "Threat model").
+  if (sandbox_.active()) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   const auto started = std::chrono::steady_clock::now();
   bool out_of_time = false;
   while (!exited_ && !fatal_) {

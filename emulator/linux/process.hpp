@@ -121,6 +121,8 @@ class Process {
   Stats& stats() { return stats_; }
   MemoryLayout& layout() { return layout_; }
   KernelState& kernel() { return kernel_; }
+  // One of the emulator's own descriptors (KernelState::host_fds): never the guest's.
+  bool emulator_fd(int fd) const { return kernel_.host_fds.count(fd) != 0; }
   // Next 64 bits of the reproducible getrandom() stream (splitmix64 from --seed).
   uint64_t random_u64();
   Padlock& padlock() { return *padlock_; }

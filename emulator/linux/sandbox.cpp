@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -151,6 +152,38 @@ int Sandbox::parent(int dirfd, const std::string& path, int* dir, std::string& l
   if (fd < 0) return fd;
   *dir = fd;
   return 0;
+}
+
+SandboxedAddress::~SandboxedAddress() {
+  if (fd >= 0) ::close(fd);
+}
+
+int Sandbox::socket_address(const sockaddr* a, socklen_t len, bool binds,
+                            SandboxedAddress& out) const {
+  if (len < sizeof(sa_family_t)) return 0;  // the host answers EINVAL
+  if (a->sa_family == AF_UNSPEC) return 0;
+  if (a->sa_family != AF_UNIX) return net_ ? 0 : -EACCES;
+  const size_t off = offsetof(sockaddr_un, sun_path);
+  if (len <= off) return 0;  // unnamed: autobind, or the host's EINVAL
+  const auto* un = reinterpret_cast<const sockaddr_un*>(a);
+  const size_t room = std::min<size_t>(len - off, sizeof un->sun_path);
+  if (un->sun_path[0] == '\0') return net_ ? 0 : -EACCES;  // an abstract name
+  const std::string path(un->sun_path, strnlen(un->sun_path, room));
+  std::string name;
+  if (binds) {
+    std::string leaf;
+    if (const int r = parent(AT_FDCWD, path, &out.fd, leaf); r < 0) return r;
+    name = "/proc/self/fd/" + std::to_string(out.fd) + "/" + leaf;
+  } else {
+    out.fd = open(AT_FDCWD, path, O_PATH | O_CLOEXEC);
+    if (out.fd < 0) return out.fd;
+    name = "/proc/self/fd/" + std::to_string(out.fd);
+  }
+  if (name.size() >= sizeof out.un.sun_path) return -ENAMETOOLONG;
+  out.un.sun_family = AF_UNIX;
+  std::memcpy(out.un.sun_path, name.c_str(), name.size() + 1);
+  out.len = static_cast<socklen_t>(off + name.size() + 1);
+  return 1;
 }
 
 }  // namespace padlock::emu

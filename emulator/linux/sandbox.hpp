@@ -6,14 +6,28 @@
 // a /proc magic link. The check and the use are one kernel lookup, so a rename during the
 // open cannot slip a path out. A path under neither root fails with EACCES, except a few
 // harmless devices (/dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom).
-// Sockets need --net as well.
+// Socket addresses are checked as paths are (socket_address); the network and abstract
+// names need --net.
 #pragma once
 
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <string>
 
 namespace padlock::emu {
+
+// A socket address made safe for the host by Sandbox::socket_address.
+struct SandboxedAddress {
+  sockaddr_un un{};
+  socklen_t len = 0;
+  int fd = -1;  // the directory or socket file `un` names through /proc/self/fd
+  SandboxedAddress() = default;
+  SandboxedAddress(const SandboxedAddress&) = delete;
+  SandboxedAddress& operator=(const SandboxedAddress&) = delete;
+  ~SandboxedAddress();
+};
 
 class Sandbox {
  public:
@@ -40,6 +54,14 @@ class Sandbox {
   int parent(int dirfd, const std::string& path, int* dir, std::string& leaf) const;
   // Is the host directory `path` (absolute) inside a root?
   bool contains(const std::string& path) const;
+  // The socket address `a` (`len` bytes) of bind (`binds`), connect, sendto or sendmsg:
+  //  - an AF_UNIX path is looked up beneath the roots as a path is: bind's socket file is
+  //    made in a directory opened beneath a root, the others reach a socket file opened
+  //    O_PATH beneath one; `out` then names it through /proc/self/fd (1 is returned);
+  //  - an unnamed AF_UNIX address (autobind) and AF_UNSPEC reach nothing: 0, use `a`;
+  //  - an abstract AF_UNIX name or any other family: 0 with --net, else -EACCES.
+  // Or -errno.
+  int socket_address(const sockaddr* a, socklen_t len, bool binds, SandboxedAddress& out) const;
 
  private:
   struct Root {

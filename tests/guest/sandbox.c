@@ -18,12 +18,26 @@
  *                      it read DIR/real/secret ("inside") 50 times and went through the
  *                      link 50 times (read OUTSIDE/secret or got EACCES):
  *                      "opened=some|none linked=some|none escaped=some|none"
- *   mmap:MB  brk:MB  mremap:MB   grow memory by MB MiB: 0 or -errno */
+ *   mmap:MB  brk:MB  mremap:MB   grow memory by MB MiB: 0 or -errno
+ *   strayfds           every descriptor from 3 to 1023 the guest did not open itself
+ *                      (none, natively, when the test passes none): write, fchmod 06777,
+ *                      fstat, dup, fcntl F_GETFD and close each; "strayfds=none" or
+ *                      "stray FD CALL=RESULT" for each call that did not fail with EBADF
+ *   pause              read one byte from stdin (the test looks at the process meanwhile)
+ *   forkstray          strayfds in a forked child, then "child=STATUS"
+ *   unixbind:PATH      bind a socketpair's AF_UNIX datagram socket to PATH
+ *   unixsend:PATH      sendto PATH from a socketpair's AF_UNIX datagram socket
+ *   unixmsg:PATH       the same with sendmsg
+ *   unixconnect:PATH   connect a socketpair's socket to PATH
+ *   abstractsend:NAME  sendto the abstract name NAME (a leading NUL)
+ *   inetsend:PORT      sendto 127.0.0.1:PORT from a socketpair's socket (EINVAL natively:
+ *                      the wrong family for the socket) */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +46,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 static void result(const char *op, const char *path, long r) {
@@ -144,6 +160,68 @@ static void grow(const char *how, long mb) {
   }
 }
 
+static void stray_fds(void) {
+  int found = 0;
+  for (int fd = 3; fd < 1024; ++fd) {
+    static const char *const calls[] = {"write", "fchmod", "fstat", "dup", "getfd", "close"};
+    for (int k = 0; k < 6; ++k) {
+      struct stat st;
+      long r = 0;
+      errno = 0;
+      switch (k) {
+        case 0: r = write(fd, "guest\n", 6); break;
+        case 1: r = fchmod(fd, 06777); break;
+        case 2: r = fstat(fd, &st); break;
+        case 3: r = dup(fd); if (r >= 0) close((int)r); break;
+        case 4: r = fcntl(fd, F_GETFD); break;
+        case 5: r = close(fd); break;
+      }
+      if (r < 0 && errno == EBADF) continue;
+      printf("stray %d %s=%ld\n", fd, calls[k], r < 0 ? -(long)errno : r);
+      found = 1;
+    }
+  }
+  if (!found) printf("strayfds=none\n");
+}
+
+/* One socket operation from a socketpair's AF_UNIX datagram socket. */
+static void socket_op(const char *op, const char *arg) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) != 0) {
+    result(op, arg, -1);
+    return;
+  }
+  struct sockaddr_un un = {.sun_family = AF_UNIX};
+  struct sockaddr_in in = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7F000001)};
+  struct sockaddr *addr = (struct sockaddr *)&un;
+  socklen_t len = sizeof un;
+  if (strcmp(op, "abstractsend") == 0) {
+    strncpy(un.sun_path + 1, arg, sizeof un.sun_path - 2);
+    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(arg));
+  } else if (strcmp(op, "inetsend") == 0) {
+    in.sin_port = htons((uint16_t)atoi(arg));
+    addr = (struct sockaddr *)&in;
+    len = sizeof in;
+  } else {
+    strncpy(un.sun_path, arg, sizeof un.sun_path - 1);
+  }
+  long r;
+  if (strcmp(op, "unixbind") == 0) {
+    r = bind(sv[0], addr, len);
+  } else if (strcmp(op, "unixconnect") == 0) {
+    r = connect(sv[0], addr, len);
+  } else if (strcmp(op, "unixmsg") == 0) {
+    struct iovec iov = {.iov_base = "guest", .iov_len = 5};
+    struct msghdr m = {.msg_name = addr, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1};
+    r = sendmsg(sv[0], &m, 0);
+  } else {
+    r = sendto(sv[0], "guest", 5, 0, addr, len);
+  }
+  result(op, arg, r);
+  close(sv[0]);
+  close(sv[1]);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   for (int i = 1; i < argc; ++i) {
@@ -222,6 +300,22 @@ int main(int argc, char **argv) {
       list_fds(op[0] == 'd');
     } else if (strcmp(op, "race") == 0) {
       race(a, b);
+    } else if (strcmp(op, "strayfds") == 0) {
+      stray_fds();
+    } else if (strcmp(op, "pause") == 0) {
+      result(op, "stdin", read(0, buf, 1));
+    } else if (strcmp(op, "forkstray") == 0) {
+      const pid_t child = fork();
+      if (child == 0) {
+        stray_fds();
+        _exit(0);
+      }
+      int status = -1;
+      waitpid(child, &status, 0);
+      printf("child=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    } else if (strncmp(op, "unix", 4) == 0 || strcmp(op, "abstractsend") == 0 ||
+               strcmp(op, "inetsend") == 0) {
+      socket_op(op, a);
     } else if (strcmp(op, "mmap") == 0 || strcmp(op, "brk") == 0 || strcmp(op, "mremap") == 0) {
       grow(op, atol(a));
     } else {

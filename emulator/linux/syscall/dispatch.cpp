@@ -23,7 +23,23 @@ constexpr int kArgsI386[6] = {UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
 constexpr int kArgsX86_64[6] = {UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX,
                                 UC_X86_REG_R10, UC_X86_REG_R8,  UC_X86_REG_R9};
 
+int64_t bad_descriptor(SyscallContext&) {
+  return -EBADF;
+}
+
 }  // namespace
+
+// The emulator's own descriptors (its outputs, the gdb socket, the sandbox's roots:
+// KernelState::host_fds) are no descriptors of the guest's: a call that names one as a
+// descriptor argument (the tables' 'f') fails with EBADF, as for a number that is not open,
+// before its handler runs. Descriptors inside guest memory (i386 mmap's and socketcall's
+// argument blocks, SCM_RIGHTS) are checked by their handlers.
+bool names_emulator_fd(const Process& p, const SyscallEntry& e, const uint64_t (&a)[6]) {
+  for (int i = 0; i < 6 && e.args[i] != '\0'; ++i) {
+    if (e.args[i] == 'f' && p.emulator_fd(static_cast<int32_t>(a[i]))) return true;
+  }
+  return false;
+}
 
 void Process::on_syscall_insn() {
   drain_block_log();
@@ -80,6 +96,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
     Thread& self = *threads_[cur_];
     bool again_on_eagain = false;
     SyscallHandler fn = e != nullptr ? e->fn : nullptr;
+    if (fn != nullptr && names_emulator_fd(*this, *e, c.a)) fn = bad_descriptor;
     const bool threaded = fn != nullptr && threads_.size() > 1 && !self.retry_real;
     // A virtual event's retry continues the wait only if this call waits again at once.
     const bool virtual_retry = self.virtual_retry;

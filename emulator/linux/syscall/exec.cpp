@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "emulator/linux/abi_structs.hpp"
+#include "emulator/linux/proc_lookup.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
@@ -51,7 +52,9 @@ int64_t read_strings(SyscallContext& c, uint64_t va, std::vector<std::string>& o
 // What the file at guest path `path` is: 0 for an ELF program this model runs, 1 for a
 // #! script (interpreter and optional argument filled in), or -errno.
 int64_t inspect(const Process& p, const std::string& path, std::string& interp, std::string& arg) {
-  std::string host = p.paths().resolve(path);
+  const GuestLookup l = look_up(p, AT_FDCWD, path, true);
+  if (l.refusal < 0) return l.refusal;
+  std::string host = l.host;
   if (p.sandbox().active()) {
     // --sandbox: the program and its interpreters must lie beneath the roots; from here on
     // the checks use the file the sandbox found.
@@ -171,6 +174,10 @@ int64_t sys_execve(SyscallContext& c) {
   std::string program = path;
   for (int depth = 0;; ++depth) {
     std::string interp, arg;
+    // /proc/self/exe (any spelling) names the guest program to the new image too.
+    if (look_up(c.p, AT_FDCWD, program, true).proc.entry == ProcEntry::kExe) {
+      program = c.p.exe_path();
+    }
     const int64_t kind = inspect(c.p, program, interp, arg);
     if (kind < 0) return kind;
     if (kind == 0) break;

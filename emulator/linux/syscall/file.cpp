@@ -1,8 +1,11 @@
-// File and descriptor system calls. Guest descriptors are host descriptors. Guest paths
-// that are looked up (open, access, readlink) go through -L/--sysroot (GuestPaths),
-// /proc/self/exe names the guest program, /proc/self/mem serves the guest's memory and
-// /proc/self/fd/ lists the guest's descriptors only; paths that create or remove are the
-// host's. With --sandbox every path is opened beneath the sandbox's roots (sandbox.hpp).
+// File and descriptor system calls. Guest descriptors are host descriptors; the emulator's
+// own are refused before any handler runs (Process::dispatch_syscall). Guest paths that are
+// looked up (open, access, readlink, stat, chdir, chmod) go through -L/--sysroot
+// (GuestPaths) and are then identified by what the host resolves them to (proc_lookup.hpp):
+// /proc/self/exe names the guest program, /proc/self/mem serves the guest's memory,
+// /proc/self/fd/ lists the guest's descriptors only, under every spelling of those paths;
+// paths that create or remove are the host's. With --sandbox every path is opened beneath
+// the sandbox's roots (sandbox.hpp).
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,12 +17,15 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "emulator/linux/abi_structs.hpp"
+#include "emulator/linux/guest_proc.hpp"
+#include "emulator/linux/proc_lookup.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 
@@ -39,21 +45,6 @@ int path_arg(SyscallContext& c, uint64_t va, std::string& out) {
   return 0;
 }
 
-bool is_self_exe(const Process& p, const std::string& path) {
-  return path == "/proc/self/exe" || path == "/proc/" + std::to_string(p.pid()) + "/exe" ||
-         path == "/proc/thread-self/exe";
-}
-
-bool is_self_mem(const Process& p, const std::string& path) {
-  return path == "/proc/self/mem" || path == "/proc/" + std::to_string(p.pid()) + "/mem" ||
-         path == "/proc/thread-self/mem";
-}
-
-// The host file a looked-up guest path names.
-std::string lookup_path(const Process& p, const std::string& path) {
-  return p.paths().resolve(is_self_exe(p, path) ? p.exe_path() : path);
-}
-
 // A host descriptor closed on scope exit.
 struct ScopedFd {
   int fd = -1;
@@ -62,30 +53,20 @@ struct ScopedFd {
   }
 };
 
-// /proc/self/fd (the directory) and /proc/self/fd/N (-1: neither; -2: the directory).
-constexpr int kFdDir = -2;
-int self_fd(const Process& p, const std::string& path) {
-  std::string_view rest;
-  if (!proc_self_path(p, path, rest)) return -1;
-  if (rest == "fd" || rest == "fd/") return kFdDir;
-  if (rest.substr(0, 3) != "fd/" || rest.size() == 3 || rest.size() > 12) return -1;
-  int n = 0;
-  for (const char ch : rest.substr(3)) {
-    if (ch < '0' || ch > '9') return -1;
-    n = n * 10 + (ch - '0');
+bool hidden_fd(const Process& p, int fd) {
+  return p.emulator_fd(fd);
+}
+
+// The name /proc/self/fd/N gives a served file: /proc/<pid>/X, as Linux shows it.
+std::string proc_name(const Process& p, const ProcPath& pp) {
+  switch (pp.entry) {
+    case ProcEntry::kCpuinfo:
+      return "/proc/cpuinfo";
+    case ProcEntry::kCpuList:
+      return "/sys/devices/system/cpu/" + pp.name;
+    default:
+      return "/proc/" + std::to_string(p.pid()) + "/" + pp.name;
   }
-  return n;
-}
-
-bool hidden_fd(Process& p, int fd) {
-  return p.kernel().host_fds.count(fd) != 0;
-}
-
-// The name /proc/self/fd/N gives a /proc/self/X file: /proc/<pid>/X, as Linux shows it.
-std::string proc_name(const Process& p, const std::string& path) {
-  std::string_view rest;
-  if (!proc_self_path(p, path, rest)) return path;
-  return "/proc/" + std::to_string(p.pid()) + "/" + std::string(rest);
 }
 
 // The emulator's descriptors out of a dirent64 batch read from /proc/self/fd/: the
@@ -158,18 +139,41 @@ int64_t after_read(SyscallContext& c, int64_t r) {
 }
 
 // /proc/self/mem serves the guest's memory, never the emulator's: the offset is the guest
-// address, a transfer stops at the first unmapped page (EIO if that is the first byte),
-// and writes ignore page protections, as Linux's mem_rw does with FOLL_FORCE.
+// address, a transfer stops at the first page the guest does not map (EIO if that is the
+// first byte), as Linux's mem_rw does through access_remote_vm with FOLL_FORCE:
+//   - only user pages: the emulator's GDT and boot stub above the user range are no
+//     mapping of the guest's (Linux has nothing there, or nothing past TASK_SIZE);
+//   - a read reaches any mapped page, PROT_NONE included (FOLL_FORCE with VM_MAYREAD);
+//   - a write ignores the protections of a private mapping (FOLL_FORCE breaks copy-on-write)
+//     but not of a shared one (check_vma_flags: no forced write to a shared mapping that
+//     is not writable).
 uint64_t* self_mem_pos(SyscallContext& c, uint64_t fd) {
   auto it = c.p.kernel().self_mem.find(fd_arg(fd));
   return it == c.p.kernel().self_mem.end() ? nullptr : &it->second;
+}
+
+// The guest bytes from `pos` that /proc/self/mem may move (at most `len`).
+uint64_t self_mem_span(Process& p, uint64_t pos, uint64_t len, bool write) {
+  const uint64_t top = p.layout().system_page;
+  if (pos >= top) return 0;
+  len = std::min(len, top - pos);
+  AddressSpace& m = p.mem();
+  uint64_t n = m.accessible_with(pos, len, kPageMapped);
+  if (!write) return n;
+  // Stop at the first shared page that is not writable.
+  constexpr uint64_t kPage = AddressSpace::kPageSize;
+  for (uint64_t at = pos & ~(kPage - 1); at < pos + n; at += kPage) {
+    const uint8_t f = m.flags(at);
+    if ((f & kPageShared) && !(f & kPageWrite)) return at > pos ? at - pos : 0;
+  }
+  return n;
 }
 
 int64_t self_mem_io(SyscallContext& c, uint64_t pos, uint64_t buf, uint64_t len, bool write) {
   AddressSpace& m = c.p.mem();
   const int64_t n = buffer_len(c.p, buf, len, !write);
   if (n <= 0) return n;
-  const uint64_t avail = m.accessible_with(pos, static_cast<uint64_t>(n), kPageMapped);
+  const uint64_t avail = self_mem_span(c.p, pos, static_cast<uint64_t>(n), write);
   if (avail == 0) return -EIO;
   if (write) m.will_write(pos, avail);
   m.copy(write ? pos : buf, write ? buf : pos, avail);
@@ -278,37 +282,50 @@ int64_t sys_pwrite64_i386(SyscallContext& c) {
 int64_t sys_openat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (is_self_mem(c.p, path)) {
-    const int flags = static_cast<int>(c.a[2]);
-    const int fd = open("/dev/null", (flags & O_ACCMODE) | (flags & O_CLOEXEC));
-    if (fd < 0) return -errno;
-    c.p.kernel().self_mem[fd] = 0;
-    c.p.kernel().fd_names[fd] = proc_name(c.p, path);
-    return fd;
-  }
-  if (path[0] == '/') {
-    const int g = open_guest_proc(c.p, path, static_cast<int>(c.a[2]));
-    if (g >= 0) c.p.kernel().fd_names[g] = proc_name(c.p, path);
-    if (g != kNotGenerated) return g;
-    // /proc/self/fd/: the host's directory, listed without the emulator's descriptors;
-    // /proc/self/fd/N reopens the guest's descriptor N.
-    if (const int n = self_fd(c.p, path); n != -1) {
-      if (n >= 0 && hidden_fd(c.p, n)) return -ENOENT;
-      const std::string host = n == kFdDir ? "/proc/self/fd" : fd_path(n);
-      const int fd = open(host.c_str(), static_cast<int>(c.a[2]), static_cast<mode_t>(c.a[3]));
+  const int dirfd = fd_arg(c.a[0]), flags = static_cast<int>(c.a[2]);
+  const GuestLookup l = look_up(c.p, dirfd, path, !(flags & O_NOFOLLOW));
+  if (l.refusal < 0) return l.refusal;
+  KernelState& k = c.p.kernel();
+  switch (l.proc.entry) {
+    case ProcEntry::kMem: {
+      const int fd = open("/dev/null", (flags & O_ACCMODE) | (flags & O_CLOEXEC));
       if (fd < 0) return -errno;
-      // The listing stays filtered when its descriptor is reopened too.
-      if (n == kFdDir || c.p.kernel().fd_dirs.count(n) != 0) c.p.kernel().fd_dirs.insert(fd);
+      k.self_mem[fd] = 0;
+      k.fd_names[fd] = proc_name(c.p, l.proc);
       return fd;
     }
+    case ProcEntry::kFdDir:
+    case ProcEntry::kFd:
+    case ProcEntry::kFdInfo: {
+      // The host's directory, listed without the emulator's descriptors; fd/N reopens the
+      // guest's descriptor N (the emulator's were refused by look_up).
+      const std::string host = l.proc.entry == ProcEntry::kFdDir ? "/proc/self/" + l.proc.name
+                               : l.proc.entry == ProcEntry::kFd
+                                   ? fd_path(l.proc.fd)
+                                   : "/proc/self/fdinfo/" + std::to_string(l.proc.fd);
+      const int fd = open(host.c_str(), flags, static_cast<mode_t>(c.a[3]));
+      if (fd < 0) return -errno;
+      // The listing stays filtered when its descriptor is reopened too.
+      if (l.proc.entry == ProcEntry::kFdDir ||
+          (l.proc.entry == ProcEntry::kFd && k.fd_dirs.count(l.proc.fd) != 0)) {
+        k.fd_dirs.insert(fd);
+      }
+      return fd;
+    }
+    case ProcEntry::kExe:
+      if ((flags & O_NOFOLLOW) && !(flags & O_PATH)) return -ELOOP;  // a symbolic link
+      break;
+    default: {
+      const int g = open_generated(c.p, l.proc.entry, flags);
+      if (g >= 0) k.fd_names[g] = proc_name(c.p, l.proc);
+      if (g != kNotGenerated) return g;
+    }
   }
-  path = lookup_path(c.p, path);
   if (c.p.sandbox().active()) {
-    return after_read(c, c.p.sandbox().open(fd_arg(c.a[0]), path, static_cast<int>(c.a[2]),
-                                            static_cast<mode_t>(c.a[3])));
+    return after_read(c, c.p.sandbox().open(dirfd, l.host, flags, static_cast<mode_t>(c.a[3])));
   }
-  return after_read(c, host_result(openat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2]),
-                                          static_cast<mode_t>(c.a[3]))));
+  return after_read(c,
+                    host_result(openat(dirfd, l.host.c_str(), flags, static_cast<mode_t>(c.a[3]))));
 }
 
 int64_t sys_open(SyscallContext& c) {
@@ -395,8 +412,10 @@ int64_t sys_llseek(SyscallContext& c) {
 int64_t sys_faccessat2(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  path = lookup_path(c.p, path);
   const int flags = static_cast<int>(c.a[3]);
+  const GuestLookup l = look_up(c.p, fd_arg(c.a[0]), path, !(flags & AT_SYMLINK_NOFOLLOW));
+  if (l.refusal < 0) return l.refusal;
+  path = l.host;
   if (c.p.sandbox().active()) {
     ScopedFd f{sandbox_lookup(c.p, fd_arg(c.a[0]), path, !(flags & AT_SYMLINK_NOFOLLOW))};
     if (f.fd < 0) return f.fd;
@@ -427,16 +446,14 @@ int64_t sys_readlinkat(SyscallContext& c) {
   if (size <= 0) return -EINVAL;
   uint8_t* buf = c.p.user_ptr(c.a[2], static_cast<uint64_t>(size), true);
   if (buf == nullptr) return -EFAULT;
-  if (is_self_exe(c.p, path)) {
-    const std::string& exe = c.p.exe_path();
-    const size_t n = std::min<size_t>(exe.size(), static_cast<size_t>(size));
-    std::memcpy(buf, exe.data(), n);
-    return static_cast<int64_t>(n);
-  }
-  // /proc/self/fd/N: what the guest's descriptor N names, as the guest sees it.
-  if (const int n = self_fd(c.p, path); n >= 0) {
-    if (hidden_fd(c.p, n)) return -ENOENT;
-    std::string target;
+  const GuestLookup l = look_up(c.p, fd_arg(c.a[0]), path, false);
+  if (l.refusal < 0) return l.refusal;
+  std::string target;
+  if (l.proc.entry == ProcEntry::kExe) {
+    target = c.p.exe_path();
+  } else if (l.proc.entry == ProcEntry::kFd) {
+    // /proc/self/fd/N: what the guest's descriptor N names, as the guest sees it.
+    const int n = l.proc.fd;
     if (auto it = c.p.kernel().fd_names.find(n); it != c.p.kernel().fd_names.end()) {
       target = it->second;
     } else {
@@ -445,11 +462,13 @@ int64_t sys_readlinkat(SyscallContext& c) {
       if (len < 0) return -errno;
       target = c.p.paths().guest_view(std::string(host, static_cast<size_t>(len)));
     }
+  }
+  if (!target.empty()) {
     const size_t len = std::min<size_t>(target.size(), static_cast<size_t>(size));
     std::memcpy(buf, target.data(), len);
     return static_cast<int64_t>(len);
   }
-  path = lookup_path(c.p, path);
+  path = l.host;
   if (c.p.sandbox().active()) {
     ScopedFd f{sandbox_lookup(c.p, fd_arg(c.a[0]), path, false)};
     if (f.fd < 0) return f.fd;
@@ -479,6 +498,7 @@ int64_t sys_getcwd(SyscallContext& c) {
 int64_t sys_chdir(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[0], path); r < 0) return r;
+  if (const int r = look_up(c.p, AT_FDCWD, path, true).refusal; r < 0) return r;
   if (c.p.sandbox().active()) {
     ScopedFd f{c.p.sandbox().open(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC)};
     if (f.fd < 0) return f.fd;
@@ -864,6 +884,7 @@ int64_t sys_ftruncate64_i386(SyscallContext& c) {
 int64_t sys_chmod(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[0], path); r < 0) return r;
+  if (const int r = look_up(c.p, AT_FDCWD, path, true).refusal; r < 0) return r;
   if (c.p.sandbox().active()) {
     ScopedFd f{sandbox_lookup(c.p, AT_FDCWD, path, true)};
     if (f.fd < 0) return f.fd;

@@ -112,15 +112,22 @@ size_t cmsg_header(bool wide) {
   return wide ? 16 : 12;
 }
 
-// Guest control messages to host ones; false on a malformed one.
-bool control_in(const uint8_t* g, size_t len, bool wide, std::vector<uint8_t>& host) {
+// Guest control messages to host ones: 0, -EINVAL on a malformed one, -EBADF when
+// SCM_RIGHTS would pass one of the emulator's descriptors.
+int control_in(const Process& p, const uint8_t* g, size_t len, bool wide,
+               std::vector<uint8_t>& host) {
   size_t at = 0;
   while (at + cmsg_header(wide) <= len) {
     const uint64_t clen = get_ulong(g, at, wide);
-    if (clen < cmsg_header(wide) || at + clen > len) return false;
+    if (clen < cmsg_header(wide) || at + clen > len) return -EINVAL;
     const int level = get_field<int32_t>(g, at + (wide ? 8 : 4));
     const int type = get_field<int32_t>(g, at + (wide ? 12 : 8));
     const size_t data = clen - cmsg_header(wide);
+    if (level == SOL_SOCKET && type == SCM_RIGHTS) {
+      for (size_t i = 0; i + 4 <= data; i += 4) {
+        if (p.emulator_fd(get_field<int32_t>(g, at + cmsg_header(wide) + i))) return -EBADF;
+      }
+    }
     const size_t off = host.size();
     host.resize(off + CMSG_SPACE(data));
     cmsghdr* h = reinterpret_cast<cmsghdr*>(host.data() + off);
@@ -130,7 +137,7 @@ bool control_in(const uint8_t* g, size_t len, bool wide, std::vector<uint8_t>& h
     std::memcpy(CMSG_DATA(h), g + at + cmsg_header(wide), data);
     at += cmsg_align(clen, wide);
   }
-  return true;
+  return 0;
 }
 
 // Host control messages to the guest's layout in `g` (capacity `cap`); returns the length
@@ -155,9 +162,26 @@ size_t control_out(msghdr& hm, uint8_t* g, size_t cap, bool wide, int& flags) {
 
 }  // namespace
 
+namespace {
+
+// --sandbox: the address the host gets for the guest's `*a` (bind: `binds`), checked as
+// paths are (Sandbox::socket_address); `*a` and `*len` are replaced when it names a file.
+// 0 or -errno.
+int sandboxed(SyscallContext& c, sockaddr*& a, socklen_t& len, bool binds, SandboxedAddress& s) {
+  if (!c.p.sandbox().active() || a == nullptr) return 0;
+  const int r = c.p.sandbox().socket_address(a, len, binds, s);
+  if (r <= 0) return r;
+  a = reinterpret_cast<sockaddr*>(&s.un);
+  len = s.len;
+  return 0;
+}
+
+}  // namespace
+
 int64_t sys_socket(SyscallContext& c) {
   // --sandbox without --net: no socket reaches the network or a host socket file (EACCES,
-  // as a security module refuses socket()). socketpair stays: it reaches nothing.
+  // as a security module refuses socket()). socketpair stays: its addresses are checked
+  // (bind, connect, sendto, sendmsg: Sandbox::socket_address).
   if (c.p.sandbox().active() && !c.p.sandbox().net()) return -EACCES;
   return host_result(
       socket(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2])));
@@ -180,13 +204,19 @@ int64_t sys_socketpair(SyscallContext& c) {
 int64_t sys_bind(SyscallContext& c) {
   sockaddr* a = nullptr;
   if (!address_in(c, c.a[1], c.a[2], a)) return -EFAULT;
-  return host_result(bind(fd_of(c.a[0]), a, static_cast<socklen_t>(c.a[2])));
+  socklen_t len = static_cast<socklen_t>(c.a[2]);
+  SandboxedAddress s;
+  if (const int r = sandboxed(c, a, len, true, s); r < 0) return r;
+  return host_result(bind(fd_of(c.a[0]), a, len));
 }
 
 int64_t sys_connect(SyscallContext& c) {
   sockaddr* a = nullptr;
   if (!address_in(c, c.a[1], c.a[2], a)) return -EFAULT;
-  return blocking(c, host_result(connect(fd_of(c.a[0]), a, static_cast<socklen_t>(c.a[2]))));
+  socklen_t len = static_cast<socklen_t>(c.a[2]);
+  SandboxedAddress s;
+  if (const int r = sandboxed(c, a, len, false, s); r < 0) return r;
+  return blocking(c, host_result(connect(fd_of(c.a[0]), a, len)));
 }
 
 int64_t sys_listen(SyscallContext& c) {
@@ -231,8 +261,11 @@ int64_t sys_sendto(SyscallContext& c) {
   void* buf = nullptr;
   sockaddr* a = nullptr;
   if (!buffer(c, c.a[1], c.a[2], false, buf) || !address_in(c, c.a[4], c.a[5], a)) return -EFAULT;
-  const int64_t r = host_result(sendto(fd_of(c.a[0]), buf, c.a[2], static_cast<int>(c.a[3]), a,
-                                       static_cast<socklen_t>(c.a[5])));
+  socklen_t len = static_cast<socklen_t>(c.a[5]);
+  SandboxedAddress s;
+  if (const int r = sandboxed(c, a, len, false, s); r < 0) return r;
+  const int64_t r =
+      host_result(sendto(fd_of(c.a[0]), buf, c.a[2], static_cast<int>(c.a[3]), a, len));
   return blocking(c, r);
 }
 
@@ -255,15 +288,21 @@ int64_t sys_sendmsg(SyscallContext& c) {
   msghdr hm{};
   sockaddr* a = nullptr;
   if (!address_in(c, m.name, m.namelen, a)) return -EFAULT;
+  socklen_t len = m.namelen;
+  SandboxedAddress s;
+  if (const int r = sandboxed(c, a, len, false, s); r < 0) return r;
   hm.msg_name = a;
-  hm.msg_namelen = m.namelen;
+  hm.msg_namelen = len;
   hm.msg_iov = iov.data();
   hm.msg_iovlen = iov.size();
   std::vector<uint8_t> control;
   if (m.control != 0 && m.controllen > 0) {
     void* g = nullptr;
     if (!buffer(c, m.control, m.controllen, false, g)) return -EFAULT;
-    if (!control_in(static_cast<uint8_t*>(g), m.controllen, c.abi.wide, control)) return -EINVAL;
+    if (const int r = control_in(c.p, static_cast<uint8_t*>(g), m.controllen, c.abi.wide, control);
+        r < 0) {
+      return r;
+    }
     hm.msg_control = control.data();
     hm.msg_controllen = control.size();
   }
@@ -467,6 +506,11 @@ int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn) {
   if (call == 0 || call >= sizeof kCalls / sizeof kCalls[0]) return -EINVAL;
   uint32_t words[6] = {};
   if (!c.p.read_user(c.a[1], words, 4 * kCalls[call].nargs)) return -EFAULT;
+  // Every call but socket and socketpair takes a descriptor first: never the emulator's.
+  if (kCalls[call].fn != sys_socket && kCalls[call].fn != sys_socketpair &&
+      c.p.emulator_fd(static_cast<int32_t>(words[0]))) {
+    return -EBADF;
+  }
   for (int i = 0; i < 6; ++i) c.a[i] = words[i];  // send/recv: no address (zeros)
   fn = kCalls[call].fn;
   return 0;

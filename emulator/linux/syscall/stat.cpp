@@ -10,6 +10,7 @@
 #include <string>
 
 #include "emulator/linux/abi_structs.hpp"
+#include "emulator/linux/proc_lookup.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 
@@ -42,8 +43,9 @@ int64_t stat_common(SyscallContext& c, int dirfd, uint64_t path_va, uint64_t buf
   if (path_va != 0 || !(flags & AT_EMPTY_PATH)) {
     if (!c.p.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
   }
-  if (path == "/proc/self/exe") path = c.p.exe_path();
-  path = c.p.paths().resolve(path);  // -L/--sysroot
+  const GuestLookup l = look_up(c.p, dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW));
+  if (l.refusal == -ENOENT) return l.refusal;  // the emulator's descriptors
+  path = l.host;                               // -L/--sysroot; /proc/self/exe: the program
   const SandboxedPath sp(c.p, dirfd, path, flags);
   if (sp.error < 0) return sp.error;
   struct stat st;
@@ -113,8 +115,9 @@ int64_t sys_statx(SyscallContext& c) {
   if (c.a[1] != 0 || !(flags & AT_EMPTY_PATH)) {
     if (!c.p.read_cstring(c.a[1], path, PATH_MAX)) return -EFAULT;
   }
-  if (path == "/proc/self/exe") path = c.p.exe_path();
-  path = c.p.paths().resolve(path);  // -L/--sysroot
+  const GuestLookup l = look_up(c.p, fd_arg(c.a[0]), path, !(flags & AT_SYMLINK_NOFOLLOW));
+  if (l.refusal == -ENOENT) return l.refusal;  // the emulator's descriptors
+  path = l.host;                               // -L/--sysroot; /proc/self/exe: the program
   uint8_t* buf = c.p.user_ptr(c.a[4], 256, true);
   if (buf == nullptr) return -EFAULT;
   const SandboxedPath sp(c.p, fd_arg(c.a[0]), path, flags);
@@ -176,7 +179,9 @@ int64_t statfs_path(SyscallContext& c, uint64_t path_va, uint64_t buf, StatfsLay
   std::string path;
   if (!c.p.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
   struct statfs s {};
-  path = c.p.paths().resolve(path);
+  const GuestLookup found = look_up(c.p, AT_FDCWD, path, true);
+  if (found.refusal == -ENOENT) return found.refusal;
+  path = found.host;
   const SandboxedPath sp(c.p, AT_FDCWD, path, 0);
   if (sp.error < 0) return sp.error;
   if ((sp.fd >= 0 ? fstatfs(sp.fd, &s) : statfs(path.c_str(), &s)) != 0) return -errno;

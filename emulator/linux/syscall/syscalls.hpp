@@ -82,6 +82,11 @@ constexpr std::array<SyscallEntry, kMaxSyscall> make_syscall_table(const Numbere
   return t;
 }
 
+// Does the call name one of the emulator's own descriptors in a descriptor argument (the
+// table's 'f')? Process::dispatch_syscall then answers EBADF without calling the handler
+// (docs/reliability.md, "The emulator's descriptors are not the guest's").
+bool names_emulator_fd(const Process& p, const SyscallEntry& e, const uint64_t (&a)[6]);
+
 // Handlers, grouped by file. Most serve both ABIs and look at ctx.abi.wide.
 #define PADLOCK_SYSCALL(name) int64_t name(SyscallContext& c)
 // syscall/memory.cpp

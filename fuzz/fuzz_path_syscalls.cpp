@@ -1,0 +1,316 @@
+// libFuzzer target: sequences of path and descriptor system calls of a sandboxed i386
+// process (emulator/linux/syscall/file.cpp, stat.cpp, socket.cpp; the lookup of served
+// /proc files, emulator/linux/proc_lookup.cpp; the descriptor check of the dispatcher).
+// Paths are built from components that cover the /proc spellings (self, thread-self, the
+// pid, task/<tid>, ".", "..", repeated slashes), links made beforehand (to /proc/self/mem,
+// to /proc/self, out of the sandbox) and the files of the sandbox; descriptors are the
+// ones the calls returned, AT_FDCWD, and the emulator's own (an output file standing for
+// --trace, the sandbox's roots, libFuzzer's). The oracle, after every call:
+//   - the emulator's output file is still open at its number, with its inode, mode, size
+//     and bytes unchanged;
+//   - the directory outside the sandbox has its one file, with its mode and bytes;
+//   - the emulator's system pages (GDT, boot stub) keep their bytes;
+//   - bytes a read gave the guest never hold the outside file's marker or the output
+//     file's, and a read of /proc/self/mem gives the guest's memory at that address.
+// Input: 8-byte records: the call (byte 0), two descriptor selectors (bytes 1, 2), a path
+// (bytes 3..5: components and slashes), flags (byte 6), a second path (byte 7).
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "emulator/linux/process.hpp"
+#include "emulator/linux/syscall/syscalls.hpp"
+#include "fuzz/exit_program.hpp"
+#include "models/cpu_model.hpp"
+
+using namespace padlock;
+using padlock::emu::kAbiI386;
+using padlock::emu::Process;
+using padlock::emu::SyscallContext;
+
+namespace {
+
+constexpr uint64_t kPage = emu::AddressSpace::kPageSize;
+constexpr char kOutsideMarker[] = "OUTSIDE-THE-SANDBOX";
+constexpr char kOutputMarker[] = "EMULATOR-OUTPUT";
+constexpr uint64_t kScratch = 0x10000000;  // guest pages for paths and buffers
+constexpr uint64_t kPathA = kScratch, kPathB = kScratch + 0x1000, kBuf = kScratch + 0x2000;
+constexpr uint64_t kBufLen = 256;
+
+void put_file(const std::string& path, const std::string& text, mode_t mode) {
+  const int fd = open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0 || write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) abort();
+  fchmod(fd, mode);
+  close(fd);
+}
+
+struct Rig {
+  std::string top, box, out;
+  emu::RunOptions opts;
+  std::unique_ptr<Process> p;
+  int output = -1;  // stands for --trace: the emulator's, close-on-exec
+  struct stat output_st {};
+  std::vector<uint8_t> system_pages;
+  std::vector<std::string> words;  // path components
+  std::vector<int> emulator_fds;
+
+  Rig() {
+    char tmpl[] = "/tmp/fuzz-path-syscalls-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) abort();
+    top = tmpl;
+    static std::string remove_at_exit;
+    remove_at_exit = top;
+    std::atexit([] {
+      nftw(
+          remove_at_exit.c_str(),
+          [](const char* path, const struct stat*, int, FTW*) { return remove(path); }, 16,
+          FTW_DEPTH | FTW_PHYS);
+    });
+    box = top + "/box";
+    out = top + "/out";
+    mkdir(box.c_str(), 0755);
+    mkdir(out.c_str(), 0755);
+    put_file(out + "/host", kOutsideMarker, 0644);
+    mkdir((box + "/d").c_str(), 0755);
+    put_file(box + "/f", "inside", 0644);
+    reset();
+    output = open((top + "/trace").c_str(), O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
+    if (output < 0 || write(output, kOutputMarker, sizeof kOutputMarker) < 0) abort();
+    fstat(output, &output_st);
+    if (chdir(box.c_str()) != 0) abort();
+    opts.program = padlock::fuzz::exit_program();
+    opts.argv = {"fuzz"};
+    opts.cpu = find_cpu_model("esther-c5j");
+    opts.progress = false;
+    opts.sandbox = box;
+    p = std::make_unique<Process>(opts);
+    // Every descriptor open now is the emulator's (libFuzzer's too), as Process::run
+    // records them; 0-2 are left out of the selectors instead.
+    DIR* d = opendir("/proc/self/fd");
+    while (const dirent* e = readdir(d)) {
+      if (e->d_name[0] != '.' && std::atoi(e->d_name) != dirfd(d)) {
+        p->kernel().host_fds.insert(std::atoi(e->d_name));
+      }
+    }
+    closedir(d);
+    p->kernel().host_fds.erase(0);
+    p->kernel().host_fds.erase(1);
+    p->kernel().host_fds.erase(2);
+    // Named by number only among these and the guest's own: a descriptor libFuzzer opens
+    // later (its symbolizer's pipes) is not the emulator's, and a guest that closed it
+    // would stop the fuzzer.
+    emulator_fds.assign(p->kernel().host_fds.begin(), p->kernel().host_fds.end());
+    if (p->do_mmap(kScratch, 3 * kPage, 3, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */ | 0x10, -1, 0) !=
+        static_cast<int64_t>(kScratch)) {
+      abort();
+    }
+    const uint64_t sys = p->layout().system_page;
+    system_pages.assign(p->mem().host(sys), p->mem().host(sys) + 2 * kPage);
+    const std::string pid = std::to_string(getpid());
+    words = {"proc",      "self",    "thread-self", pid,       "task",     "mem",
+             "maps",      "auxv",    "exe",         "fd",      "fdinfo",   std::to_string(output),
+             "nothing",   ".",       "..",          "",        "link-mem", "link-self",
+             "link-out",  "link-up", "d",           "f",       "cwd",      "root",
+             "map_files", "smaps",   "cmdline",     "stat",    "environ",  "out",
+             "host",      "box",     "new",         "cpuinfo", "sys",      "devices",
+             "system",    "cpu",     "online",      "trace"};
+  }
+
+  // The sandbox's entries as they were (a call may have removed or replaced them).
+  void reset() const {
+    if (chdir(box.c_str()) != 0) abort();
+    mkdir((box + "/d").c_str(), 0755);
+    put_file(box + "/f", "inside", 0644);
+    const std::pair<std::string, std::string> links[] = {{"/proc/self/mem", "link-mem"},
+                                                         {"/proc/self", "link-self"},
+                                                         {out + "/host", "link-out"},
+                                                         {"../out/host", "link-up"}};
+    for (const auto& [target, name] : links) {
+      unlink((box + "/" + name).c_str());
+      if (symlink(target.c_str(), (box + "/" + name).c_str()) != 0) abort();
+    }
+  }
+
+  // A path from three bytes: up to five components, a leading slash, doubled slashes.
+  std::string path(uint8_t a, uint8_t b, uint8_t c) const {
+    std::string s = (a & 1) ? "/" : "";
+    if ((a & 6) == 6) s = top.substr(1) + "/", s.insert(0, "/");  // the fuzz tree's root
+    const uint8_t picks[4] = {b, c, static_cast<uint8_t>(a >> 3), static_cast<uint8_t>(b ^ c)};
+    const int n = 1 + (c >> 6);
+    for (int i = 0; i < n; ++i) {
+      if (i > 0) s += ((a >> 7) && i == 1) ? "//" : "/";
+      s += words[picks[i] % words.size()];
+    }
+    return s;
+  }
+
+  void check(const std::string& what) const {
+    struct stat st {};
+    struct stat named {};
+    if (fstat(output, &st) != 0 || st.st_ino != output_st.st_ino ||
+        st.st_mode != output_st.st_mode || st.st_size != output_st.st_size || st.st_nlink != 1 ||
+        stat((top + "/trace").c_str(), &named) != 0 || named.st_ino != output_st.st_ino) {
+      std::fprintf(stderr, "after %s: the emulator's output file changed\n", what.c_str());
+      abort();
+    }
+    char b[sizeof kOutputMarker] = {};
+    if (pread(output, b, sizeof b, 0) != static_cast<ssize_t>(sizeof b) ||
+        std::memcmp(b, kOutputMarker, sizeof b) != 0) {
+      std::fprintf(stderr, "after %s: the emulator's output bytes changed\n", what.c_str());
+      abort();
+    }
+    struct stat hs {};
+    char hb[64] = {};
+    const int h = open((out + "/host").c_str(), O_RDONLY | O_CLOEXEC);
+    const ssize_t hn = h >= 0 ? read(h, hb, sizeof hb) : -1;
+    if (h >= 0) close(h);
+    if (stat((out + "/host").c_str(), &hs) != 0 || (hs.st_mode & 07777) != 0644 ||
+        hn != static_cast<ssize_t>(sizeof kOutsideMarker - 1) ||
+        std::memcmp(hb, kOutsideMarker, sizeof kOutsideMarker - 1) != 0) {
+      std::fprintf(stderr, "after %s: the file outside the sandbox changed\n", what.c_str());
+      abort();
+    }
+    int entries = 0;
+    DIR* d = opendir(out.c_str());
+    while (const dirent* e = readdir(d)) entries += e->d_name[0] != '.';
+    closedir(d);
+    if (entries != 1) {
+      std::fprintf(stderr, "after %s: a file appeared outside the sandbox\n", what.c_str());
+      abort();
+    }
+    if (std::memcmp(p->mem().host(p->layout().system_page), system_pages.data(),
+                    system_pages.size()) != 0) {
+      std::fprintf(stderr, "after %s: the emulator's system pages changed\n", what.c_str());
+      abort();
+    }
+  }
+};
+
+// The guest's read of `n` bytes at kBuf: no marker of the host's; from /proc/self/mem at
+// `addr`, the guest's bytes there.
+void check_read(Process& p, int64_t n, bool self_mem, uint64_t addr, const std::string& what) {
+  if (n <= 0) return;
+  const char* got = reinterpret_cast<const char*>(p.mem().host(kBuf));
+  const std::string s(got, static_cast<size_t>(n));
+  if (s.find(kOutsideMarker) != std::string::npos || s.find(kOutputMarker) != std::string::npos) {
+    std::fprintf(stderr, "after %s: the guest read a host file\n", what.c_str());
+    abort();
+  }
+  // (A read whose source overlaps the buffer has changed what it read.)
+  if (self_mem && (addr + static_cast<uint64_t>(n) <= kBuf || addr >= kBuf + kBufLen)) {
+    if (std::memcmp(p.mem().host(addr), got, static_cast<size_t>(n)) != 0) {
+      std::fprintf(stderr, "after %s: /proc/self/mem gave other bytes than memory\n", what.c_str());
+      abort();
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static Rig rig;
+  Process& p = *rig.p;
+  std::vector<int> fds;  // what the calls returned
+  const auto pick_fd = [&](uint8_t sel) -> int {
+    switch (sel % 4) {
+      case 0:
+        return AT_FDCWD;
+      case 1:
+        return fds.empty() ? AT_FDCWD : fds[(sel >> 2) % fds.size()];
+      case 2:
+        return rig.output;
+      default:  // another of the emulator's (the sandbox's roots, libFuzzer's own)
+        return rig.emulator_fds[(sel >> 2) % rig.emulator_fds.size()];
+    }
+  };
+  for (size_t at = 0; at + 8 <= size; at += 8) {
+    const uint8_t* r = data + at;
+    const std::string pa = rig.path(r[3], r[4], r[5]);
+    const std::string pb = rig.path(r[7], r[5], r[4]);
+    p.write_user(kPathA, pa.c_str(), pa.size() + 1);
+    p.write_user(kPathB, pb.c_str(), pb.size() + 1);
+    const int fd1 = pick_fd(r[1]), fd2 = pick_fd(r[2]);
+    static const int kOpenFlags[] = {O_RDONLY,
+                                     O_RDWR,
+                                     O_WRONLY | O_CREAT | O_TRUNC,
+                                     O_PATH,
+                                     O_RDONLY | O_DIRECTORY,
+                                     O_RDONLY | O_NOFOLLOW,
+                                     O_RDWR | O_CREAT,
+                                     O_WRONLY | O_APPEND};
+    const uint64_t addr = r[6] & 1 ? kPathA : p.layout().system_page + (r[6] >> 1) * 32;
+    // i386 numbers (emulator/linux/i386/syscall_names.inc).
+    struct Call {
+      uint64_t nr;
+      uint64_t a[6];
+    };
+    const uint32_t ufd1 = static_cast<uint32_t>(fd1), ufd2 = static_cast<uint32_t>(fd2);
+    const Call calls[] = {
+        {295, {ufd1, kPathA, static_cast<uint64_t>(kOpenFlags[r[6] % 8]), 0644}},  // openat
+        {3, {ufd1, kBuf, kBufLen}},                                                // read
+        {180, {ufd1, kBuf, kBufLen, addr & 0xFFFFFFFF, addr >> 32}},               // pread64
+        {4, {ufd1, kPathA, pa.size()}},                                            // write
+        {181, {ufd1, kPathA, pa.size(), addr & 0xFFFFFFFF, addr >> 32}},           // pwrite64
+        {94, {ufd1, 06777}},                                                       // fchmod
+        {41, {ufd1}},                                                              // dup
+        {63, {ufd1, ufd2}},                                                        // dup2
+        {6, {ufd1}},                                                               // close
+        {195, {kPathA, kBuf}},                                                     // stat64
+        {196, {kPathA, kBuf}},                                                     // lstat64
+        {85, {kPathA, kBuf, kBufLen}},                                             // readlink
+        {12, {kPathA}},                                                            // chdir
+        {133, {ufd1}},                                                             // fchdir
+        {39, {kPathA, 0755}},                                                      // mkdir
+        {10, {kPathA}},                                                            // unlink
+        {38, {kPathA, kPathB}},                                                    // rename
+        {83, {kPathB, kPathA}},                                                    // symlink
+        {15, {kPathA, 06777}},                                                     // chmod
+        {220, {ufd1, kBuf, kBufLen}},                                              // getdents64
+        {33, {kPathA, 0}},                                                         // access
+        {383, {ufd1, kPathA, 0, 0x7FF, kBuf}},                                     // statx
+        {19, {ufd1, r[6] & 1 ? 0u : 0xFFFFE000u, 0}},                              // lseek
+        {9, {kPathA, kPathB}},                                                     // link
+        {55, {ufd1, 1 /* F_GETFD */, 0}},                                          // fcntl
+        {93, {ufd1, 0}},                                                           // ftruncate
+    };
+    const Call& call = calls[r[0] % (sizeof calls / sizeof calls[0])];
+    SyscallContext c{p, kAbiI386, call.nr, {}};
+    std::memcpy(c.a, call.a, sizeof c.a);
+    const emu::SyscallEntry& e = kAbiI386.table[call.nr];
+    if (e.fn == nullptr) abort();  // every call above has a handler
+    const bool self_mem = p.kernel().self_mem.count(fd1) != 0;
+    const uint64_t mem_pos = self_mem ? p.kernel().self_mem[fd1] : 0;
+    const int64_t res = emu::names_emulator_fd(p, e, c.a) ? -EBADF : e.fn(c);
+    const std::string what = std::string(e.name) + "(" + std::to_string(fd1) + ", " + pa + ")";
+    if (call.nr == 3) check_read(p, res, self_mem, mem_pos, what);
+    if (call.nr == 180) check_read(p, res, self_mem, addr, what);
+    if (res >= 0 && (call.nr == 295 || call.nr == 41 || call.nr == 63)) {
+      fds.push_back(static_cast<int>(res));
+    }
+    rig.check(what);
+  }
+  // Every input starts from the same state: the descriptors closed, the cwd the box.
+  for (const int fd : fds) {
+    if (!p.emulator_fd(fd) && fd > 2) {
+      SyscallContext c{p, kAbiI386, 6, {static_cast<uint32_t>(fd)}};
+      emu::sys_close(c);
+    }
+  }
+  rig.reset();
+  return 0;
+}
