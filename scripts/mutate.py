@@ -214,6 +214,18 @@ MUTATIONS: list[Mutation] = [
     M("opt-min-mhz", "--mhz minimum", "emulator/cli/cli.cpp",
       "  if (mhz < kMinMhz) {", "  if (mhz < 0) {",
       (pytest("tests/integration/test_reliability.py", "clock"),)),
+    # --- system mode's --debian-suite (docs/system.md, "Debian's suites") ------------------
+    M("system-suite-name", "--debian-suite validation", "emulator/cli/system_cmd.cpp",
+      'find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-")',
+      'find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-;")',
+      (pytest("tests/integration/test_system_boot.py", "usage_errors"),)),
+    M("system-suite-exit", "--debian-suite without a pinned kernel", "emulator/cli/system_cmd.cpp",
+      "      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return 2;\n", "",
+      (pytest("tests/integration/test_system_boot.py", "usage_errors"),)),
+    M("system-suite-passed", "--debian-suite reaches make-initramfs.sh",
+      "emulator/cli/system_cmd.cpp",
+      """    if (!o.suite.empty()) cmd += "--suite '" + o.suite + "' ";\n""", "",
+      (pytest("tests/integration/test_system_boot.py", "pinned_kernel and nano"),)),
 ]
 
 

@@ -5,7 +5,12 @@
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+echo "PADLOCK-KERNEL $(uname -r)"
 echo "PADLOCK-CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+# What the kernel made of the model's CPUID (arch/x86/kernel/cpu/common.c): the vendor
+# string (quoted: Zhaoxin's has spaces), family, model, stepping.
+echo "PADLOCK-CPUID '$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's/^[^:]*: //')'$(
+  for f in 'cpu family' model stepping; do grep -m1 "^$f[[:space:]]*:" /proc/cpuinfo | sed 's/.*: / /'; done | tr -d '\n')"
 echo "PADLOCK-FLAGS$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
   grep -E '^(rng|rng_en|ace|ace_en|ace2|ace2_en|phe|phe_en|pmm|pmm_en)$' | tr '\n' ' ' |
   sed 's/^/ /')"
