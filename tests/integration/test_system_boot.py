@@ -62,6 +62,7 @@ class Boot:
     cpu_seconds: float = 0  # user + system time of padlock-emu and QEMU
     modules: dict[str, str] = field(default_factory=dict)
     selftests: dict[str, str] = field(default_factory=dict)
+    others: dict[str, str] = field(default_factory=dict)  # other SHA drivers' self-tests
     afalg: list[tuple[str, str]] = field(default_factory=list)  # (driver, result) per vector
     hwrng: str | None = None
     stats: str = ""  # stderr: --stats's table and --check's findings when QEMU exits
@@ -85,6 +86,8 @@ def parse(name: str, seconds: float, output: str) -> Boot:
             b.modules[m[1]] = m[2]
         elif m := re.match(r"PADLOCK-SELFTEST (\S+) \S+ (\S+)$", line):
             b.selftests[m[1]] = m[2]
+        elif m := re.match(r"PADLOCK-OTHER (\S+) \S+ (\S+)$", line):
+            b.others[m[1]] = m[2]
         elif m := re.match(r"AFALG \S+ (\S+) (.*)$", line):
             b.afalg.append((m[1], m[2]))
         elif m := re.match(r"PADLOCK-HWRNG (\S*)$", line):

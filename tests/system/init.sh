@@ -29,8 +29,12 @@ for m in $(cat /modules.order); do
     echo "PADLOCK-MODULE $m refused: ${err##*: }"
   fi
 done
+# The kernel's other SHA-1/SHA-256 drivers too (PADLOCK-OTHER): from 7.x, lib/crypto's
+# SHA-256 runs REP XSHA256 on Zhaoxin's family 7 (sha256_blocks_phe) behind "sha256-lib".
 awk '/^name/ {n = $3} /^driver/ {d = $3} /^selftest/ {s = $3}
-     /^$/ {if (d ~ /padlock/) print "PADLOCK-SELFTEST " d " " n " " s; d = ""}' /proc/crypto
+     /^$/ {if (d ~ /padlock/) print "PADLOCK-SELFTEST " d " " n " " s;
+           else if (n == "sha1" || n == "sha256") print "PADLOCK-OTHER " d " " n " " s;
+           d = ""}' /proc/crypto
 [ -x /afalg_check ] && /afalg_check /afalg_vectors.txt
 if [ -c /dev/hwrng ] && [ "$(cat /sys/class/misc/hw_random/rng_current)" = via ]; then
   echo "PADLOCK-HWRNG $(dd if=/dev/hwrng bs=16 count=2 2>/dev/null | od -An -tx1 | tr -d ' \n')"
