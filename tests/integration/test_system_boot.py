@@ -105,12 +105,11 @@ REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("PADLOCK_DEPS_CACHE", Path.home() / ".cache" / "padlock-emu"))
 # The boots: bookworm's i386 kernel on Esther (every unit) and on Nehemiah C5P (RNG and ACE
 # only; under -icount, where the clock the RNG and the MSRs read is the instruction count),
-# and trixie-backports' amd64 6.16 on the Nano (qemu-system-x86_64; the "-nano" SHA drivers;
-# modules as .ko.xz under usr/lib/modules), the kernel whose padlock-sha fails on Zhaoxin.
+# and its amd64 kernel on the Nano (qemu-system-x86_64; the "-nano" SHA drivers).
 BOOTS = {
     "esther-c5j": Kernel("esther-c5j", "i386"),
     "nehemiah-c5p": Kernel("nehemiah-c5p", "i386", qemu_args=("-icount", "shift=7")),
-    "nano": Kernel("nano", "amd64", "trixie-backports"),
+    "nano": Kernel("nano", "amd64"),
 }
 _boots: dict[str, Boot] = {}
 
