@@ -222,10 +222,6 @@ MUTATIONS: list[Mutation] = [
     M("system-suite-exit", "--debian-suite without a pinned kernel", "emulator/cli/system_cmd.cpp",
       "      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return 2;\n", "",
       (pytest("tests/integration/test_system_boot.py", "usage_errors"),)),
-    M("system-suite-passed", "--debian-suite reaches make-initramfs.sh",
-      "emulator/cli/system_cmd.cpp",
-      """    if (!o.suite.empty()) cmd += "--suite '" + o.suite + "' ";\n""", "",
-      (pytest("tests/integration/test_system_boot.py", "pinned_kernel and nano"),)),
 ]
 
 
