@@ -1,5 +1,5 @@
-// PadLock MSRs: 0x110B, the RNG control/status register (guide §1.4, §2.2), and
-// 0x1107, the Function Control Register (guide §1.5).
+// PadLock MSRs: 0x110B, the RNG control/status register (guide §1.4, §2.2), 0x1107, the
+// Function Control Register (guide §1.5), and Zhaoxin's 0x1257 (docs/zhaoxin.md).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,16 @@ namespace padlock::isa {
 
 inline constexpr uint32_t kMsrRng = 0x110B;
 inline constexpr uint32_t kMsrFcr = 0x1107;
+// Zhaoxin's enable register on the family-7 parts: bit 7 enables ACE, bit 8 the RNG
+// (Linux arch/x86/kernel/cpu/zhaoxin.c, MSR_ZHAOXIN_FCR57, ACE_FCR, RNG_ENABLE).
+inline constexpr uint32_t kMsrFcr57 = 0x1257;
+inline constexpr uint32_t kFcr57AceEnable = 1u << 7;
+inline constexpr uint32_t kFcr57RngEnable = 1u << 8;
+
+// The PadLock MSRs a processor model may answer (the others are not ours).
+inline constexpr bool is_padlock_msr(uint32_t msr) {
+  return msr == kMsrRng || msr == kMsrFcr || msr == kMsrFcr57;
+}
 
 // §1.4: RESET value of MSR 0x110B on every processor with RNG.
 inline constexpr uint32_t kMsrRngReset = 0x00000040;

@@ -144,14 +144,18 @@ struct ChainFit {
 
 // PHE timing (§4.2): hardware round rate plus start, per-block and padding overheads,
 // calibrated so the asymptote is 2.66 bits/clock (SHA-1) and 2.26 bits/clock (SHA-256).
-#define PADLOCK_PHE_FIELDS(PARAM, SETTING)                                                   \
-  PARAM(Clocks, sha1_clocks_per_round, "clocks per SHA-1 round")                             \
-  PARAM(Clocks, sha256_clocks_per_round, "clocks per SHA-256 round")                         \
-  PARAM(Clocks, sha1_block_overhead, "SHA-1 clocks per 64-byte block beyond the rounds")     \
-  PARAM(Clocks, sha256_block_overhead, "SHA-256 clocks per 64-byte block beyond the rounds") \
-  PARAM(Clocks, startup, "clocks per REP XSHA instruction before the first block")           \
-  PARAM(Clocks, padding, "clocks to build the final padded block")                           \
-  SETTING(bool, partial_rax_minus1, false, "RAX = -1 hashes whole blocks, no padding (Nano)")
+#define PADLOCK_PHE_FIELDS(PARAM, SETTING)                                                    \
+  PARAM(Clocks, sha1_clocks_per_round, "clocks per SHA-1 round")                              \
+  PARAM(Clocks, sha256_clocks_per_round, "clocks per SHA-256 round")                          \
+  PARAM(Clocks, sha1_block_overhead, "SHA-1 clocks per 64-byte block beyond the rounds")      \
+  PARAM(Clocks, sha256_block_overhead, "SHA-256 clocks per 64-byte block beyond the rounds")  \
+  PARAM(Clocks, startup, "clocks per REP XSHA instruction before the first block")            \
+  PARAM(Clocks, padding, "clocks to build the final padded block")                            \
+  SETTING(bool, partial_rax_minus1, false, "RAX = -1 hashes whole blocks, no padding (Nano)") \
+  SETTING(bool, sha1_stores_32_bytes, false,                                                  \
+          "XSHA1 stores 32 bytes at EDI, bytes 20-31 zero (Zhaoxin; docs/zhaoxin.md)")        \
+  SETTING(bool, ecx0_does_nothing, false,                                                     \
+          "XSHA1/XSHA256 with ECX = 0 change nothing, no padding (Zhaoxin; docs/zhaoxin.md)")
 
 struct PheParams {
   PADLOCK_PHE_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
@@ -202,6 +206,14 @@ struct MemoryParams {
 #undef PADLOCK_DECLARE_PARAM
 #undef PADLOCK_DECLARE_SETTING
 
+enum class EnableScheme : uint8_t {
+  Via,  // FCR 0x1107 bit 28 (ACE, ACE2, PHE, PMM) and MSR 0x110B bit 6 (RNG)
+  // Family-7 Zhaoxin: MSR 0x1257 (bit 7 ACE, bit 8 RNG; Linux arch/x86/kernel/cpu/
+  // zhaoxin.c) sets enables, which start set; 0x1107 and 0x110B read fixed values and
+  // ignore writes (VirtualBox's KX-U5581 MSR scan).
+  Zhaoxin,
+};
+
 struct CpuModel {
   const char* name;     // CLI name, e.g. "esther-c5j"
   const char* aliases;  // comma-separated aliases, e.g. "esther"
@@ -218,6 +230,18 @@ struct CpuModel {
   bool has_fcr = true;                  // §1.5: every processor except Nehemiah stepping 3
   // §1.2/§1.5: PadLock enabled at RESET (bit 28); the other FCR bits: choice 0.
   uint32_t msr_fcr_reset = 0x10000000;
+  // How the units are enabled: VIA's FCR and MSR 0x110B (§1.3-§1.5), or the family-7
+  // Zhaoxin parts' MSR 0x1257 (docs/zhaoxin.md, "MSR 0x1257").
+  EnableScheme enables = EnableScheme::Via;
+  uint32_t msr_fcr57_reset = 0;
+  // C000_0001 EDX bits of features no unit here models (PARALLAX 16/17, TM3 20/21 of
+  // Zhaoxin's cpufeatures patch), reported as the model's dump shows them.
+  uint32_t centaur_edx_unmodelled = 0;
+  // EDX[9], ACE2 enabled (§1.3): clear on every Nano 3000 and Zhaoxin dump although
+  // ACE2 is present and works (docs/zhaoxin.md, "CPUID").
+  bool ace2_enable_bit = true;
+  // The public files the model's values come from (`cpus --verbose`).
+  const char* sources = "";
   // Standard and extended leaves (not 0xC0000001 EDX enable bits, which follow the MSRs;
   // see Padlock).
   std::array<CpuidLeaf, kCpuidLeaves> cpuid;

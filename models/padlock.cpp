@@ -10,6 +10,7 @@ namespace padlock {
 Padlock::Padlock(const CpuModel& cpu, const PadlockConfig& config)
     : cpu_(cpu),
       fcr_(cpu.msr_fcr_reset),
+      fcr57_(cpu.msr_fcr57_reset),
       rng_(cpu, config.seed, config.host_entropy),
       ace_(cpu),
       phe_(cpu),
@@ -25,6 +26,7 @@ void Padlock::save(StateWriter& w) const {
   w.pod(kStateTag);
   w.str(cpu_.name);
   w.pod(fcr_);
+  if (cpu_.enables == EnableScheme::Zhaoxin) w.pod(fcr57_);
   rng_.save(w);
   ace_.save(w);
 }
@@ -33,6 +35,7 @@ void Padlock::load(StateReader& r) {
   r.expect(kStateTag);
   if (r.str() != cpu_.name) throw StateError("snapshot: saved on another CPU model");
   r.pod(fcr_);
+  if (cpu_.enables == EnableScheme::Zhaoxin) r.pod(fcr57_);
   rng_.load(r);
   ace_.load(r);
 }
@@ -42,12 +45,13 @@ uint32_t Padlock::centaur_features() const {
   // §1.3: EDX[3] copies MSR 0x110B[6]; EDX[7], [9], [11], [13] reflect FCR[28].
   const bool fcr_on = fcr_enables();
   uint32_t edx = 0;
-  if (u.rng) edx |= kRngPresent | (rng_.enabled() ? kRngEnabled : 0);
+  if (u.rng) edx |= kRngPresent | (rng_enables() ? kRngEnabled : 0);
   if (u.ace) edx |= kAcePresent | (fcr_on ? kAceEnabled : 0);
-  if (u.ace2) edx |= kAce2Present | (fcr_on ? kAce2Enabled : 0);
+  // The late parts leave EDX[9] clear with ACE2 working (CpuModel::ace2_enable_bit).
+  if (u.ace2) edx |= kAce2Present | (fcr_on && cpu_.ace2_enable_bit ? kAce2Enabled : 0);
   if (u.phe) edx |= kPhePresent | (fcr_on ? kPheEnabled : 0);
   if (u.pmm) edx |= kPmmPresent | (fcr_on ? kPmmEnabled : 0);
-  return edx;
+  return edx | cpu_.centaur_edx_unmodelled;
 }
 
 bool Padlock::unit_enabled(isa::Unit unit) const {
@@ -57,7 +61,7 @@ bool Padlock::unit_enabled(isa::Unit unit) const {
   const bool fcr_on = fcr_enables();
   switch (unit) {
     case isa::Unit::Rng:
-      return u.rng && rng_.enabled();
+      return u.rng && rng_enables();
     case isa::Unit::Ace:
       return u.ace && fcr_on;
     case isa::Unit::Phe:
@@ -107,6 +111,7 @@ Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
 }
 
 bool Padlock::rdmsr(uint32_t msr, uint64_t& value, const ExecEnv& env) {
+  if (cpu_.enables == EnableScheme::Zhaoxin) return zhaoxin_rdmsr(msr, value);
   if (msr == isa::kMsrRng && cpu_.units.rng) {  // §1.3 EDX[2]
     value = rng_.read_msr(env);
     return true;
@@ -119,6 +124,7 @@ bool Padlock::rdmsr(uint32_t msr, uint64_t& value, const ExecEnv& env) {
 }
 
 bool Padlock::wrmsr(uint32_t msr, uint64_t value, const ExecEnv& env) {
+  if (cpu_.enables == EnableScheme::Zhaoxin) return zhaoxin_wrmsr(msr, value);
   if (msr == isa::kMsrRng && cpu_.units.rng) {
     rng_.write_msr(value, env);
     return true;
@@ -129,6 +135,34 @@ bool Padlock::wrmsr(uint32_t msr, uint64_t value, const ExecEnv& env) {
     return true;
   }
   return false;
+}
+
+// Family-7 Zhaoxin (EnableScheme::Zhaoxin, docs/zhaoxin.md "MSR 0x1257"): VirtualBox's MSR
+// scan of a KX-U5581 reads 0x1107 as 0x2 and 0x1108-0x110E and 0x1257 as 0, with ACE and
+// RNG enabled in CPUID. 0x1107 and 0x110B keep their values whatever is written; 0x1257
+// keeps what is written, and a write with bit 7 or 8 set enables ACE or the RNG (Linux
+// zhaoxin.c); nothing disables them (choice: no source shows a way).
+bool Padlock::zhaoxin_rdmsr(uint32_t msr, uint64_t& value) const {
+  switch (msr) {
+    case isa::kMsrFcr:
+      value = cpu_.msr_fcr_reset;
+      return true;
+    case isa::kMsrRng:
+      value = 0;
+      return true;
+    case isa::kMsrFcr57:
+      value = fcr57_;
+      return true;
+  }
+  return false;
+}
+
+bool Padlock::zhaoxin_wrmsr(uint32_t msr, uint64_t value) {
+  if (msr == isa::kMsrFcr57) {
+    fcr57_ = static_cast<uint32_t>(value);
+    return true;
+  }
+  return msr == isa::kMsrFcr || msr == isa::kMsrRng;
 }
 
 CpuidResult Padlock::cpuid(uint32_t leaf, uint32_t subleaf) const {

@@ -46,8 +46,8 @@ class Padlock {
   // (§1.3), when CR4[9] is clear (§1.2) or when the prefixes are illegal.
   Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env);
 
-  // RDMSR/WRMSR of 0x110B and 0x1107. Return false where the instruction raises #GP
-  // (§1.3: the unit is absent; other MSR numbers are not ours).
+  // RDMSR/WRMSR of 0x110B, 0x1107 and (family-7 Zhaoxin) 0x1257. Return false where the
+  // instruction raises #GP (§1.3: the unit is absent; other MSR numbers are not ours).
   bool rdmsr(uint32_t msr, uint64_t& value, const ExecEnv& env);
   bool wrmsr(uint32_t msr, uint64_t value, const ExecEnv& env);
 
@@ -68,11 +68,20 @@ class Padlock {
   void load(StateReader& r);
 
  private:
-  // §1.5: FCR[28] enables ACE, ACE2, PHE and PMM (on chips that have the FCR).
-  bool fcr_enables() const { return cpu_.has_fcr && (fcr_ & isa::kFcrPadlockEnable) != 0; }
+  // §1.5: FCR[28] enables ACE, ACE2, PHE and PMM (on chips that have the FCR). The
+  // family-7 Zhaoxin parts keep them enabled (zhaoxin_wrmsr).
+  bool fcr_enables() const {
+    return cpu_.enables == EnableScheme::Zhaoxin ||
+           (cpu_.has_fcr && (fcr_ & isa::kFcrPadlockEnable) != 0);
+  }
+  // §1.3 EDX[3]: MSR 0x110B[6]; always on the family-7 Zhaoxin parts.
+  bool rng_enables() const { return cpu_.enables == EnableScheme::Zhaoxin || rng_.enabled(); }
+  bool zhaoxin_rdmsr(uint32_t msr, uint64_t& value) const;
+  bool zhaoxin_wrmsr(uint32_t msr, uint64_t value);
 
   const CpuModel& cpu_;
   uint32_t fcr_;
+  uint32_t fcr57_;  // MSR 0x1257 on the family-7 Zhaoxin parts
   RngUnit rng_;
   AceUnit ace_;
   PheUnit phe_;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Converts the InstLat dumps of our three VIA cores into models/timing/x86_measured_data.cpp.
+"""Converts the InstLat dumps of our VIA and Zhaoxin cores into models/timing/x86_measured_data.cpp.
 
 The dumps are AIDA64/Everest InstLat runs, public in the GitHub repository
 InstLatx64/InstLatx64, folder CentaurHauls/ (docs/timing.md, "x86 costs"). They are not
@@ -67,6 +67,15 @@ CORES = [
      ["CentaurHauls00006F2_CNA_Isaiah_InstLatX86.txt",
       "CentaurHauls00006F2_CNA_Isaiah_InstLatX64.txt"],
      ["CentaurHauls00006F2_CNA_Isaiah_MemLatX64.txt"]),
+    # The Nano 3000 and Zhaoxin cores (docs/zhaoxin.md, "x86 costs"). Their NewMemLat files
+    # have another layout (no summary lines): no cache latencies from them.
+    ("Nano3000", "nano-3000",
+     ["CentaurHauls00006F8_CNB_Isaiah_InstLatX86.txt",
+      "CentaurHauls00006F8_CNB_Isaiah_InstLatX64.txt"],
+     ["CentaurHauls00006F8_CNB_Isaiah_MemLatX64.txt"]),
+    ("ZX-C", "zx-c", ["CentaurHauls00006FE_CNR_Isaiah_InstLatX64.txt"], []),
+    ("LuJiaZui", "kx-5000, kx-6000, kh-40000, kx-7000",
+     ["CentaurHauls00307B1_ZXE_InstLatX64.txt"], []),
 ]
 
 ROW = re.compile(r"^\s*(\d+)\s+([A-Z0-9_]+)\s*:(.*)$")
@@ -231,6 +240,11 @@ def figure(value, source):
     return f"{{{value}, {cstr(source)}}}" if source else "{0, \"\"}"
 
 
+def ident(name):
+    """A core's name as part of a C++ identifier ("ZX-C" -> "ZXC")."""
+    return re.sub(r"\W", "", name)
+
+
 def emit(cores, inputs):
     out = []
     w = out.append
@@ -253,7 +267,7 @@ def emit(cores, inputs):
     w("// clang-format off")
     for core in cores:
         w(f"// {core.name}: {len(core.rows)} instruction forms, sorted by key.")
-        w(f"constexpr MeasuredRow k{core.name}Rows[] = {{")
+        w(f"constexpr MeasuredRow k{ident(core.name)}Rows[] = {{")
         for key in sorted(core.rows):
             latency, throughput, source, _ = core.rows[key]
             w(f"    {{{cstr(key)}, {latency if latency is not None else '-1'}, {throughput}, "
@@ -261,7 +275,7 @@ def emit(cores, inputs):
         w("};")
         w("")
         w(f"// {core.name}: REP string bandwidth in L1D, bytes per clock.")
-        w(f"constexpr RepStringRow k{core.name}Rep[] = {{")
+        w(f"constexpr RepStringRow k{ident(core.name)}Rep[] = {{")
         for key in sorted(core.rep):
             size, bpc, source = core.rep[key]
             w(f"    {{{cstr(key)}, {size}, {bpc}, {cstr(source)}}},")
@@ -279,8 +293,8 @@ def emit(cores, inputs):
             sys.exit(f"{core.name}: no MOV r32, [m32] row with a latency")
         l1, l2, mem = (core.memlat.get(level, (0, "")) for level in ("L1D", "L2", "Mem"))
         w(f"    {{.core = {cstr(core.name)},")
-        w(f"     .rows = k{core.name}Rows,")
-        w(f"     .rep = k{core.name}Rep,")
+        w(f"     .rows = k{ident(core.name)}Rows,")
+        w(f"     .rep = k{ident(core.name)}Rep,")
         w(f"     .load_use = {figure(load[0], load[2])},")
         w(f"     .load_throughput = {figure(load[1], load[2])},")
         w(f"     .l1_latency = {figure(*l1)},")

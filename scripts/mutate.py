@@ -320,6 +320,14 @@ MUTATIONS: list[Mutation] = [
       "emulator/system/padlock_system.cpp",
       "  return p->units.model().long_mode ? 1 : 0;", "  return 0;",
       (gtest("test_system", "PadlockSystemModel.*"),)),
+    # --- system mode's --debian-suite (docs/system.md, "Debian's suites") ------------------
+    M("system-suite-name", "--debian-suite validation", "emulator/cli/system_cmd.cpp",
+      'find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-")',
+      'find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-;")',
+      (pytest("tests/integration/test_system_boot.py", "usage_errors"),)),
+    M("system-suite-exit", "--debian-suite without a pinned kernel", "emulator/cli/system_cmd.cpp",
+      "      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return 2;\n", "",
+      (pytest("tests/integration/test_system_boot.py", "usage_errors"),)),
 ]
 
 

@@ -26,7 +26,44 @@ std::string units(const Units& u) {
   add(u.ace2, "ACE2");
   add(u.phe, "PHE");
   add(u.pmm, "PMM");
+  add(u.phe2, "PHE2");
+  add(u.ccs, "CCS");
+  add(u.sm2, "SM2");
+  add(u.rsa, "RSA");
+  add(u.rng2, "RNG2");
   return s;
+}
+
+// Leaf 0's vendor string (EBX, EDX, ECX).
+std::string vendor(const CpuModel& m) {
+  for (const CpuidLeaf& l : m.cpuid) {
+    if (l.leaf != 0) continue;
+    std::string v;
+    for (const uint32_t w : {l.ebx, l.edx, l.ecx})
+      for (int i = 0; i < 4; ++i) v += static_cast<char>(w >> (8 * i));
+    return v;
+  }
+  return "";
+}
+
+// The model's CPUID leaves with their sources, and how its units are enabled.
+void print_identity(FILE* out, const CpuModel& m) {
+  std::fprintf(out, "  vendor \"%s\"; units enabled by %s\n", vendor(m).c_str(),
+               m.enables == EnableScheme::Zhaoxin
+                   ? "MSR 0x1257 (family-7 Zhaoxin; 0x1107 and 0x110B fixed)"
+                   : "FCR 0x1107 and MSR 0x110B (§1.3-§1.5)");
+  if (*m.sources) std::fprintf(out, "  sources: %s\n", m.sources);
+  for (const CpuidLeaf& l : m.cpuid) {
+    std::fprintf(out, "  cpuid %08X  %08X %08X %08X %08X  %s\n", l.leaf, l.eax, l.ebx, l.ecx, l.edx,
+                 l.source);
+  }
+  if (m.centaur_edx_unmodelled != 0 || !m.ace2_enable_bit) {
+    std::fprintf(out,
+                 "  C000_0001 EDX: bits %08X reported with no unit behind them%s "
+                 "(docs/zhaoxin.md)\n",
+                 m.centaur_edx_unmodelled,
+                 m.ace2_enable_bit ? "" : "; EDX[9] (ACE2 enabled) clear");
+  }
 }
 
 std::string models_of(timing::X86Core core) {
@@ -94,14 +131,14 @@ void print_x86_costs(FILE* out, bool every_form) {
 }  // namespace
 
 void print_cpus(FILE* out, bool verbose, bool x86) {
-  std::fprintf(out, "%-14s %-12s %-9s %-7s %6s  %-18s %s\n", "NAME", "ALIASES", "CORE", "F/M/S",
+  std::fprintf(out, "%-14s %-12s %-9s %-9s %6s  %-38s %s\n", "NAME", "ALIASES", "CORE", "F/M/S",
                "MHZ", "UNITS", "NOTES");
   for (const CpuModel* m : all_cpu_models()) {
     char fms[32];
     std::snprintf(fms, sizeof fms, "%u/%u/%u", m->family, m->model, m->stepping);
     std::string notes = m->long_mode ? "64-bit" : "32-bit";
     if (m->ctr_errata) notes += ", CTR errata";
-    std::fprintf(out, "%-14s %-12s %-9s %-7s %6.0f  %-18s %s\n", m->name,
+    std::fprintf(out, "%-14s %-12s %-9s %-9s %6.0f  %-38s %s\n", m->name,
                  *m->aliases ? m->aliases : "-", m->core, fms, m->default_mhz.value,
                  units(m->units).c_str(), notes.c_str());
   }
@@ -110,6 +147,7 @@ void print_cpus(FILE* out, bool verbose, bool x86) {
       std::fprintf(out, "\n%s: %s\n", m->name, m->description);
       std::fprintf(out, "  brand \"%s\", family %u model %u stepping %u, FCR %s\n", m->brand,
                    m->family, m->model, m->stepping, m->has_fcr ? "present" : "absent");
+      print_identity(out, *m);
       for (const NamedParam& p : cpu_listing(*m)) {
         if (p.first) std::fprintf(out, "  # %s\n", p.help);
         if (p.setting)

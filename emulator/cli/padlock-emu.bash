@@ -32,6 +32,8 @@ _padlock_emu() {
       case $prev in
         --cpu) COMPREPLY=($(compgen -W "$(_padlock_emu_cpus "$exe")" -- "$cur")); return ;;
         --debian-kernel) COMPREPLY=($(compgen -W "i386 amd64" -- "$cur")); return ;;
+        # the suites of emulator/system/debian-kernels.txt (tests/integration/test_install.py)
+        --debian-suite) COMPREPLY=($(compgen -W "bookworm bookworm-backports trixie-backports sid" -- "$cur")); return ;;
         --kernel | --initrd | --module | --trace | --check-jsonl | --check-sarif)
           COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --append | --memory) return ;;

@@ -1,6 +1,7 @@
 // `padlock-emu system`: boots a kernel on system mode's patched QEMU with one of our CPU
 // models (docs/system.md). QEMU runs the PadLock instructions through libpadlock-system.so,
 // the same execution core as `run`; this command only finds the pieces and starts QEMU.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,7 +20,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: padlock-emu system [--cpu NAME] (--kernel VMLINUZ [--initrd INITRD]\n"
-    "                          | --debian-kernel i386|amd64 [--module FILE.ko]...)\n"
+    "                          | --debian-kernel i386|amd64 [--debian-suite SUITE]\n"
+    "                            [--module FILE.ko]...)\n"
     "                          [--append ARGS] [--memory MB] [--x86-64] [--stats]\n"
     "                          [--trace FILE] [--check] [--check-jsonl FILE]\n"
     "                          [--check-sarif FILE]\n"
@@ -32,6 +34,9 @@ constexpr const char* kUsage =
     "  --debian-kernel A  Debian's own kernel for A (apt-get download) and an initramfs\n"
     "                     whose init loads padlock-aes, padlock-sha and via-rng and prints\n"
     "                     their /proc/crypto self-tests, AF_ALG known answers and hwrng\n"
+    "  --debian-suite S   with --debian-kernel: the kernel pinned for the Debian suite S\n"
+    "                     (emulator/system/debian-kernels.txt): bookworm (default; 6.1),\n"
+    "                     bookworm-backports (6.12), trixie-backports (6.16), sid (7.2)\n"
     "  --module FILE.ko   with --debian-kernel: put FILE.ko in the initramfs instead of\n"
     "                     Debian's module of the same name\n"
     "  --append ARGS      more kernel command line\n"
@@ -51,6 +56,7 @@ constexpr const char* kUsage =
 struct SystemOptions {
   std::string cpu = "esther";
   std::string kernel, initrd, append, debian, trace, check_jsonl, check_sarif;
+  std::string suite;  // --debian-suite; empty: bookworm
   std::string memory = "256";
   std::vector<std::string> modules, qemu_args;
   bool stats = false;
@@ -87,6 +93,12 @@ SystemOptions parse_system(const std::vector<std::string>& args) {
       o.debian = value();
       if (o.debian != "i386" && o.debian != "amd64")
         throw UsageError("system: --debian-kernel is i386 or amd64");
+    } else if (a == "--debian-suite") {
+      o.suite = value();
+      // A name for a shell command line and a directory: Debian's suites are [a-z0-9-].
+      if (o.suite.empty() ||
+          o.suite.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+        throw UsageError("system: --debian-suite is a Debian suite's name, such as sid");
     } else if (a == "--module") {
       o.modules.push_back(value());
     } else if (a == "--memory") {
@@ -113,6 +125,8 @@ SystemOptions parse_system(const std::vector<std::string>& args) {
     throw UsageError("system: give --kernel or --debian-kernel (one of them)");
   if (!o.modules.empty() && o.debian.empty())
     throw UsageError("system: --module needs --debian-kernel");
+  if (!o.suite.empty() && o.debian.empty())
+    throw UsageError("system: --debian-suite needs --debian-kernel");
   return o;
 }
 
@@ -161,20 +175,25 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
   }
   const bool amd64 = o.debian == "amd64";
   if (!o.debian.empty()) {
-    // Debian's kernel and the test initramfs (emulator/system/make-initramfs.sh).
-    // With --module, a directory named by the modules (system-i386+padlock-aes): boots
-    // with other module sets may run meanwhile.
+    // Debian's kernel and the test initramfs (emulator/system/make-initramfs.sh), in a
+    // directory named by the suite and the modules (system-amd64-sid,
+    // system-i386+padlock-aes): boots of other kernels and module sets may run meanwhile.
     std::string dir = env_or("PADLOCK_DEPS_CACHE", PADLOCK_DEPS_CACHE) + "/system-" + o.debian;
+    if (!o.suite.empty() && o.suite != "bookworm") dir += "-" + o.suite;
     for (const std::string& m : o.modules) {
       const std::string name = m.substr(m.rfind('/') + 1);
       dir += '+';
       dir.append(name, 0, name.rfind(".ko"));
     }
-    std::string cmd = "bash '" PADLOCK_SOURCE_DIR "/emulator/system/make-initramfs.sh' " +
-                      o.debian + " '" + dir + "'";
+    std::string cmd = "bash '" PADLOCK_SOURCE_DIR "/emulator/system/make-initramfs.sh' ";
+    if (!o.suite.empty()) cmd += "--suite '" + o.suite + "' ";
+    cmd += o.debian + " '" + dir + "'";
     for (const std::string& m : o.modules) cmd += " '" + m + "'";
     cmd += " >&2";
-    if (std::system(cmd.c_str()) != 0) {
+    const int status = std::system(cmd.c_str());
+    if (status != 0) {
+      // Exit 2 from make-initramfs.sh: a suite with no kernel pinned, said on stderr.
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return 2;
       std::fprintf(err, "padlock-emu: system: building the initramfs failed\n");
       return 1;
     }

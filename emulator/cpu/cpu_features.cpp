@@ -6,10 +6,13 @@ namespace padlock::emu {
 
 int unicorn_cpu_model(const Padlock& padlock) {
   const CpuidResult leaf1 = padlock.cpuid(1, 0);
-  if (leaf1.ecx & (1u << 20)) return UC_CPU_X86_NEHALEM;  // SSE4.2
-  if (leaf1.ecx & (1u << 19)) return UC_CPU_X86_PENRYN;   // SSE4.1
-  if (leaf1.ecx & (1u << 9)) return UC_CPU_X86_CORE2DUO;  // SSSE3
-  return UC_CPU_X86_QEMU64;                               // SSE, SSE2, SSE3
+  // The smallest of Unicorn's CPU models (QEMU target/i386/cpu.c) that executes every
+  // reported feature; the chip check (chip_check.hpp) refuses the ones it adds.
+  if (leaf1.ecx & ((1u << 25) | (1u << 1))) return UC_CPU_X86_WESTMERE;  // AES, PCLMULQDQ
+  if (leaf1.ecx & ((1u << 20) | (1u << 23))) return UC_CPU_X86_NEHALEM;  // SSE4.2, POPCNT
+  if (leaf1.ecx & (1u << 19)) return UC_CPU_X86_PENRYN;                  // SSE4.1
+  if (leaf1.ecx & (1u << 9)) return UC_CPU_X86_CORE2DUO;                 // SSSE3
+  return UC_CPU_X86_QEMU64;                                              // SSE, SSE2, SSE3
 }
 
 int answer_cpuid(Cpu& cpu, const Padlock& padlock, bool guest64) {

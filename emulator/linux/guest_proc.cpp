@@ -188,6 +188,10 @@ std::string cpuinfo_text(const CpuModel& model, const Padlock& padlock, double m
   std::memcpy(vendor + 4, &l0.edx, 4);
   std::memcpy(vendor + 8, &l0.ecx, 4);
   const bool lm = model.long_mode;
+  // Linux strips the leading spaces of a right-justified brand string
+  // (arch/x86/kernel/cpu/common.c, get_model_name).
+  const char* name = model.brand;
+  while (*name == ' ') ++name;
   std::string flags;
   add_flags(flags, l1.edx, kWord0);
   add_flags(flags, e1.edx, kWord1);
@@ -201,7 +205,7 @@ std::string cpuinfo_text(const CpuModel& model, const Padlock& padlock, double m
   std::snprintf(buf, sizeof buf,
                 "processor\t: 0\nvendor_id\t: %s\ncpu family\t: %u\nmodel\t\t: %u\n"
                 "model name\t: %s\nstepping\t: %u\ncpu MHz\t\t: %.3f\ncache size\t: %u KB\n",
-                vendor, model.family, model.model, model.brand, model.stepping, mhz, l2.ecx >> 16);
+                vendor, model.family, model.model, name, model.stepping, mhz, l2.ecx >> 16);
   out += buf;
   if (!lm) out += "fdiv_bug\t: no\nf00f_bug\t: no\ncoma_bug\t: no\n";
   std::snprintf(buf, sizeof buf,

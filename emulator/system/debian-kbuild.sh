@@ -22,12 +22,12 @@ esac
 cache=${PADLOCK_DEPS_CACHE:-$HOME/.cache/padlock-emu}/debian-$arch
 mkdir -p "$cache"
 
-# The kernel make-initramfs.sh boots: linux-image-FLAVOUR's dependency, at its version.
-image=$(apt-cache depends "linux-image-$flavour:$debarch" | awk '/Depends: linux-image-/ {print $2; exit}')
-image=${image%:*}
+# The kernel make-initramfs.sh boots: bookworm's, at the version pinned in
+# emulator/system/debian-kernels.txt.
+read -r image version < <(awk -v a="$arch" '!/^#/ && $1 == "bookworm" && $2 == a {print $3, $4; exit}' \
+  "$(dirname "$0")/debian-kernels.txt")
 abi=${image#linux-image-}
 abi=${abi%-"$flavour"}
-version=$(apt-cache show "$image:$debarch" | awk '/^Version:/ {print $2; exit}')
 major=${abi%%.0-*}  # 6.1
 
 download() {  # package=version, kept in the cache

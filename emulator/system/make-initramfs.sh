@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # Builds what `padlock-emu system --debian-kernel ARCH` boots (docs/system.md): Debian's own
-# kernel (linux-image-686 or linux-image-amd64) and a small initramfs holding busybox-static,
-# the PadLock modules (padlock-aes, padlock-sha, via-rng), AF_ALG, the known-answer program
+# kernel, pinned per suite in emulator/system/debian-kernels.txt and fetched by
+# emulator/system/debian-fetch.sh, and a small initramfs holding busybox-static, the PadLock
+# modules (padlock-aes, padlock-sha, via-rng), AF_ALG, the known-answer program
 # tests/system/afalg_check.c, the RDTSC timing of REP XCRYPT tests/system/tsc_xcrypt.c and
 # the test init tests/system/init.sh.
 #
-#   make-initramfs.sh ARCH OUTDIR [MODULE.ko...]
+#   make-initramfs.sh [--suite SUITE] ARCH OUTDIR [MODULE.ko...]
 #
-# Extra modules replace Debian's module of the same name (a kernel developer's patched
-# padlock-aes.ko); others are loaded after Debian's. Packages come with `apt-get download` and are kept in
-# PADLOCK_DEPS_CACHE/debian-ARCH. Writes OUTDIR/vmlinuz, OUTDIR/initrd.gz and a copy of the
-# initramfs's modules in OUTDIR/ko (their symbols name the modules' code in --trace and
-# --check, docs/system.md), again only when an input changed.
+# SUITE is a Debian suite of debian-kernels.txt (default bookworm). Extra modules replace
+# Debian's module of the same name (a kernel developer's patched padlock-aes.ko); others are
+# loaded after Debian's. Packages are kept in PADLOCK_DEPS_CACHE/debian-ARCH. Writes
+# OUTDIR/vmlinuz, OUTDIR/initrd.gz and a copy of the initramfs's modules in OUTDIR/ko (their
+# symbols name the modules' code in --trace and --check, docs/system.md), again only when an
+# input changed.
 set -euo pipefail
+suite=bookworm
+if [ "${1:-}" = --suite ]; then
+  suite=$2
+  shift 2
+fi
 arch=$1
 out=$2
 shift 2
@@ -25,26 +32,18 @@ esac
 cache=${PADLOCK_DEPS_CACHE:-$HOME/.cache/padlock-emu}/debian-$arch
 mkdir -p "$cache" "$out"
 
-# linux-image-686 depends on the current ABI's package, linux-image-6.1.0-N-686. apt-cache
-# takes 1 to 3 s, inside every timed boot (`padlock-emu system` runs this script): its answer
-# is kept and asked again only when apt's package lists changed since (apt-get update).
-known=$cache/image-package
-if [ -s "$known" ] && [ "$known" -nt /var/lib/apt/lists ] && [ "$known" -nt /var/cache/apt/pkgcache.bin ]; then
-  image=$(cat "$known")
-else
-  image=$(apt-cache depends "linux-image-$flavour:$debarch" | awk '/Depends: linux-image-/ {print $2; exit}')
-  image=${image%:*}
-  echo "$image" >"$known.$$" && mv "$known.$$" "$known"
-fi
-for p in "$image:$debarch" "busybox-static:$debarch"; do
-  ls "$cache/${p%:*}"_*.deb >/dev/null 2>&1 || (cd "$cache" && apt-get download -q "$p" 2>/dev/null)
-done
+# The pinned kernel's packages (one, or sid's image and modules), then busybox from the
+# host's bookworm whatever the kernel's suite: it only has to run the init.
+debs=$(bash "$src/emulator/system/debian-fetch.sh" "$suite" "$arch")
+ls "$cache"/busybox-static_*.deb >/dev/null 2>&1 ||
+  (cd "$cache" && apt-get download -q "busybox-static:$debarch" 2>/dev/null)
+image=$(basename "$(echo "$debs" | head -1)" .deb)
 
 # Nothing to do when the same inputs built OUTDIR last time. Debian's packages by name, size
 # and time (their names carry the version; hashing 50 MB would cost every boot 0.2 s).
 stamp=$( (cat "$0" "$src/tests/system/init.sh" "$src/tests/system/afalg_vectors.txt" \
   "$src/tests/system/afalg_check.c" "$src/tests/system/tsc_xcrypt.c" "$@"
-  stat -c '%n %s %Y' "$cache/${image}"_*.deb "$cache"/busybox-static_*.deb) |
+  stat -c '%n %s %Y' $debs "$cache"/busybox-static_*.deb) |
   sha256sum | cut -d' ' -f1)
 if [ -f "$out/stamp" ] && [ "$(cat "$out/stamp")" = "$stamp" ] && [ -f "$out/initrd.gz" ] && [ -d "$out/ko" ]; then
   echo "$out/vmlinuz $out/initrd.gz ($image, cached)"
@@ -53,18 +52,37 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-dpkg-deb -x "$cache/${image}"_*.deb "$tmp/k"
+# Load order: the three drivers, then AF_ALG (algif_* need af_alg).
+order="padlock-aes padlock-sha via-rng af_alg algif_skcipher algif_hash"
+# Only the image and these modules: a whole 6.16 package is 170 MB of modules.
+mkdir -p "$tmp/k"
+for deb in $debs; do
+  dpkg-deb --fsys-tarfile "$deb" |
+    tar -x -C "$tmp/k" --wildcards --no-anchored 'vmlinuz*' $(printf "%s.ko* " $order) 2>/dev/null || true
+done
 dpkg-deb -x "$cache"/busybox-static_*.deb "$tmp/bb"
-cp "$tmp"/k/boot/vmlinuz-* "$out/vmlinuz"
+# Up to 6.12 the modules are under lib/modules and the image is boot/vmlinuz-*; from 6.16
+# (trixie's merged /usr) under usr/lib/modules, and sid's 7.x keeps the image there too.
+kdir= vmlinuz=
+for d in "$tmp"/k/lib/modules/* "$tmp"/k/usr/lib/modules/*; do [ -d "$d" ] && kdir=$d; done
+for f in "$tmp"/k/boot/vmlinuz-* "$kdir/vmlinuz"; do [ -f "$f" ] && vmlinuz=$f; done
+[ -n "$kdir" ] && [ -n "$vmlinuz" ] || { echo "make-initramfs.sh: no vmlinuz or modules in $debs" >&2; exit 1; }
+cp "$vmlinuz" "$out/vmlinuz"
 
 root=$tmp/root
 mkdir -p "$root"/{bin,proc,sys,dev,tmp,lib/modules}
 cp "$tmp/bb/bin/busybox" "$root/bin/busybox"
-kmod=$(echo "$tmp"/k/lib/modules/*/kernel)
-# Load order: the three drivers, then AF_ALG (algif_* need af_alg).
-order="padlock-aes padlock-sha via-rng af_alg algif_skcipher algif_hash"
+kmod=$kdir/kernel
 for m in $order; do
-  cp "$(find "$kmod" -name "$m.ko" | head -1)" "$root/lib/modules/$m.ko"
+  ko=$(find "$kmod" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
+  [ -n "$ko" ] || { echo "make-initramfs.sh: no module $m in $image" >&2; exit 1; }
+  # Debian compresses modules with xz from 6.12 on: busybox's insmod loads them plain, and
+  # the host reads their symbols (kernel_symbols.cpp). Debian signs before compressing, so
+  # the uncompressed module keeps its signature.
+  case "$ko" in
+    *.xz) xz -dc "$ko" >"$root/lib/modules/$m.ko" ;;
+    *) cp "$ko" "$root/lib/modules/$m.ko" ;;
+  esac
 done
 # --module FILE.ko: replaces Debian's module of that name, or is loaded after the others.
 for f in "$@"; do

@@ -234,12 +234,12 @@ int padlock_sys_long_mode(padlock_sys* p) {
 }
 
 int padlock_sys_rdmsr(padlock_sys* p, uint32_t msr, uint64_t* value, uint64_t now_ns) {
-  if (msr != isa::kMsrFcr && msr != isa::kMsrRng) return -1;
+  if (!isa::is_padlock_msr(msr)) return -1;
   return p->units.rdmsr(msr, *value, p->env(now_ns)) ? 1 : 0;
 }
 
 int padlock_sys_wrmsr(padlock_sys* p, uint32_t msr, uint64_t value, uint64_t now_ns) {
-  if (msr != isa::kMsrFcr && msr != isa::kMsrRng) return -1;
+  if (!isa::is_padlock_msr(msr)) return -1;
   return p->units.wrmsr(msr, value, p->env(now_ns)) ? 1 : 0;
 }
 

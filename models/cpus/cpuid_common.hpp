@@ -8,13 +8,23 @@
 
 namespace padlock::cpus {
 
-// "CentaurHauls" in EBX, EDX, ECX order (§1.1; App. A 1).
-inline constexpr uint32_t kVendorEbx = 0x746E6543;  // "Cent"
-inline constexpr uint32_t kVendorEdx = 0x48727561;  // "aurH"
-inline constexpr uint32_t kVendorEcx = 0x736C7561;  // "auls"
+// Leaf 0's vendor string, 12 characters in EBX, EDX, ECX order (§1.1; App. A 1).
+inline constexpr const char* kCentaurHauls = "CentaurHauls";
+// Zhaoxin's own vendor string (Linux arch/x86/kernel/cpu/zhaoxin.c; VirtualBox's CPU
+// database, ZHAOXIN_KaiXian_KX_U5581_1_8GHz.h).
+inline constexpr const char* kShanghai = "  Shanghai  ";
 
+// Four characters of a vendor string as CPUID returns them (little-endian).
+constexpr uint32_t vendor_word(const char* v, int word) {
+  uint32_t w = 0;
+  for (int i = 0; i < 4; ++i) w |= uint32_t(uint8_t(v[4 * word + i])) << (8 * i);
+  return w;
+}
+
+// Leaf 1 EAX, type 0 (§1.1); a model above 15 puts its high nibble in the extended model
+// field (bits 19:16), as the Zhaoxin dumps show (7/0x3B/2 is 000307B2).
 constexpr uint32_t signature(uint32_t family, uint32_t model, uint32_t stepping) {
-  return (family << 8) | (model << 4) | stepping;  // type 0 (§1.1)
+  return ((model >> 4) << 16) | (family << 8) | ((model & 0xF) << 4) | stepping;
 }
 
 // Leaf 1 EDX bits.
@@ -55,6 +65,12 @@ enum Leaf1Ecx : uint32_t {
   kCx16 = 1u << 13,
   kXtpr = 1u << 14,
 };
+// Leaf 1 ECX features the emulator cannot execute (Unicorn's QEMU 5 TCG has no AVX, F16C,
+// FMA or XSAVE state; RDRAND and MOVBE are not in its Westmere model) and that a guest
+// must therefore not see: FMA, MOVBE, XSAVE, OSXSAVE, AVX, F16C, RDRAND. A model that
+// takes its leaf 1 from a dump clears these (docs/zhaoxin.md, "CPUID").
+inline constexpr uint32_t kLeaf1EcxNotExecutable =
+    (1u << 12) | (1u << 22) | (1u << 26) | (1u << 27) | (1u << 28) | (1u << 29) | (1u << 30);
 // Leaf 0x80000001 bits.
 enum ExtLeafBits : uint32_t {
   kSyscall = 1u << 11,
@@ -81,22 +97,36 @@ struct CpuidIdentity {
   const char* ext_source;
   uint32_t line_bytes;  // cache line
   uint32_t l2_kb;
+  // Leaf 0's vendor string and where it comes from.
+  const char* vendor = kCentaurHauls;
+  const char* vendor_source = "§1.1 vendor CentaurHauls";
+  // Leaves 0x80000005 ECX/EDX and 0x80000006 ECX as a dump gives them; 0: built from
+  // line_bytes and l2_kb as on the VIA models.
+  uint32_t l1d_descriptor = 0, l1i_descriptor = 0, l2_descriptor = 0;
+  const char* cache_source = nullptr;
+  // Leaf 0xC0000001 EAX: the Nano 3000 and Zhaoxin dumps repeat the signature there.
+  bool centaur_leaf_signature = false;
 };
 
 // The leaves every model answers, in one layout. 0xC0000001 EDX is computed from the units
 // and the MSR enables (§1.3): see Padlock::cpuid.
 constexpr std::array<CpuidLeaf, kCpuidLeaves> standard_leaves(const CpuidIdentity& id) {
+  const uint32_t sig = signature(id.family, id.model, id.stepping);
+  const bool dumped = id.cache_source != nullptr;
   return {{
-      {0x00000000, 0, 0x00000001, kVendorEbx, kVendorEcx, kVendorEdx, "§1.1 vendor CentaurHauls"},
-      {0x00000001, 0, signature(id.family, id.model, id.stepping), id.leaf1_ebx, id.leaf1_ecx,
-       id.leaf1_edx, id.leaf1_source},
+      {0x00000000, 0, 0x00000001, vendor_word(id.vendor, 0), vendor_word(id.vendor, 2),
+       vendor_word(id.vendor, 1), id.vendor_source},
+      {0x00000001, 0, sig, id.leaf1_ebx, id.leaf1_ecx, id.leaf1_edx, id.leaf1_source},
       {0x80000000, 0, 0x80000006, 0, 0, 0, "extended leaves up to the L2 descriptor"},
       {0x80000001, 0, 0, 0, id.ext_ecx, id.ext_edx, id.ext_source},
-      {0x80000005, 0, 0, 0, l1_descriptor(64, 4, id.line_bytes),
-       l1_descriptor(64, 4, id.line_bytes), "L1: 64 KB data, 64 KB instruction"},
-      {0x80000006, 0, 0, 0, l2_descriptor(id.l2_kb, 0x8, id.line_bytes), 0, "L2 descriptor"},
+      {0x80000005, 0, 0, 0, dumped ? id.l1d_descriptor : l1_descriptor(64, 4, id.line_bytes),
+       dumped ? id.l1i_descriptor : l1_descriptor(64, 4, id.line_bytes),
+       dumped ? id.cache_source : "L1: 64 KB data, 64 KB instruction"},
+      {0x80000006, 0, 0, 0, dumped ? id.l2_descriptor : l2_descriptor(id.l2_kb, 0x8, id.line_bytes),
+       0, dumped ? id.cache_source : "L2 descriptor"},
       {0xC0000000, 0, 0xC0000001, 0, 0, 0, "§1.3: Centaur extended leaves supported"},
-      {0xC0000001, 0, 0, 0, 0, 0, "§1.3: EDX from the units and MSR enables"},
+      {0xC0000001, 0, id.centaur_leaf_signature ? sig : 0, 0, 0, 0,
+       "§1.3: EDX from the units and MSR enables"},
   }};
 }
 

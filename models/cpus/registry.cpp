@@ -4,15 +4,23 @@
 #include "models/cpu_model.hpp"
 #include "models/cpus/esther_c5j.hpp"
 #include "models/cpus/esther_c5j_s9.hpp"
+#include "models/cpus/kh_40000.hpp"
+#include "models/cpus/kx_5000.hpp"
+#include "models/cpus/kx_6000.hpp"
+#include "models/cpus/kx_7000.hpp"
 #include "models/cpus/nano.hpp"
+#include "models/cpus/nano_3000.hpp"
 #include "models/cpus/nehemiah_c5p.hpp"
 #include "models/cpus/nehemiah_c5xl.hpp"
+#include "models/cpus/zx_c.hpp"
 
 namespace padlock {
 
 namespace {
 constexpr const CpuModel* kModels[] = {&cpus::kNehemiahC5XL, &cpus::kNehemiahC5P, &cpus::kEstherC5J,
-                                       &cpus::kEstherC5JS9, &cpus::kNano};
+                                       &cpus::kEstherC5JS9,  &cpus::kNano,        &cpus::kNano3000,
+                                       &cpus::kZxC,          &cpus::kKx5000,      &cpus::kKx6000,
+                                       &cpus::kKh40000,      &cpus::kKx7000};
 
 bool alias_matches(const char* aliases, std::string_view name) {
   std::string_view rest(aliases);

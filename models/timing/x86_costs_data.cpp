@@ -92,6 +92,16 @@ constexpr X86Costs kEsther = esther_costs();
 constexpr X86Costs kNehemiah = nehemiah_costs();
 constexpr X86Costs kNano = nano_costs();
 
+// Nano's descendants (docs/zhaoxin.md, "x86 costs"): Nano's classes under their own name
+// (choice: the classes are the fallback for forms their dumps do not time).
+constexpr X86Costs nano_descendant(const char* core) {
+  X86Costs c = nano_costs();
+  c.core = core;
+  return c;
+}
+constexpr X86Costs kDescendants[] = {nano_descendant("Nano3000"), nano_descendant("ZX-C"),
+                                     nano_descendant("LuJiaZui")};
+
 constexpr const char* kNames[kInsnClassCount] = {
     "alu",      "mov",      "lea",     "shift",       "load",          "store",
     "alu-load", "alu-rmw",  "push",    "pop",         "pusha",         "popa",
@@ -108,6 +118,9 @@ const char* insn_class_name(InsnClass c) {
 const X86Costs& x86_costs_for_core(const char* core) {
   if (core != nullptr && std::strcmp(core, "Nehemiah") == 0) return kNehemiah;
   if (core != nullptr && std::strcmp(core, "Nano") == 0) return kNano;
+  for (const X86Costs& d : kDescendants) {
+    if (core != nullptr && std::strcmp(core, d.core) == 0) return d;
+  }
   return kEsther;
 }
 

@@ -13,7 +13,8 @@ namespace padlock::timing {
 
 namespace {
 
-constexpr const char* kCoreNames[kX86CoreCount] = {"Nehemiah", "Esther", "Nano"};
+constexpr const char* kCoreNames[kX86CoreCount] = {"Nehemiah", "Esther", "Nano",
+                                                   "Nano3000", "ZX-C",   "LuJiaZui"};
 
 template <typename Row>
 const Row* find_row(std::span<const Row> rows, std::string_view key) {
@@ -149,8 +150,9 @@ double latency_of(const MeasuredRow& r) {
 }  // namespace
 
 X86Core x86_core(const char* core) {
-  if (core != nullptr && std::strcmp(core, "Nehemiah") == 0) return X86Core::Nehemiah;
-  if (core != nullptr && std::strcmp(core, "Nano") == 0) return X86Core::Nano;
+  for (size_t i = 0; core != nullptr && i < kX86CoreCount; ++i) {
+    if (std::strcmp(core, kCoreNames[i]) == 0) return static_cast<X86Core>(i);
+  }
   return X86Core::Esther;
 }
 
@@ -259,6 +261,9 @@ const MisalignedElement& misaligned_element(X86Core core) {
        cpus::calibrated::kNehemiahMisalignedStringElement.source},
       {cpus::calibrated::kNehemiahMisalignedStringElement.value, kChoice},
       {0, "choice: Nano's out-of-order core hides it (no source times it)"},
+      {0, "choice: as Nano, an out-of-order core (no source times it)"},
+      {0, "choice: as Nano, an out-of-order core (no source times it)"},
+      {0, "choice: as Nano, an out-of-order core (no source times it)"},
   };
   return kCores[static_cast<size_t>(core)];
 }

@@ -1,4 +1,4 @@
-// Measured x86 instruction costs of the three VIA cores and their lookup.
+// Measured x86 instruction costs of the VIA and Zhaoxin cores and their lookup.
 //
 // The figures are InstLat measurements (public in the InstLatx64/InstLatx64 repository,
 // folder CentaurHauls/), converted by scripts/import_instlat.py into the generated
@@ -26,16 +26,20 @@
 
 namespace padlock::timing {
 
-enum class X86Core : uint8_t { Nehemiah, Esther, Nano };
-inline constexpr size_t kX86CoreCount = 3;
+// The VIA cores, then the Nano 3000 ("CNB"), ZX-C+ ("CNR") and KX-U6780A ("ZXE",
+// LuJiaZui) dumps, which the Zhaoxin models use (docs/zhaoxin.md, "x86 costs").
+enum class X86Core : uint8_t { Nehemiah, Esther, Nano, Nano3000, ZxC, LuJiaZui };
+inline constexpr size_t kX86CoreCount = 6;
 
-// CpuModel::core ("Nehemiah", "Esther", "Nano") to X86Core; unknown names get Esther, as
-// x86_costs_for_core does. nehemiah-c5xl (stepping 3) uses the stepping-8 dump.
+// CpuModel::core ("Nehemiah", "Esther", "Nano", "Nano3000", "ZX-C", "LuJiaZui") to X86Core;
+// unknown names get Esther, as x86_costs_for_core does. nehemiah-c5xl (stepping 3) uses
+// the stepping-8 dump.
 X86Core x86_core(const char* core);
 const char* x86_core_name(X86Core core);
-// Nano issues out of order; Nehemiah and Esther issue one instruction at a time in order.
+// Nano and its descendants issue out of order; Nehemiah and Esther issue one instruction
+// at a time in order.
 inline bool in_order(X86Core core) {
-  return core != X86Core::Nano;
+  return core == X86Core::Nehemiah || core == X86Core::Esther;
 }
 
 // One measured instruction form.

@@ -220,6 +220,7 @@ void bind_isa(py::module_& m) {
   // MSRs (§1.4, §1.5, §2.2) and CPUID 0xC0000001 EDX bits (§1.3).
   m.attr("MSR_RNG") = isa::kMsrRng;
   m.attr("MSR_FCR") = isa::kMsrFcr;
+  m.attr("MSR_FCR57") = isa::kMsrFcr57;
   m.attr("MSR_RNG_RESET") = isa::kMsrRngReset;
   m.attr("FCR_PADLOCK_ENABLE") = isa::kFcrPadlockEnable;
   py::class_<isa::RngMsr>(m, "RngMsr", "MSR 0x110B fields (§2.2)")

@@ -118,7 +118,8 @@ def test_cpus_lists_models_units_and_steppings(emulator_path):
     r = run(emulator_path, "cpus")
     assert r.returncode == 0
     rows = {line.split()[0]: line for line in r.stdout.splitlines()[1:] if line.strip()}
-    assert set(rows) == {"nehemiah-c5xl", "nehemiah-c5p", "esther-c5j", "esther-c5j-s9", "nano"}
+    assert set(rows) == {"nehemiah-c5xl", "nehemiah-c5p", "esther-c5j", "esther-c5j-s9", "nano",
+                         "nano-3000", "zx-c", "kx-5000", "kx-6000", "kh-40000", "kx-7000"}
     assert "6/9/3" in rows["nehemiah-c5xl"] and "RNG" in rows["nehemiah-c5xl"]
     assert "ACE" not in rows["nehemiah-c5xl"]  # §1.1: C5XL has the RNG only
     assert "RNG,ACE " in rows["nehemiah-c5p"] + " "
@@ -145,7 +146,7 @@ def test_cpus_verbose_shows_params_with_units_and_sources(emulator_path):
     # Each field's help text once, on a "#" line before its first element.
     first = lines.index(next(ln for ln in lines if ln.split()[:1] == ["ace.chain_startup[0]"]))
     assert lines[first - 1].startswith("  # SSE start-up clocks")
-    assert sum(ln.startswith("  # SSE start-up clocks") for ln in lines) == 5  # once per model
+    assert sum(ln.startswith("  # SSE start-up clocks") for ln in lines) == 11  # once per model
     # The calibrated clocks name their §3.3 table (models/cpus/calibrated.hpp).
     assert rows["ace.chain_per_block[0]"][3] == rows["ace.chain_startup[2]"][3]
     assert "matched to §3.3 \"1.6 GHz Esther with 16-byte aligned buffers\"" in r.stdout

@@ -76,4 +76,8 @@ def test_completion_offers_options_and_models(prefix):
     assert {"--check", "--check-jsonl", "--check-sarif"} == set(
         complete(prefix, "system", "--check"))
     assert set(complete(prefix, "system", "--debian-kernel", "")) == {"i386", "amd64"}
+    pinned = Path(__file__).resolve().parents[2] / "emulator/system/debian-kernels.txt"
+    suites = {line.split()[0] for line in pinned.read_text().splitlines()
+              if line.strip() and not line.startswith("#")}
+    assert set(complete(prefix, "system", "--debian-suite", "")) == suites
     assert "nehemiah-c5p" in complete(prefix, "system", "--cpu", "neh")

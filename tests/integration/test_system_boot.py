@@ -1,6 +1,7 @@
 """System mode (docs/system.md): Debian's own kernel boots under the patched QEMU on a
 modelled VIA CPU, loads its PadLock modules and runs the kernel's crypto self-tests on our
-models. Each CPU model is one boot (at most five in the whole suite, each under 30 s).
+models. Each entry of BOOTS is one boot: a CPU model and a Debian kernel pinned in
+emulator/system/debian-kernels.txt (each boot under 30 s).
 
 Needs the cached QEMU (cmake --build BUILD --target padlock-qemu) and apt-get download for
 Debian's kernel; scripts/test.sh sets PADLOCK_REQUIRE_SYSTEM=1 so that a missing piece
@@ -8,6 +9,7 @@ fails there instead of skipping."""
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import functools
 import json
@@ -28,11 +30,25 @@ import sarif_schema
 BOOT_LIMIT_S = 30
 # /proc/crypto drivers per unit (drivers/crypto/padlock-aes.c, padlock-sha.c)
 ACE_DRIVERS = {"aes-padlock", "ecb-aes-padlock", "cbc-aes-padlock"}
-# padlock-sha.c registers the "-nano" variants on the Nano (family 6, model 15 and up).
-def phe_drivers(cpu: str) -> set[str]:
-    suffix = "-nano" if cpu == "nano" else ""
+# padlock-sha.c registers the "-nano" variants when the CPU's model is 15 or more (it reads
+# cpu_data(0).x86_model alone): the Nano, and Zhaoxin's family-7 parts.
+def phe_drivers(b: Boot) -> set[str]:
+    suffix = "-nano" if b.cpuid[2] >= 0x0F else ""
     return {"sha1-padlock" + suffix, "sha256-padlock" + suffix}
 
+
+@dataclass(frozen=True)
+class Kernel:
+    """One boot: a CPU model and the Debian kernel pinned for an architecture and a suite."""
+    cpu: str
+    arch: str
+    suite: str = "bookworm"
+    qemu_args: tuple[str, ...] = ()
+
+    @property
+    def directory(self) -> str:
+        """Where `padlock-emu system` keeps its kernel and initramfs (system_cmd.cpp)."""
+        return f"system-{self.arch}" + ("" if self.suite == "bookworm" else f"-{self.suite}")
 
 
 @dataclass
@@ -40,9 +56,13 @@ class Boot:
     cpu: str
     seconds: float
     output: str
+    name: str = ""  # its key in BOOTS
+    release: str = ""  # uname -r
+    cpuid: tuple = ("", 0, 0, 0)  # vendor, family, model, stepping as /proc/cpuinfo shows
     cpu_seconds: float = 0  # user + system time of padlock-emu and QEMU
     modules: dict[str, str] = field(default_factory=dict)
     selftests: dict[str, str] = field(default_factory=dict)
+    others: dict[str, str] = field(default_factory=dict)  # other SHA drivers' self-tests
     afalg: list[tuple[str, str]] = field(default_factory=list)  # (driver, result) per vector
     hwrng: str | None = None
     stats: str = ""  # stderr: --stats's table and --check's findings when QEMU exits
@@ -54,14 +74,20 @@ class Boot:
     sections: dict[str, dict[str, int]] = field(default_factory=dict)  # module -> section -> address
 
 
-def parse(cpu: str, seconds: float, output: str) -> Boot:
-    b = Boot(cpu, seconds, output)
+def parse(name: str, seconds: float, output: str) -> Boot:
+    b = Boot(BOOTS[name].cpu, seconds, output, name)
     for line in output.splitlines():
         line = line.strip()
-        if m := re.match(r"PADLOCK-MODULE (\S+) (loaded|refused: .*)$", line):
+        if m := re.match(r"PADLOCK-KERNEL (\S+)$", line):
+            b.release = m[1]
+        elif m := re.match(r"PADLOCK-CPUID '(.*)' (\d+) (\d+) (\d+)$", line):
+            b.cpuid = (m[1], int(m[2]), int(m[3]), int(m[4]))
+        elif m := re.match(r"PADLOCK-MODULE (\S+) (loaded|refused: .*)$", line):
             b.modules[m[1]] = m[2]
         elif m := re.match(r"PADLOCK-SELFTEST (\S+) \S+ (\S+)$", line):
             b.selftests[m[1]] = m[2]
+        elif m := re.match(r"PADLOCK-OTHER (\S+) \S+ (\S+)$", line):
+            b.others[m[1]] = m[2]
         elif m := re.match(r"AFALG \S+ (\S+) (.*)$", line):
             b.afalg.append((m[1], m[2]))
         elif m := re.match(r"PADLOCK-HWRNG (\S*)$", line):
@@ -77,11 +103,14 @@ def parse(cpu: str, seconds: float, output: str) -> Boot:
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("PADLOCK_DEPS_CACHE", Path.home() / ".cache" / "padlock-emu"))
-# The boots: Debian's i386 kernel on Esther (every unit) and on Nehemiah C5P (RNG and ACE
+# The boots: bookworm's i386 kernel on Esther (every unit) and on Nehemiah C5P (RNG and ACE
 # only; under -icount, where the clock the RNG and the MSRs read is the instruction count),
 # and its amd64 kernel on the Nano (qemu-system-x86_64; the "-nano" SHA drivers).
-CPUS = {"esther-c5j": "i386", "nehemiah-c5p": "i386", "nano": "amd64"}
-QEMU_ARGS = {"nehemiah-c5p": ["-icount", "shift=7"]}
+BOOTS = {
+    "esther-c5j": Kernel("esther-c5j", "i386"),
+    "nehemiah-c5p": Kernel("nehemiah-c5p", "i386", qemu_args=("-icount", "shift=7")),
+    "nano": Kernel("nano", "amd64"),
+}
 _boots: dict[str, Boot] = {}
 
 
@@ -114,13 +143,14 @@ def initramfs(tmp_path_factory):
     """Debian's kernels and the test initramfs, built before any boot is timed; the CLI's
     --debian-kernel finds them unchanged (make-initramfs.sh keeps a stamp)."""
     with shared(tmp_path_factory, "system-initramfs"):
-        for arch in sorted(set(CPUS.values())):
-            r = subprocess.run(["bash", str(REPO / "emulator/system/make-initramfs.sh"), arch,
-                                str(CACHE / f"system-{arch}")], capture_output=True, text=True)
+        for k in sorted(set(BOOTS.values()), key=lambda k: k.directory):
+            r = subprocess.run(["bash", str(REPO / "emulator/system/make-initramfs.sh"),
+                                "--suite", k.suite, k.arch, str(CACHE / k.directory)],
+                               capture_output=True, text=True)
             assert r.returncode == 0, r.stderr
 
 
-def boot(emulator_path: Path, tmp_path_factory, cpu: str, trace: Path, *args: str) -> Boot:
+def boot(emulator_path: Path, tmp_path_factory, name: str, trace: Path, *args: str) -> Boot:
     """One boot of Debian's kernel with --stats, --trace and --check (its findings also as
     JSON Lines and SARIF, beside the trace); `args` go before QEMU's own. One boot at a time
     in the whole run, so that a boot has a core of its own while the other tests run: its
@@ -130,17 +160,18 @@ def boot(emulator_path: Path, tmp_path_factory, cpu: str, trace: Path, *args: st
     with shared(tmp_path_factory, "system-boot"):
         used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
-        r = subprocess.run([str(emulator_path), "system", "--cpu", cpu, "--debian-kernel",
-                            CPUS[cpu], "--append", "quiet", "--stats", "--trace", str(trace),
-                            "--check", "--check-jsonl", str(jsonl), "--check-sarif", str(sarif),
-                            *args, "--", *QEMU_ARGS.get(cpu, [])],
+        k = BOOTS[name]
+        r = subprocess.run([str(emulator_path), "system", "--cpu", k.cpu, "--debian-kernel",
+                            k.arch, "--debian-suite", k.suite, "--append", "quiet", "--stats",
+                            "--trace", str(trace), "--check", "--check-jsonl", str(jsonl),
+                            "--check-sarif", str(sarif), *args, "--", *k.qemu_args],
                            capture_output=True, text=True, timeout=BOOT_LIMIT_S * 4)
         seconds = time.monotonic() - start
         done = resource.getrusage(resource.RUSAGE_CHILDREN)
     if "no QEMU at" in r.stderr and not required:
         pytest.skip("system mode's QEMU is not built (target padlock-qemu)")
     assert "PADLOCK-DONE" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
-    b = parse(cpu, seconds, r.stdout)
+    b = parse(name, seconds, r.stdout)
     b.cpu_seconds = (done.ru_utime + done.ru_stime) - (used.ru_utime + used.ru_stime)
     b.stats = r.stderr
     b.trace = [json.loads(line) for line in trace.read_text().splitlines()]
@@ -149,18 +180,17 @@ def boot(emulator_path: Path, tmp_path_factory, cpu: str, trace: Path, *args: st
     return b
 
 
-@pytest.fixture(params=list(CPUS))
+@pytest.fixture(params=list(BOOTS))
 def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
-    """Each CPU model boots once per test run, whichever worker asks first (CI's limit is
-    five boots in all)."""
-    cpu = request.param
-    if cpu not in _boots:
-        with shared(tmp_path_factory, f"system-boot-{cpu}") as root:
-            saved = root / f"system-boot-{cpu}.json"
+    """Each entry of BOOTS boots once per test run, whichever worker asks first."""
+    name = request.param
+    if name not in _boots:
+        with shared(tmp_path_factory, f"system-boot-{name}") as root:
+            saved = root / f"system-boot-{name}.json"
             if not saved.exists():
                 try:
-                    b = boot(emulator_path, tmp_path_factory, cpu,
-                             root / f"system-trace-{cpu}.jsonl")
+                    b = boot(emulator_path, tmp_path_factory, name,
+                             root / f"system-trace-{name}.jsonl")
                 except pytest.skip.Exception as e:  # no QEMU: the other workers skip at once
                     saved.write_text(json.dumps({"skip": str(e)}))
                     raise
@@ -171,8 +201,9 @@ def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
             b = Boot(**data)
             b.tsc = {int(n): t for n, t in b.tsc.items()}
             b.sections = {m: dict(s) for m, s in b.sections.items()}
-            _boots[cpu] = b
-    return _boots[cpu]
+            b.cpuid = tuple(b.cpuid)
+            _boots[name] = b
+    return _boots[name]
 
 
 def sanitized() -> bool:
@@ -190,10 +221,66 @@ def test_boot_takes_under_30_s(booted):
         f"{booted.cpu}: {booted.seconds:.1f} s ({booted.cpu_seconds:.1f} s of CPU time)")
 
 
+def pinned_kernels() -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """emulator/system/debian-kernels.txt: (suite, arch) -> [(package, version)]."""
+    pins: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for line in (REPO / "emulator/system/debian-kernels.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            suite, arch, package, version = line.split()
+            pins.setdefault((suite, arch), []).append((package, version))
+    return pins
+
+
+def test_the_pinned_kernel_boots_on_the_models_cpuid(booted, emulator_path):
+    """The kernel that ran is the one pinned for its suite (uname -r is the package's name
+    without linux-image- or, for sid's split packages, linux-binary-), and Linux's
+    /proc/cpuinfo shows the vendor, family, model and stepping of the model's CPUID, which
+    reach QEMU through the C ABI (docs/system.md, "CPU models")."""
+    k = BOOTS[booted.name]
+    package = pinned_kernels()[(k.suite, k.arch)][0][0]
+    assert booted.release == re.sub(r"^linux-(image|binary)-", "", package), booted.output[-2000:]
+    assert booted.cpuid == linux_cpuid(k.cpu), booted.output[-2000:]
+
+
+def linux_cpuid(cpu: str) -> tuple[str, int, int, int]:
+    """What Linux's cpu_detect() (arch/x86/kernel/cpu/common.c) makes of leaves 0 and 1 as
+    libpadlock-system.so answers them through the C ABI, the answers QEMU gets: the
+    extended family counts when the family is 15, the extended model from family 6 on."""
+    build = os.environ.get("PADLOCK_BUILD_DIR")
+    lib = Path(build) / "libpadlock-system.so" if build else None
+    if lib is None or not lib.is_file():
+        if os.environ.get("PADLOCK_REQUIRE_SYSTEM") == "1":
+            raise AssertionError(f"no libpadlock-system.so in PADLOCK_BUILD_DIR ({build})")
+        pytest.skip("libpadlock-system.so is not built (PADLOCK_BUILD_DIR)")
+    if sanitized():  # its runtime must come first in the process (docs/reliability.md)
+        pytest.skip("a sanitized libpadlock-system.so cannot be loaded into pytest")
+    so = ctypes.CDLL(str(lib))
+    so.padlock_sys_create.restype = ctypes.c_void_p
+    so.padlock_sys_create.argtypes = [ctypes.c_char_p, ctypes.c_uint64]
+    so.padlock_sys_cpuid.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32,
+                                     ctypes.POINTER(ctypes.c_uint32 * 4)]
+    so.padlock_sys_destroy.argtypes = [ctypes.c_void_p]
+    handle = so.padlock_sys_create(cpu.encode(), 0)
+    assert handle, cpu
+    leaf0, leaf1 = (ctypes.c_uint32 * 4)(), (ctypes.c_uint32 * 4)()
+    so.padlock_sys_cpuid(handle, 0, 0, ctypes.byref(leaf0))
+    so.padlock_sys_cpuid(handle, 1, 0, ctypes.byref(leaf1))
+    so.padlock_sys_destroy(handle)
+    vendor = b"".join(v.to_bytes(4, "little") for v in (leaf0[1], leaf0[3], leaf0[2])).decode()
+    eax = leaf1[0]
+    family = (eax >> 8) & 0xF
+    model = (eax >> 4) & 0xF
+    if family == 0xF:
+        family += (eax >> 20) & 0xFF
+    if family >= 6:
+        model += ((eax >> 16) & 0xF) << 4
+    return vendor, family, model, eax & 0xF
+
+
 def test_kernel_selftests_pass_for_every_unit_the_model_has(booted, emulator_path):
     """/proc/crypto: the crypto manager ran the kernel's own vectors on our models."""
     units = model_units(emulator_path)[booted.cpu]
-    want = (ACE_DRIVERS if "ACE" in units else set()) | (phe_drivers(booted.cpu) if "PHE" in units else set())
+    want = (ACE_DRIVERS if "ACE" in units else set()) | (phe_drivers(booted) if "PHE" in units else set())
     assert want, booted.cpu
     assert set(booted.selftests) == want, booted.output[-3000:]
     assert all(v == "passed" for v in booted.selftests.values()), booted.selftests
@@ -214,7 +301,7 @@ def test_afalg_known_answers_through_the_padlock_drivers(booted, emulator_path):
     """tests/system/afalg_check.c binds cbc-aes-padlock, sha256-padlock and sha1-padlock by
     driver name and checks NIST known answers (tests/system/afalg_vectors.txt)."""
     units = model_units(emulator_path)[booted.cpu]
-    assert {d for d, _ in booted.afalg} == {"cbc-aes-padlock"} | phe_drivers(booted.cpu)
+    assert {d for d, _ in booted.afalg} == {"cbc-aes-padlock"} | phe_drivers(booted)
     assert len(booted.afalg) == 4
     for driver, result in booted.afalg:
         present = ("ACE" in units) if "aes" in driver else ("PHE" in units)
@@ -235,6 +322,13 @@ def test_hwrng_returns_bytes_through_via_rng(booted):
     (["--kernel", "k", "--cpu", "pentium"], "unknown CPU model 'pentium'"),
     (["--kernel", "k", "--bogus"], "unknown argument '--bogus'"),
     (["--kernel", "k", "--check-sarif"], "--check-sarif needs a value"),
+    (["--kernel", "k", "--debian-suite", "sid"], "--debian-suite needs --debian-kernel"),
+    (["--debian-kernel", "amd64", "--debian-suite", "sid;reboot"],
+     "--debian-suite is a Debian suite's name"),
+    # make-initramfs.sh's usage error, before QEMU: no kernel pinned (debian-kernels.txt)
+    (["--debian-kernel", "amd64", "--debian-suite", "hamm"],
+     "no amd64 kernel pinned for suite 'hamm' (pinned: bookworm bookworm-backports"),
+    (["--debian-kernel", "i386", "--debian-suite", "sid"], "no i386 kernel pinned for suite 'sid'"),
 ])
 def test_system_usage_errors(emulator_path, args, message):
     r = subprocess.run([str(emulator_path), "system", *args], capture_output=True, text=True)
@@ -296,7 +390,7 @@ def test_trace_records_every_padlock_instruction_the_kernel_ran(booted):
     end line), fed by the same execution core as --stats, so the two agree."""
     run, insns, end = booted.trace[0], booted.trace[1:-1], booted.trace[-1]
     assert run["type"] == "run" and run["cpu"] == booted.cpu and run["program"] == "vmlinuz"
-    assert run["arch"] == ("x86_64" if CPUS[booted.cpu] == "amd64" else "i386")
+    assert run["arch"] == ("x86_64" if BOOTS[booted.name].arch == "amd64" else "i386")
     assert end["type"] == "end" and all(r["type"] == "insn" for r in insns)
     assert [r["seq"] for r in insns] == list(range(len(insns)))
     assert end["instructions"] == len(insns)
@@ -318,7 +412,8 @@ def test_checker_runs_on_the_kernels_padlock_instructions(booted, emulator_path)
     assert re.search(r"padlock-emu: check: \d+ findings? \(", booted.stats), booted.stats[-2000:]
     pad_only = "padlock-emu: check: note xsha-pad-only" in booted.stats
     units = model_units(emulator_path)[booted.cpu]
-    assert pad_only == ("PHE" in units and booted.cpu != "nano"), booted.stats[-3000:]
+    # The "-nano" drivers (model 15 and up) hash with EAX = -1 and pad in software.
+    assert pad_only == ("PHE" in units and booted.cpuid[2] < 0x0F), booted.stats[-3000:]
     assert "padlock-emu: check: error" not in booted.stats
 
 
@@ -328,9 +423,9 @@ def test_checker_runs_on_the_kernels_padlock_instructions(booted, emulator_path)
 UNIT_MODULE = {"ACE": "padlock-aes", "PHE": "padlock-sha", "RNG": "via-rng"}
 
 
-def kernel_space(cpu: str) -> int:
+def kernel_space(b: Boot) -> int:
     """The lowest kernel address: Debian's 686 kernel has the 3 GiB split; x86-64's upper half."""
-    return 0xC0000000 if CPUS[cpu] == "i386" else 0xFFFF800000000000
+    return 0xC0000000 if BOOTS[b.name].arch == "i386" else 0xFFFF800000000000
 
 
 @functools.lru_cache(maxsize=None)
@@ -351,7 +446,7 @@ def ko_functions(ko: Path) -> list[tuple[str, int, int, str]]:
 def function_at(b: Boot, module_file: str, pc: int) -> tuple[str, int] | None:
     """The function of the module's .ko holding `pc` at the section addresses the guest
     printed (PADLOCK-SECTION), and the offset in it."""
-    ko = CACHE / f"system-{CPUS[b.cpu]}" / "ko" / f"{module_file}.ko"
+    ko = CACHE / BOOTS[b.name].directory / "ko" / f"{module_file}.ko"
     for section, offset, size, name in ko_functions(ko):
         base = b.sections[module_file.replace("-", "_")].get(section)
         if base is not None and base + offset <= pc < base + offset + size:
@@ -370,7 +465,7 @@ def test_trace_names_the_modules_functions(booted, emulator_path):
     seen = set()
     for r in booted.trace[1:-1]:
         pc = int(r["pc"], 16)
-        if pc < kernel_space(booted.cpu):
+        if pc < kernel_space(booted):
             assert r["fn"] == "??? (anonymous)" and "module" not in r, r
             continue
         module_file = UNIT_MODULE[r["unit"]]
@@ -400,7 +495,7 @@ def test_findings_name_the_modules_functions_in_text_jsonl_and_sarif(booted):
         pc = int(f["pc"], 16)
         location = result["locations"][0]
         assert location["physicalLocation"]["address"]["absoluteAddress"] == pc
-        if pc < kernel_space(booted.cpu):
+        if pc < kernel_space(booted):
             assert "module" not in f, f
             continue
         unit = "PHE" if "XSHA" in f["insn"] else "RNG" if "XSTORE" in f["insn"] else "ACE"
@@ -451,7 +546,7 @@ def test_padlock_cycles_reach_the_guests_tsc(booted):
             n = int(r["in"]["ecx" if "ecx" in r["in"] else "rcx"], 16)
             traced.setdefault(n, set()).add(r["cycles"])
     assert all(traced.get(n) == {c} for n, c in model.items()), (traced, model)
-    if "-icount" in QEMU_ARGS.get(booted.cpu, []):
+    if "-icount" in BOOTS[booted.name].qemu_args:
         for n in booted.tsc:
             assert abs((booted.tsc[n] - booted.tsc[1]) - (model[n] - model[1])) <= 1, (
                 booted.tsc, model)

@@ -5,7 +5,12 @@
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+echo "PADLOCK-KERNEL $(uname -r)"
 echo "PADLOCK-CPU $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+# What the kernel made of the model's CPUID (arch/x86/kernel/cpu/common.c): the vendor
+# string (quoted: Zhaoxin's has spaces), family, model, stepping.
+echo "PADLOCK-CPUID '$(grep -m1 '^vendor_id' /proc/cpuinfo | sed 's/^[^:]*: //')'$(
+  for f in 'cpu family' model stepping; do grep -m1 "^$f[[:space:]]*:" /proc/cpuinfo | sed 's/.*: / /'; done | tr -d '\n')"
 echo "PADLOCK-FLAGS$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
   grep -E '^(rng|rng_en|ace|ace_en|ace2|ace2_en|phe|phe_en|pmm|pmm_en)$' | tr '\n' ' ' |
   sed 's/^/ /')"
@@ -24,8 +29,12 @@ for m in $(cat /modules.order); do
     echo "PADLOCK-MODULE $m refused: ${err##*: }"
   fi
 done
+# The kernel's other SHA-1/SHA-256 drivers too (PADLOCK-OTHER): from 7.x, lib/crypto's
+# SHA-256 runs REP XSHA256 on Zhaoxin's family 7 (sha256_blocks_phe) behind "sha256-lib".
 awk '/^name/ {n = $3} /^driver/ {d = $3} /^selftest/ {s = $3}
-     /^$/ {if (d ~ /padlock/) print "PADLOCK-SELFTEST " d " " n " " s; d = ""}' /proc/crypto
+     /^$/ {if (d ~ /padlock/) print "PADLOCK-SELFTEST " d " " n " " s;
+           else if (n == "sha1" || n == "sha256") print "PADLOCK-OTHER " d " " n " " s;
+           d = ""}' /proc/crypto
 [ -x /afalg_check ] && /afalg_check /afalg_vectors.txt
 if [ -c /dev/hwrng ] && [ "$(cat /sys/class/misc/hw_random/rng_current)" = via ]; then
   echo "PADLOCK-HWRNG $(dd if=/dev/hwrng bs=16 count=2 2>/dev/null | od -An -tx1 | tr -d ' \n')"

@@ -25,7 +25,8 @@ std::string at(const char* file, int line) {
   return std::string(file) + ":" + std::to_string(line);
 }
 
-const X86Core kCores[] = {X86Core::Nehemiah, X86Core::Esther, X86Core::Nano};
+const X86Core kCores[] = {X86Core::Nehemiah, X86Core::Esther, X86Core::Nano,
+                          X86Core::Nano3000, X86Core::ZxC,    X86Core::LuJiaZui};
 
 // Binary search needs strictly sorted keys; every row cites a line of a dump.
 TEST(X86Measured, RowsAreSortedUniqueAndCited) {
@@ -65,6 +66,30 @@ TEST(X86Measured, EstherLoadUseAndMemoryLatencies) {
   EXPECT_EQ(e.l2_latency.source, at(kEstherMem, 123));
   EXPECT_EQ(e.memory_latency.clocks, 220.0);
   EXPECT_EQ(e.memory_latency.source, at(kEstherMem, 121));
+}
+
+// The Nano 3000, ZX-C+ and KX-U6780A dumps (docs/zhaoxin.md, "x86 costs"): "MOV r32,
+// [m32]  L: 4.0c  T: 1.33c / 1.33c / 0.63c"; out-of-order like Nano; the models use them.
+TEST(X86Measured, ZhaoxinCoresFromTheirDumps) {
+  struct Row {
+    X86Core core;
+    double throughput;
+    const char* source;
+  };
+  for (const Row& r :
+       {Row{X86Core::Nano3000, 1.33, "CentaurHauls00006F8_CNB_Isaiah_InstLatX86.txt:37"},
+        Row{X86Core::ZxC, 1.33, "CentaurHauls00006FE_CNR_Isaiah_InstLatX64.txt:84"},
+        Row{X86Core::LuJiaZui, 0.63, "CentaurHauls00307B1_ZXE_InstLatX64.txt:116"}}) {
+    const MeasuredCore& mc = measured_core(r.core);
+    EXPECT_EQ(mc.load_use.clocks, 4.0) << mc.core;
+    EXPECT_EQ(mc.load_throughput.clocks, r.throughput) << mc.core;
+    EXPECT_STREQ(mc.load_use.source, r.source);
+    EXPECT_FALSE(in_order(r.core));
+  }
+  EXPECT_EQ(x86_core(find_cpu_model("nano-3000")->core), X86Core::Nano3000);
+  EXPECT_EQ(x86_core(find_cpu_model("zx-c")->core), X86Core::ZxC);
+  for (const char* m : {"kx-5000", "kx-6000", "kh-40000", "kx-7000"})
+    EXPECT_EQ(x86_core(find_cpu_model(m)->core), X86Core::LuJiaZui) << m;
 }
 
 // Nehemiah has no MemLat dump; Nano's 64-bit one gives 4 / 26 / 189 clocks.
