@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["README.md", "docs/emulator.md", "docs/profiling.md"]
+PAGES = ["README.md", "docs/emulator.md", "docs/profiling.md", "docs/debugging.md"]
 
 # Commands shown for illustration on files that do not exist, and long or environment-
 # dependent runs (a benchmark's wall times), by their first characters.
@@ -32,9 +32,11 @@ NOT_RUN = {
     "REPEAT=5 bench/": "a benchmark: wall times vary",
     "padlock-emu run --cpu esther -L .sysroot-i386 /usr/bin/openssl enc":
         "writes to made-up files",
+    "padlock-emu run -g 1234": "waits for gdb in the background: tests/integration/test_gdb.py",
+    "gdb -batch -ex 'target remote :1234'": "needs the emulator above: test_gdb.py",
 }
 
-TOOLS = ("padlock-emu", "callgrind_annotate", "jq", "echo", "kcachegrind")
+TOOLS = ("padlock-emu", "callgrind_annotate", "jq", "echo", "kcachegrind", "gdb", "grep")
 
 
 def sessions():
@@ -161,3 +163,21 @@ def test_sessions_print_what_the_page_shows(workdir, page):
         "\n\n".join(failures)
     if ran == 0:
         pytest.skip(f"{page}: no session can run here: " + "; ".join(skipped))
+
+
+def test_system_md_names_the_kernel_debian_serves():
+    """docs/system.md names the kernel `--debian-kernel` boots (linux-image-686 and -amd64
+    depend on one ABI, 6.1.0-N) and its version: drift from Debian's archive fails here."""
+    r = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True,
+                       text=True)
+    m = re.search(r"Depends: (linux-image-(6\.1\.0-\d+)-amd64)", r.stdout)
+    if m is None:
+        if os.environ.get("PADLOCK_REQUIRE_SYSTEM") == "1":
+            pytest.fail(f"apt-cache knows no linux-image-amd64: {r.stderr}")
+        pytest.skip("apt-cache knows no linux-image-amd64 (apt-get update)")
+    show = subprocess.run(["apt-cache", "show", m[1]], capture_output=True, text=True).stdout
+    version = re.search(r"^Version: (\S+)", show, re.M)[1]
+    text = (ROOT / "docs/system.md").read_text()
+    named = set(re.findall(r"linux-(?:image|headers)-(6\.1\.0-\d+)-", text))
+    assert named == {m[2]}, f"docs/system.md names {sorted(named)}, Debian serves {m[2]}"
+    assert f"`linux-image-{m[2]}-686`, {version}," in text, version
