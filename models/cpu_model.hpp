@@ -256,5 +256,9 @@ struct CpuModel {
 std::span<const CpuModel* const> all_cpu_models();
 // Finds a model by name or alias; nullptr if unknown.
 const CpuModel* find_cpu_model(std::string_view name);
+// "name, name, ..." of every model, and "alias = name, ..." in *aliases.
+std::string cpu_model_names(std::string* aliases = nullptr);
+// The one message for a name no model has, in every entry point (CLI, Python).
+std::string unknown_cpu_model_message(std::string_view name, const char* where = "");
 
 }  // namespace padlock

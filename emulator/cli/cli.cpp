@@ -14,130 +14,31 @@
 #include "emulator/observe/debug_log.hpp"
 #include "emulator/observe/output_file.hpp"
 #include "emulator/observe/trace/trace_filter.hpp"
-#include "emulator/time/virtual_time.hpp"
+#include "emulator/options/option_checks.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::cli {
 
 namespace {
 
+using emu::check_clock;
+using emu::cpu_by_name;
+using emu::cpu_names;
+using emu::parse_memory;
+using emu::parse_mhz;
+using emu::parse_port;
+using emu::parse_seed;
+
 const char* kDefaultCpu = "esther";
 
 // --trace-max below this could not hold a file's first and last records.
 constexpr uint64_t kMinTraceMax = 4096;
-constexpr uint64_t kMinMaxMemory = 1 << 20;  // below it not even a static program starts
 
 // qemu-user's single-dash spellings of the options both have.
 constexpr struct {
   const char* qemu;
   const char* ours;
 } kQemuSpellings[] = {{"-cpu", "--cpu"}, {"-seed", "--seed"}, {"-strace", "--strace"}};
-
-// "name, name, ..." and "alias = name, ..." from the models themselves.
-std::string cpu_names(std::string* alias_list = nullptr) {
-  std::string s, aliases;
-  for (const CpuModel* m : all_cpu_models()) {
-    if (!s.empty()) s += ", ";
-    s += m->name;
-    const std::string list = m->aliases != nullptr ? m->aliases : "";
-    for (size_t start = 0; start < list.size();) {
-      const size_t comma = std::min(list.find(',', start), list.size());
-      if (!aliases.empty()) aliases += ", ";
-      aliases += list.substr(start, comma - start) + " = " + m->name;
-      start = comma + 1;
-    }
-  }
-  if (alias_list != nullptr) *alias_list = aliases;
-  return s;
-}
-
-std::string known_cpus() {
-  std::string aliases;
-  const std::string names = cpu_names(&aliases);
-  return aliases.empty() ? names : names + " (aliases: " + aliases + ")";
-}
-
-const CpuModel* cpu_by_name(const std::string& name, const char* where) {
-  const CpuModel* m = find_cpu_model(name);
-  if (m == nullptr) {
-    throw UsageError(std::string("unknown CPU model '") + name + "'" + where +
-                     "; known: " + known_cpus());
-  }
-  return m;
-}
-
-double parse_mhz(const std::string& s, const char* where) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0' || errno != 0 || !std::isfinite(v) || v <= 0 || v > 100000) {
-    throw UsageError("invalid clock '" + s + "'" + where +
-                     ": expected a frequency in MHz, e.g. --mhz 1600");
-  }
-  return v;
-}
-
-// The lowest clock the timing model runs at (docs/timing.md, "Interrupts"): at least
-// kMinMhz, and periodic interrupts may take at most half of the clock even in their
-// shortest period (each costs VirtualTimeConfig::irq_cycles; the period varies by
-// +-irq_jitter). Below that the guest would make no progress between interrupts.
-constexpr double kMinMhz = 1.0;
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-void check_clock(const emu::RunOptions& o) {
-  const double mhz = o.mhz > 0 ? o.mhz : o.cpu->default_mhz.value;
-  if (mhz < kMinMhz) {
-    throw UsageError("clock " + number(mhz) +
-                     " MHz is below the lowest the timing model supports (" + number(kMinMhz) +
-                     " MHz)");
-  }
-  const emu::VirtualTimeConfig vt;
-  const double irq_hz = o.irq_hz < 0 ? vt.irq_hz : o.irq_hz;
-  if (o.timing && irq_hz > 0 &&
-      mhz * 1e6 / irq_hz * (1.0 - vt.irq_jitter) < 2.0 * static_cast<double>(vt.irq_cycles)) {
-    throw UsageError("interrupts at " + number(irq_hz) + " Hz would take over half of a " +
-                     number(mhz) + " MHz clock (each costs " + std::to_string(vt.irq_cycles) +
-                     " clocks): raise --mhz or lower --irq-hz");
-  }
-}
-
-// --memory: true for direct, false for tlb.
-bool parse_memory(const std::string& s, const char* where) {
-  if (s == "direct") return true;
-  if (s == "tlb") return false;
-  throw UsageError("--memory expects direct or tlb, got '" + s + "'" + where);
-}
-
-uint64_t parse_seed(const std::string& s, const char* where) {
-  char* end = nullptr;
-  errno = 0;
-  if (s.empty() || s[0] == '-') {
-    throw UsageError("invalid seed '" + s + "'" + where + ": expected an unsigned integer");
-  }
-  // Decimal, or hexadecimal with 0x: a leading zero is not octal ("--seed 010" is ten).
-  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  const unsigned long long v = std::strtoull(s.c_str(), &end, hex ? 16 : 10);
-  if (*end != '\0' || errno != 0) {
-    throw UsageError("invalid seed '" + s + "'" + where + ": expected an unsigned integer");
-  }
-  return v;
-}
-
-// -g/--gdb: a TCP port; 0 lets the system choose one (the emulator names it).
-int parse_port(const std::string& s) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || errno != 0 || v < 0 || v > 65535) {
-    throw UsageError("invalid gdb port '" + s + "': expected a TCP port 0-65535, e.g. -g 1234");
-  }
-  return static_cast<int>(v);
-}
 
 bool parse_on_off(const char* what, const std::string& v, const char* where) {
   if (v == "on") return true;
@@ -319,12 +220,7 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
         throw UsageError("--timing expects on or off, got '" + v + "'");
     } else if (name == "--irq-hz") {
       value(name, i, v);
-      char* end = nullptr;
-      errno = 0;
-      const double hz = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || errno != 0 || !(hz >= 0) || hz > 1e7)
-        throw UsageError("invalid interrupt rate '" + v + "': expected HZ >= 0, e.g. --irq-hz 250");
-      o.irq_hz = hz;
+      o.irq_hz = emu::parse_irq_hz(v);
     } else if (name == "--quantum") {
       value(name, i, v);
       char* end = nullptr;
@@ -344,10 +240,7 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       o.max_time = t;
     } else if (name == "--max-memory") {
       value(name, i, v);
-      if (!emu::parse_size(v, o.max_memory) || o.max_memory < kMinMaxMemory) {
-        throw UsageError("--max-memory expects a size of at least 1M (e.g. 512M, 2G), got '" + v +
-                         "'");
-      }
+      o.max_memory = emu::parse_max_memory(v);
     } else if (name == "--sandbox") {
       value(name, i, v);
       if (v.empty()) throw UsageError("option '--sandbox' needs a directory");
@@ -434,12 +327,7 @@ size_t parse_run(const std::vector<std::string>& args, size_t i, Invocation& inv
       o.check = emu::CheckMode::Warn;
     } else if (name == "--check") {
       value(name, i, v);
-      if (v == "warn")
-        o.check = emu::CheckMode::Warn;
-      else if (v == "error")
-        o.check = emu::CheckMode::Error;
-      else
-        throw UsageError("--check takes warn or error, not '" + v + "'");
+      o.check = emu::parse_check(v);
     } else if (name == "--check-jsonl") {
       value(name, i, v);
       o.check_jsonl_file = v;
@@ -491,6 +379,10 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
   }
   if (cmd == "--version" || cmd == "-V" || cmd == "version") {
     inv.command = Command::Version;
+    return inv;
+  }
+  if (cmd == "--man") {
+    inv.command = Command::Man;
     return inv;
   }
   if (cmd == "cpus") {
@@ -568,9 +460,7 @@ Invocation parse(const std::vector<std::string>& args, char** environ) {
         "select what --trace and --chrome-trace keep; give one of them");
   }
   if (prog >= args.size()) throw UsageError("run: missing PROGRAM (see 'padlock-emu run --help')");
-  if (!o.sysroot.empty() && !is_directory(o.sysroot)) {
-    throw UsageError("sysroot '" + o.sysroot + "' is not a directory");
-  }
+  if (!o.sysroot.empty()) emu::check_sysroot(o.sysroot);
   if (!o.sandbox.empty() && !is_directory(o.sandbox)) {
     throw UsageError("--sandbox '" + o.sandbox + "' is not a directory");
   }
@@ -596,7 +486,7 @@ void print_usage(FILE* out) {
                "       padlock-emu cpus [--verbose] [--x86]\n"
                "       padlock-emu trace summary FILE | trace diff [--ignore F,...] A B\n"
                "       padlock-emu system [--cpu NAME] --kernel VMLINUZ | --debian-kernel ARCH\n"
-               "       padlock-emu --help | --version\n"
+               "       padlock-emu --help | --version | --man\n"
                "\n"
                "Runs a Linux i386 or x86-64 program on an emulated VIA processor:\n"
                "ordinary x86 code runs under Unicorn, PadLock instructions (XSTORE, REP\n"

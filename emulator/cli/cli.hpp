@@ -8,17 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "emulator/options/option_checks.hpp"
 #include "emulator/run_options.hpp"
 
 namespace padlock::cli {
 
-// A one-line usage error (exit status 2).
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A one-line usage error (exit status 2); the option checks every entry point shares
+// throw the same (emulator/options/option_checks.hpp).
+using UsageError = emu::OptionError;
 
-enum class Command { Help, Version, Run, Cpus, Trace, System };
+enum class Command { Help, Version, Man, Run, Cpus, Trace, System };
 
 struct Invocation {
   Command command = Command::Help;
@@ -39,6 +38,8 @@ struct Invocation {
 Invocation parse(const std::vector<std::string>& args, char** environ);
 
 void print_usage(FILE* out);
+// --man: the man page of this binary's build tree or install (man -l), else `man padlock-emu`.
+int show_man_page(FILE* err);
 void print_run_usage(FILE* out);
 void print_cpus(FILE* out, bool verbose, bool x86 = false);
 

@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
                   PADLOCK_EMU_VERSION, uc_major, uc_minor, UC_API_PATCH, cs_major, cs_minor);
       return 0;
     }
+    case cli::Command::Man:
+      return cli::show_man_page(stderr);
     case cli::Command::Cpus:
       cli::print_cpus(stdout, inv.verbose, inv.x86);
       return 0;

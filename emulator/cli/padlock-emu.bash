@@ -48,20 +48,29 @@ _padlock_emu() {
     case ${words[i]} in
       --cpu | -cpu | --mhz | --seed | -seed | --errata | --timing | --irq-hz | --quantum | --memory | -E | -U | \
         -L | --sysroot | -0 | --argv0 | --trace | --chrome-trace | --profile | --trace-max | \
-        --trace-insn | --trace-range | --trace-fn | --trace-window) ((i++)) ;;
+        --trace-insn | --trace-range | --trace-fn | --trace-window | -d | -D | --mix | -g | --gdb | \
+        --max-time | --max-memory | --sandbox | --chip-check | --progress | --check-jsonl | \
+        --check-sarif) ((i++)) ;;
       -*) ;;
       *) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
   done
   case $prev in
     --cpu | -cpu) COMPREPLY=($(compgen -W "$(_padlock_emu_cpus "$exe")" -- "$cur")); return ;;
-    --errata | --timing) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+    --errata | --timing | --progress) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+    --chip-check) COMPREPLY=($(compgen -W "ud warn off" -- "$cur")); return ;;
+    # -d takes a comma-separated list of log items (docs/debugging.md): complete the last one.
+    -d)
+      local done=${cur%"${cur##*,}"}
+      COMPREPLY=($(compgen -P "$done" -W "in_asm exec cpu padlock syscall" -- "${cur##*,}"))
+      return ;;
     --memory) COMPREPLY=($(compgen -W "direct tlb" -- "$cur")); return ;;
     --trace-insn) COMPREPLY=($(compgen -W "rng ace phe pmm syscall xstore xcryptecb xcryptcbc xcryptctr xcryptcfb xcryptofb montmul xsha1 xsha256" -- "$cur")); return ;;
-    -L | --sysroot) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --trace | --chrome-trace | --profile) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -L | --sysroot | --sandbox) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --trace | --chrome-trace | --profile | -D | --mix | --check-jsonl | --check-sarif)
+      COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --mhz | --seed | -seed | --irq-hz | --quantum | -E | -U | -0 | --argv0 | --trace-max | --trace-range | \
-      --trace-fn | --trace-window) return ;;
+      --trace-fn | --trace-window | -g | --gdb | --max-time | --max-memory) return ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$("$exe" run --help 2>/dev/null | grep -oE '(^|[ ,])--?[a-z0-9][a-z0-9-]*' | tr -d ' ,' | sort -u)" -- "$cur"))

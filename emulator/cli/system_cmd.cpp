@@ -1,6 +1,7 @@
 // `padlock-emu system`: boots a kernel on system mode's patched QEMU with one of our CPU
 // models (docs/system.md). QEMU runs the PadLock instructions through libpadlock-system.so,
 // the same execution core as `run`; this command only finds the pieces and starts QEMU.
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include "emulator/cli/cli.hpp"
+#include "emulator/cli/install_paths.hpp"
+#include "emulator/cli/system_console.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::cli {
@@ -24,7 +27,7 @@ constexpr const char* kUsage =
     "                            [--module FILE.ko]...)\n"
     "                          [--append ARGS] [--memory MB] [--x86-64] [--stats]\n"
     "                          [--trace FILE] [--check] [--check-jsonl FILE]\n"
-    "                          [--check-sarif FILE]\n"
+    "                          [--check-sarif FILE] [--console]\n"
     "                          [-- QEMU ARGS...]\n"
     "\n"
     "Boots a kernel under system mode's QEMU on a modelled VIA CPU; PadLock instructions\n"
@@ -48,6 +51,9 @@ constexpr const char* kUsage =
     "  --check            the PadLock checker (docs/checker.md); findings on stderr at exit\n"
     "  --check-jsonl FILE, --check-sarif FILE\n"
     "                     the findings also as JSON Lines and as SARIF 2.1.0 (imply --check)\n"
+    "  --console          show the whole console, interactively; by default only the\n"
+    "                     result lines (PADLOCK-*, AFALG, the crypto manager's alg:), and\n"
+    "                     the console's last lines when the boot fails\n"
     "With --debian-kernel, --trace and the findings name the functions of the kernel's\n"
     "modules (function+offset [module]), from the modules' symbols at the addresses the\n"
     "guest reports on the console.\n"
@@ -61,7 +67,8 @@ struct SystemOptions {
   std::vector<std::string> modules, qemu_args;
   bool stats = false;
   bool check = false;
-  bool x86_64 = false;  // qemu-system-x86_64 (a 64-bit --kernel)
+  bool x86_64 = false;   // qemu-system-x86_64 (a 64-bit --kernel)
+  bool console = false;  // --console: the whole console (system_console.hpp)
 };
 
 std::string env_or(const char* name, const char* fallback) {
@@ -103,10 +110,16 @@ SystemOptions parse_system(const std::vector<std::string>& args) {
       o.modules.push_back(value());
     } else if (a == "--memory") {
       o.memory = value();
+      if (o.memory.empty() || o.memory.find_first_not_of("0123456789") != std::string::npos ||
+          std::atol(o.memory.c_str()) < 16)
+        throw UsageError("system: invalid --memory '" + o.memory +
+                         "': expected megabytes of guest RAM, at least 16, e.g. --memory 256");
     } else if (a == "--x86-64") {
       o.x86_64 = true;
     } else if (a == "--stats") {
       o.stats = true;
+    } else if (a == "--console") {
+      o.console = true;
     } else if (a == "--trace") {
       o.trace = value();
     } else if (a == "--check") {
@@ -121,6 +134,7 @@ SystemOptions parse_system(const std::vector<std::string>& args) {
       throw UsageError("system: unknown argument '" + a + "' (see 'padlock-emu system --help')");
     }
   }
+  emu::cpu_by_name(o.cpu);  // the same check and message as run's --cpu
   if (o.kernel.empty() == o.debian.empty())
     throw UsageError("system: give --kernel or --debian-kernel (one of them)");
   if (!o.modules.empty() && o.debian.empty())
@@ -154,6 +168,40 @@ std::string modules_of(const std::string& initrd) {
   return list;
 }
 
+// A missing piece of system mode is one line naming how to get it, and status 2.
+constexpr int kMissingPiece = 2;
+
+// The models' library: $PADLOCK_SYSTEM_LIB, else lib/ beside an installed CLI's bin/, else
+// the build tree's. It is loaded here first because QEMU loads it while it registers its
+// CPU types, where its error exit ends in an assertion of its own instead of the message.
+std::string system_library(std::string& error) {
+  const char* env = std::getenv("PADLOCK_SYSTEM_LIB");
+  const std::string installed = self_dir() + "/../lib/libpadlock-system.so";
+  const std::string lib =
+      env != nullptr && *env ? env : first_existing({installed, PADLOCK_SYSTEM_LIB});
+  if (lib.empty()) {
+    error = "no libpadlock-system.so at " + installed + " or " + PADLOCK_SYSTEM_LIB +
+            " (build it: cmake --build BUILD --target padlock_system; or reinstall padlock-emu)";
+    return "";
+  }
+  void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (h == nullptr || dlsym(h, "padlock_sys_abi_version") == nullptr) {
+    error = std::string("cannot load the models' library ") + lib + ": " +
+            (h == nullptr ? dlerror() : "no padlock_sys_abi_version");
+    return "";
+  }
+  dlclose(h);
+  return lib;
+}
+
+// make-initramfs.sh with the test init's sources (tests/system): share/padlock-emu/ beside an
+// installed CLI's bin/, else the source tree's.
+std::string initramfs_script() {
+  const char* rel = "/emulator/system/make-initramfs.sh";
+  return first_existing(
+      {self_dir() + "/../share/padlock-emu" + rel, std::string(PADLOCK_SOURCE_DIR) + rel});
+}
+
 }  // namespace
 
 int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* err) {
@@ -168,12 +216,32 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
     std::fprintf(err, "padlock-emu: %s\n", e.what());
     return 2;
   }
-  const CpuModel* cpu = find_cpu_model(o.cpu);
-  if (cpu == nullptr) {
-    std::fprintf(err, "padlock-emu: system: unknown CPU model '%s'\n", o.cpu.c_str());
-    return 2;
-  }
+  const CpuModel* cpu = emu::cpu_by_name(o.cpu);
   const bool amd64 = o.debian == "amd64";
+  const std::string qemu =
+      env_or("PADLOCK_QEMU_DIR", PADLOCK_QEMU_DIR) +
+      (amd64 || o.x86_64 ? "/bin/qemu-system-x86_64" : "/bin/qemu-system-i386");
+  if (access(qemu.c_str(), X_OK) != 0) {
+    std::fprintf(err,
+                 "padlock-emu: system: no QEMU at %s (build it in padlock-emu's sources: "
+                 "cmake --build BUILD --target padlock-qemu, or scripts/setup.sh)\n",
+                 qemu.c_str());
+    return kMissingPiece;
+  }
+  std::string lib_error;
+  const std::string lib = system_library(lib_error);
+  if (lib.empty()) {
+    std::fprintf(err, "padlock-emu: system: %s\n", lib_error.c_str());
+    return kMissingPiece;
+  }
+  const std::string script = initramfs_script();
+  if (!o.debian.empty() && script.empty()) {
+    std::fprintf(err,
+                 "padlock-emu: system: no make-initramfs.sh beside padlock-emu nor in %s "
+                 "(reinstall padlock-emu)\n",
+                 PADLOCK_SOURCE_DIR);
+    return kMissingPiece;
+  }
   if (!o.debian.empty()) {
     // Debian's kernel and the test initramfs (emulator/system/make-initramfs.sh), in a
     // directory named by the suite and the modules (system-amd64-sid,
@@ -185,7 +253,7 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
       dir += '+';
       dir.append(name, 0, name.rfind(".ko"));
     }
-    std::string cmd = "bash '" PADLOCK_SOURCE_DIR "/emulator/system/make-initramfs.sh' ";
+    std::string cmd = "bash '" + script + "' ";
     if (!o.suite.empty()) cmd += "--suite '" + o.suite + "' ";
     cmd += o.debian + " '" + dir + "'";
     for (const std::string& m : o.modules) cmd += " '" + m + "'";
@@ -200,17 +268,7 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
     o.kernel = dir + "/vmlinuz";
     o.initrd = dir + "/initrd.gz";
   }
-  const std::string qemu =
-      env_or("PADLOCK_QEMU_DIR", PADLOCK_QEMU_DIR) +
-      (amd64 || o.x86_64 ? "/bin/qemu-system-x86_64" : "/bin/qemu-system-i386");
-  if (access(qemu.c_str(), X_OK) != 0) {
-    std::fprintf(err,
-                 "padlock-emu: system: no QEMU at %s (build it: cmake --build BUILD --target "
-                 "padlock-qemu)\n",
-                 qemu.c_str());
-    return 1;
-  }
-  setenv("PADLOCK_SYSTEM_LIB", env_or("PADLOCK_SYSTEM_LIB", PADLOCK_SYSTEM_LIB).c_str(), 1);
+  setenv("PADLOCK_SYSTEM_LIB", lib.c_str(), 1);
   if (o.stats) setenv("PADLOCK_SYSTEM_STATS", "1", 1);
   // The output files, created here so that a path that cannot be written fails before the
   // boot; the library writes them when QEMU exits.
@@ -277,9 +335,6 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
   if (!o.append.empty()) append += " " + o.append;
   argv.insert(argv.end(), {"-append", append});
   argv.insert(argv.end(), o.qemu_args.begin(), o.qemu_args.end());
-  std::vector<char*> cargv;
-  for (std::string& s : argv) cargv.push_back(s.data());
-  cargv.push_back(nullptr);
   // A sanitized build (docs/reliability.md, "Sanitizers"): QEMU is not instrumented and
   // the sanitized library it dlopens needs the runtime, which must come first in the
   // process: preloaded into QEMU alone (without it the dlopen fails on the runtime's
@@ -290,10 +345,7 @@ int run_system_command(const std::vector<std::string>& args, FILE* out, FILE* er
     if (preload != nullptr && preload[0] != '\0') runtime += std::string(" ") + preload;
     setenv("LD_PRELOAD", runtime.c_str(), 1);
   }
-  std::fflush(out);
-  execv(qemu.c_str(), cargv.data());
-  std::fprintf(err, "padlock-emu: system: cannot run %s\n", qemu.c_str());
-  return 1;
+  return run_qemu(argv, ConsoleOptions{o.console, !o.debian.empty()}, out, err);
 }
 
 }  // namespace padlock::cli

@@ -150,9 +150,15 @@ void Server::close_connection() {
 }
 
 Resume Server::attach(Target& t) {
+  target_ = &t;
   while (fd_ < 0) {
+    if (!wait_readable(listen_fd_)) {
+      close(listen_fd_);
+      listen_fd_ = -1;
+      return Resume{Resume::Kind::Detach, 0};
+    }
     fd_ = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd_ < 0 && errno != EINTR) {
+    if (fd_ < 0 && errno != EINTR && errno != EAGAIN) {
       throw std::runtime_error(std::string("gdb: accept: ") + strerror(errno));
     }
   }
@@ -205,6 +211,16 @@ bool Server::interrupt_requested() {
   return seen;
 }
 
+bool Server::wait_readable(int fd) {
+  // In slices: a signal that lands just before poll() would otherwise leave it waiting.
+  constexpr int kSliceMs = 100;
+  for (;;) {
+    if (target_ != nullptr && target_->ending()) return false;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, kSliceMs) == 1) return true;
+  }
+}
+
 bool Server::read_packet(std::string& out) {
   // State: skip to '$', take the payload to '#', then two checksum digits.
   std::string raw;
@@ -216,6 +232,7 @@ bool Server::read_packet(std::string& out) {
       c = pending_[0];
       pending_.erase(0, 1);
     } else {
+      if (!wait_readable(fd_)) return false;
       const ssize_t n = recv(fd_, &c, 1, 0);
       if (n == 0) return false;
       if (n < 0) {
@@ -273,6 +290,7 @@ void Server::send(const std::string& payload) {
     // Wait for the acknowledgement; '-' asks for the packet again.
     char c = 0;
     for (;;) {
+      if (!wait_readable(fd_)) return;  // the run ends: the loop's next read says so
       const ssize_t n = recv(fd_, &c, 1, 0);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {

@@ -56,6 +56,8 @@ class Target {
   // Hg: register packets read and write thread `id` from now on (0: the current one);
   // false: no such thread.
   virtual bool select_thread(int id) { return id == 0; }
+  // A signal from the host (Ctrl-C, SIGTERM, SIGHUP) ends the run: stop waiting for gdb.
+  virtual bool ending() { return false; }
 };
 
 // Linux signal numbers and gdb's (the protocol's) differ above 6; 0 maps to 0.
@@ -92,7 +94,9 @@ class Server {
 
  private:
   Resume loop(Target& t);
-  bool read_packet(std::string& out);  // false: connection closed
+  bool read_packet(std::string& out);  // false: connection closed (or the run ends)
+  // Waits until `fd` is readable; false when the target is ending first.
+  bool wait_readable(int fd);
   void send(const std::string& payload);
   std::string handle(Target& t, const std::string& p, Resume& resume, bool& resumed);
   std::string stop_reply() const;
@@ -107,7 +111,8 @@ class Server {
   bool no_ack_ = false;
   bool start_no_ack_ = false;  // QStartNoAckMode answered
   Stop last_stop_;
-  std::string pending_;  // bytes read ahead of a packet
+  std::string pending_;       // bytes read ahead of a packet
+  Target* target_ = nullptr;  // the one attach() serves, asked whether it is ending
 };
 
 }  // namespace padlock::emu::gdb

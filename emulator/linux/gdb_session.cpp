@@ -11,6 +11,7 @@
 
 #include "emulator/debug/x86_registers.hpp"
 #include "emulator/linux/process.hpp"
+#include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/signal/signals.hpp"
 
 namespace padlock::emu {
@@ -325,6 +326,11 @@ void GdbSession::on_watch_access(bool write, uint64_t address, uint64_t size) {
 
 bool GdbSession::guest64() const {
   return p_.guest64();
+}
+
+bool GdbSession::ending() {
+  // Python's SIGINT stops the run through kill_from_host (python/src/sigint_guard.hpp).
+  return host_signal_ends_guest(p_) || p_.killed_from_host();
 }
 
 int GdbSession::pid() const {

@@ -60,6 +60,7 @@ class GdbSession final : public gdb::Target {
 
   // gdb::Target
   bool guest64() const override;
+  bool ending() override;
   int pid() const override;
   void read_register(size_t regno, uint8_t* out) override;
   void write_register(size_t regno, const uint8_t* in) override;

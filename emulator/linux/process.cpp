@@ -858,6 +858,16 @@ RunResult Process::run() {
   if (exited_) {
     result_ = RunResult{};
     result_.exit_code = exit_code_;
+    // ld.so's status when a library is missing: the host's i386 libraries are seldom the
+    // ones a program needs (docs/emulator.md, "Dynamically linked programs").
+    constexpr int kLdSoMissingLibrary = 127;
+    if (exit_code_ == kLdSoMissingLibrary && !guest64_ && !elf_.interp.empty() &&
+        paths_.sysroot().empty()) {
+      std::fprintf(opts_.log,
+                   "padlock-emu: hint: an i386 dynamic program ended with status 127 without "
+                   "-L: if its ld.so found no library, give an i386 sysroot with -L DIR "
+                   "(scripts/make-sysroot.sh builds one)\n");
+    }
   } else if (out_of_time) {
     // As timeout(1): status 124, and one line that says why.
     std::fprintf(opts_.log, "padlock-emu: --max-time %g s reached: the guest was stopped\n",

@@ -196,6 +196,7 @@ class Process {
   // when the run loop next gets control. A request that arrives between two emulation
   // slices may be missed by Unicorn: call it again until run() returns.
   void kill_from_host();
+  bool killed_from_host() const { return host_kill_.load(); }
   void queue_signal(const GuestSiginfo& si);  // to the running thread (tgkill, SIGPIPE)
   // To the process (kill, a timer, the host): pending for the process; a thread that waits
   // and does not block it is woken when the running thread blocks it (threads.cpp).

@@ -37,6 +37,14 @@ bool read_trace(const std::string& path, TraceFile& out, std::string& error) {
   while (next_line()) {
     ++n;
     if (line.empty()) continue;
+    // --chrome-trace writes Trace Event JSON, one object whose first line holds its
+    // "traceEvents" key: a user who mixes up the two files gets told so.
+    if (n == 1 && line.find("\"traceEvents\"") != std::string::npos) {
+      error = path +
+              ": a Chrome trace (--chrome-trace), not a --trace file (JSON Lines); open it "
+              "in Perfetto or chrome://tracing";
+      return false;
+    }
     JsonValue v;
     std::string why;
     if (!parse_json(line, v, why)) {

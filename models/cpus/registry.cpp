@@ -1,4 +1,6 @@
 // The list of CPU models. Adding a model or a stepping: add its header and one line here.
+#include <algorithm>
+#include <string>
 #include <string_view>
 
 #include "models/cpu_model.hpp"
@@ -43,6 +45,30 @@ const CpuModel* find_cpu_model(std::string_view name) {
     if (name == m->name || alias_matches(m->aliases, name)) return m;
   }
   return nullptr;
+}
+
+std::string cpu_model_names(std::string* alias_list) {
+  std::string s, aliases;
+  for (const CpuModel* m : kModels) {
+    if (!s.empty()) s += ", ";
+    s += m->name;
+    const std::string list = m->aliases != nullptr ? m->aliases : "";
+    for (size_t start = 0; start < list.size();) {
+      const size_t comma = std::min(list.find(',', start), list.size());
+      if (!aliases.empty()) aliases += ", ";
+      aliases += list.substr(start, comma - start) + " = " + m->name;
+      start = comma + 1;
+    }
+  }
+  if (alias_list != nullptr) *alias_list = aliases;
+  return s;
+}
+
+std::string unknown_cpu_model_message(std::string_view name, const char* where) {
+  std::string aliases;
+  const std::string names = cpu_model_names(&aliases);
+  return "unknown CPU model '" + std::string(name) + "'" + where + "; known: " + names +
+         (aliases.empty() ? "" : " (aliases: " + aliases + ")");
 }
 
 }  // namespace padlock

@@ -34,6 +34,5 @@ def cpu(name: CpuLike) -> "_core.CpuModel":
         return name
     found = _core.find_cpu_model(name)
     if found is None:
-        known = ", ".join(m.name for m in _core.cpu_models())
-        raise ValueError(f"unknown CPU model {name!r}; known: {known}")
+        raise ValueError(_core.unknown_cpu_model_message(name))
     return found

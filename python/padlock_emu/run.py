@@ -223,8 +223,10 @@ class Emulator:
         if not args and program is None:
             raise ValueError("argv is empty: give at least the program")
         prog = os.fspath(program) if program is not None else args[0]
-        if gdb is not None and not 1 <= int(gdb) <= 65535:
-            raise ValueError(f"gdb={gdb!r}: expected a TCP port 1-65535 for gdb to connect to")
+        if gdb == 0 and not isinstance(gdb, bool):
+            # The CLI's -g 0 names the port it picked in its log, which a run from Python
+            # returns only at the end (Result.log).
+            raise ValueError("gdb=0: give the TCP port gdb is to connect to (-g 0 is the CLI's)")
         model = _find_cpu(self.cpu)
         envp = _env_list(env if env is not None else self.env)
         tmp: List[Path] = []
@@ -245,23 +247,23 @@ class Emulator:
         if check is True or (check is None and check_sarif is not None):
             check = "warn"
         check_mode = check or ""
-        if check_mode not in ("", "warn", "error"):
-            raise ValueError(f"check is True, 'warn' or 'error', not {check!r}")
+        if not isinstance(check_mode, str):
+            raise TypeError(f"--check takes warn or error, not '{check_mode}'")
         check_file = out_path(bool(check_mode) or None, ".jsonl")
         limit = timeout if timeout is not None else self.timeout
         sys.stdout.flush()
         sys.stderr.flush()
         try:
             raw = _core.run_guest(
-                args, prog, model, mhz=float(self.mhz or 0.0), envp=envp, stdin=bytes(stdin),
-                seed=int(self.seed or 0), errata=self.errata, strace=self.strace,
+                args, prog, model, mhz=self.mhz, envp=envp, stdin=bytes(stdin),
+                seed=self.seed, errata=self.errata, strace=self.strace,
                 stats=False, icount=self.icount,
                 sysroot=os.fspath(self.sysroot) if self.sysroot else "",
                 irq_hz=self.irq_hz, trace=trace_file, chrome_trace=chrome_file,
                 profile=profile_file, timeout=float(limit or 0.0), timing=self.timing,
                 check=check_mode, check_jsonl=check_file,
                 check_sarif=os.fspath(check_sarif) if check_sarif is not None else "",
-                gdb=-1 if gdb is None else int(gdb),
+                gdb=gdb,
                 cache_x86=self.cache_x86, memory=self.memory or "")
             st = raw["stats"]
             stats = RunStats(

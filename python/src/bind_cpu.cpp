@@ -57,13 +57,7 @@ const CpuModel& cpu_arg(const py::object& cpu) {
   if (py::isinstance<CpuModel>(cpu)) return cpu.cast<const CpuModel&>();
   const std::string name = cpu.cast<std::string>();
   if (const CpuModel* c = find_cpu_model(name)) return *c;
-  std::string known;
-  for (const CpuModel* c : all_cpu_models()) {
-    known += known.empty() ? "" : ", ";
-    known += c->name;
-    if (*c->aliases) known += std::string(" (") + c->aliases + ")";
-  }
-  throw py::value_error("unknown CPU model '" + name + "'; known: " + known);
+  throw py::value_error(unknown_cpu_model_message(name));
 }
 
 void bind_cpu(py::module_& m) {
@@ -146,6 +140,10 @@ void bind_cpu(py::module_& m) {
         return out;
       },
       "All CPU models, in the order `padlock-emu cpus` lists them");
+  m.def(
+      "unknown_cpu_model_message",
+      [](const std::string& name) { return unknown_cpu_model_message(name); },
+      "The CLI's message for a CPU model name no model has");
   m.def(
       "find_cpu_model",
       [](const std::string& name) -> const CpuModel* { return find_cpu_model(name); },

@@ -9,6 +9,7 @@
 
 #include "bindings.hpp"
 #include "emulator/loader/elf_loader.hpp"
+#include "emulator/options/option_checks.hpp"
 #include "emulator/run_options.hpp"
 #include "guest_run.hpp"
 #include "isa/instruction_table.hpp"
@@ -24,6 +25,25 @@ namespace {
 // The optional run() arguments this module passes through to RunOptions.
 constexpr const char* kRunFeatures[] = {"irq_hz", "trace", "chrome_trace", "profile",   "sysroot",
                                         "timing", "check", "gdb",          "cache_x86", "memory"};
+
+// A number option from Python: None, or an int or a float; a value of another type (a str,
+// a bool) raises TypeError with the CLI's message for it (emulator/options/option_checks.hpp).
+std::optional<double> number_option(const py::handle& v,
+                                    std::string (*message)(const std::string&)) {
+  if (v.is_none()) return std::nullopt;
+  if (py::isinstance<py::bool_>(v) ||
+      !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
+    throw py::type_error(message(py::str(v)));
+  return v.cast<double>();
+}
+
+std::string mhz_message(const std::string& text) {
+  return emu::mhz_message(text);
+}
+
+std::string seed_message(const std::string& text) {
+  return emu::seed_message(text);
+}
 
 }  // namespace
 
@@ -74,44 +94,46 @@ void bind_run(py::module_& m) {
   m.def(
       "run_guest",
       [](const std::vector<std::string>& argv, const std::string& program, const CpuModel& cpu,
-         double mhz, const std::vector<std::string>& envp, const py::bytes& stdin_data,
-         uint64_t seed, bool errata, bool strace, bool stats, bool icount,
-         const std::string& sysroot, std::optional<double> irq_hz, const std::string& trace,
+         const py::object& mhz, const std::vector<std::string>& envp, const py::bytes& stdin_data,
+         const py::object& seed, bool errata, bool strace, bool stats, bool icount,
+         const std::string& sysroot, const py::object& irq_hz, const std::string& trace,
          const std::string& chrome_trace, const std::string& profile, double timeout,
          std::optional<bool> timing, const std::string& check, const std::string& check_jsonl,
-         const std::string& check_sarif, int gdb, bool cache_x86, const std::string& memory) {
+         const std::string& check_sarif, const py::object& gdb, bool cache_x86,
+         const std::string& memory) {
+        // The CLI's checks and messages (emulator/options/option_checks.hpp): ValueError.
         emu::RunOptions o;
         o.program = program;
         o.argv = argv;
         o.envp = envp;
         o.cpu = &cpu;
-        o.mhz = mhz;
-        o.seed = seed;
+        if (const auto v = number_option(mhz, mhz_message))
+          o.mhz = emu::check_mhz(*v, emu::number_text(*v));
+        if (!seed.is_none()) {
+          if (!py::isinstance<py::int_>(seed) || py::isinstance<py::bool_>(seed))
+            throw py::type_error(seed_message(py::str(seed)));
+          o.seed = emu::parse_seed(py::str(seed));
+        }
         o.errata = errata;
         o.strace = strace;
         o.stats = stats;
         o.icount = icount;
         if (timing) o.timing = *timing;
         o.cache_x86 = cache_x86;
-        if (memory == "tlb")
-          o.direct_memory = false;
-        else if (memory != "direct" && !memory.empty())
-          throw py::value_error("memory must be 'direct' or 'tlb', not '" + memory + "'");
+        if (!memory.empty()) o.direct_memory = emu::parse_memory(memory);
         o.sysroot = sysroot;
-        if (irq_hz) o.irq_hz = *irq_hz;
+        if (!sysroot.empty()) emu::check_sysroot(sysroot);
+        if (const auto v = number_option(irq_hz, emu::irq_hz_message))
+          o.irq_hz = emu::check_irq_hz(*v, emu::number_text(*v));
         o.trace_file = trace;
         o.chrome_trace_file = chrome_trace;
         o.profile_file = profile;
-        if (check == "warn") {
-          o.check = emu::CheckMode::Warn;
-        } else if (check == "error") {
-          o.check = emu::CheckMode::Error;
-        } else if (!check.empty()) {
-          throw py::value_error("check is 'warn' or 'error', not '" + check + "'");
-        }
+        if (!check.empty()) o.check = emu::parse_check(check);
         o.check_jsonl_file = check_jsonl;
         o.check_sarif_file = check_sarif;
-        o.gdb_port = gdb;
+        if (const auto v = number_option(gdb, emu::port_message))
+          o.gdb_port = emu::check_port(*v, emu::number_text(*v));
+        emu::check_clock(o);
         const std::string in = stdin_data;
         const GuestRunOutput r = run_guest(o, in, timeout);
         if (r.interrupted) {
@@ -134,14 +156,14 @@ void bind_run(py::module_& m) {
         d["check_error"] = r.result.check_error;
         return d;
       },
-      py::arg("argv"), py::arg("program"), py::arg("cpu"), py::arg("mhz") = 0.0,
+      py::arg("argv"), py::arg("program"), py::arg("cpu"), py::arg("mhz") = py::none(),
       py::arg("envp") = std::vector<std::string>{}, py::arg("stdin") = py::bytes(),
-      py::arg("seed") = 0, py::arg("errata") = true, py::arg("strace") = false,
+      py::arg("seed") = py::none(), py::arg("errata") = true, py::arg("strace") = false,
       py::arg("stats") = false, py::arg("icount") = true, py::arg("sysroot") = "",
       py::arg("irq_hz") = py::none(), py::arg("trace") = "", py::arg("chrome_trace") = "",
       py::arg("profile") = "", py::arg("timeout") = 0.0, py::arg("timing") = py::none(),
       py::arg("check") = "", py::arg("check_jsonl") = "", py::arg("check_sarif") = "",
-      py::arg("gdb") = -1, py::arg("cache_x86") = false, py::arg("memory") = "",
+      py::arg("gdb") = py::none(), py::arg("cache_x86") = false, py::arg("memory") = "",
       "Run a guest program in this process (see padlock_emu.run); returns a dict");
 }
 

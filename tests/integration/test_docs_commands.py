@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["README.md", "docs/emulator.md", "docs/profiling.md"]
+PAGES = ["README.md", "docs/emulator.md", "docs/profiling.md", "docs/debugging.md"]
 
 # Commands shown for illustration on files that do not exist, and long or environment-
 # dependent runs (a benchmark's wall times), by their first characters.
@@ -32,9 +32,11 @@ NOT_RUN = {
     "REPEAT=5 bench/": "a benchmark: wall times vary",
     "padlock-emu run --cpu esther -L .sysroot-i386 /usr/bin/openssl enc":
         "writes to made-up files",
+    "padlock-emu run -g 1234": "waits for gdb in the background: tests/integration/test_gdb.py",
+    "gdb -batch -ex 'target remote :1234'": "needs the emulator above: test_gdb.py",
 }
 
-TOOLS = ("padlock-emu", "callgrind_annotate", "jq", "echo", "kcachegrind")
+TOOLS = ("padlock-emu", "callgrind_annotate", "jq", "echo", "kcachegrind", "gdb", "grep")
 
 
 def sessions():
@@ -161,3 +163,27 @@ def test_sessions_print_what_the_page_shows(workdir, page):
         "\n\n".join(failures)
     if ran == 0:
         pytest.skip(f"{page}: no session can run here: " + "; ".join(skipped))
+
+
+def test_system_md_names_the_kernel_debian_serves():
+    """docs/system.md names the bookworm kernel `--debian-kernel` boots, as pinned in
+    emulator/system/debian-kernels.txt, and Debian's archive still serves that version:
+    drift of the docs from the pin, or of the pin from the archive, fails here."""
+    pins = {}
+    for line in (ROOT / "emulator/system/debian-kernels.txt").read_text().splitlines():
+        f = line.split()
+        if len(f) == 4 and not line.startswith("#") and f[0] == "bookworm":
+            pins[f[1]] = (f[2], f[3])
+    package, version = pins["i386"]
+    abi = re.search(r"linux-image-(6\.1\.0-\d+)-", package)[1]
+    text = (ROOT / "docs/system.md").read_text()
+    named = set(re.findall(r"linux-(?:image|headers)-(6\.1\.0-\d+)-", text))
+    assert named == {abi}, f"docs/system.md names {sorted(named)}, the pin is {abi}"
+    assert f"`{package}`, {version}," in text, version
+    r = subprocess.run(["apt-cache", "madison", pins["amd64"][0]], capture_output=True,
+                       text=True)
+    if pins["amd64"][1] not in r.stdout:
+        if os.environ.get("PADLOCK_REQUIRE_SYSTEM") == "1":
+            pytest.fail(f"Debian no longer serves {pins['amd64']}: {r.stdout}{r.stderr}")
+        pytest.skip(f"apt-cache does not list {pins['amd64']} (apt-get update)")
+

@@ -81,3 +81,14 @@ def test_completion_offers_options_and_models(prefix):
               if line.strip() and not line.startswith("#")}
     assert set(complete(prefix, "system", "--debian-suite", "")) == suites
     assert "nehemiah-c5p" in complete(prefix, "system", "--cpu", "neh")
+
+
+def test_completion_after_d_offers_log_items_not_files(prefix, tmp_path):
+    """-d takes log items (docs/debugging.md), -D a file; after `-d ITEMS` PROGRAM is still
+    to come, so an option is completed there."""
+    assert set(complete(prefix, "run", "-d", "")) == {"in_asm", "exec", "cpu", "padlock",
+                                                      "syscall"}
+    assert complete(prefix, "run", "-d", "in_asm,pa") == ["in_asm,padlock"]
+    assert "--stats" in complete(prefix, "run", "-d", "in_asm", "--st")
+    assert set(complete(prefix, "run", "--chip-check", "")) == {"ud", "warn", "off"}
+    assert "--console" in complete(prefix, "system", "--con")

@@ -339,7 +339,7 @@ def test_system_without_qemu_says_how_to_build_it(emulator_path, tmp_path):
     env = dict(os.environ, PADLOCK_QEMU_DIR=str(tmp_path))
     r = subprocess.run([str(emulator_path), "system", "--kernel", "k"], capture_output=True,
                        text=True, env=env)
-    assert r.returncode == 1
+    assert r.returncode == 2
     assert f"no QEMU at {tmp_path}/bin/qemu-system-i386" in r.stderr
     assert "--target padlock-qemu" in r.stderr
 
@@ -355,8 +355,8 @@ def test_a_sanitized_build_preloads_its_runtime_into_qemu(emulator_path, tmp_pat
     env = dict(os.environ, PADLOCK_QEMU_DIR=str(tmp_path), LD_PRELOAD="")
     # The shell standing in for QEMU is no part of the check: no leak report at its exit.
     env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
-    r = subprocess.run([str(emulator_path), "system", "--kernel", "k"], capture_output=True,
-                       text=True, env=env)
+    r = subprocess.run([str(emulator_path), "system", "--kernel", "k", "--console"],
+                       capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     preload = r.stdout.split("LD_PRELOAD=", 1)[1].split()
     if sanitized():

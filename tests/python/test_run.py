@@ -267,7 +267,7 @@ def test_memory_and_cache_x86_reach_the_emulator():
     assert (tlb.stdout, tlb.stats.cycles) == (base.stdout, base.stats.cycles)
     cached = pe.run([guest("sha"), "256", "-"], stdin=b"abc", cache_x86=True)
     assert cached.stdout == base.stdout and cached.stats.cycles > base.stats.cycles
-    with pytest.raises(ValueError, match="memory must be"):
+    with pytest.raises(ValueError, match="--memory expects direct or tlb, got .softmmu."):
         pe.run([guest("sha"), "256", "-"], stdin=b"abc", memory="softmmu")
 
 

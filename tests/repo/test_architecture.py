@@ -33,9 +33,12 @@ ALLOWED: dict[str, set[str]] = {
                          "isa", "models"},
     "emulator/tools": {"emulator/observe", "isa", "models"},
     "emulator/cli": {"emulator/linux", "emulator/loader", "emulator/tools", "emulator/observe",
-                     "emulator/time",
+                     "emulator/time", "emulator/options",
                      "emulator/run_options.hpp", "isa", "models"},
     "emulator/run_options.hpp": {"models"},
+    # the option checks and messages every entry point shares (the CLI, Python)
+    "emulator/options": {"emulator/run_options.hpp", "emulator/observe", "emulator/time",
+                         "models"},
     # system mode's C ABI for QEMU: the execution core and what it writes to, no Unicorn;
     # of the loader only its dependency-free ELF reader (the kernel modules' symbols)
     "emulator/system": {"emulator/padlock", "emulator/observe", "emulator/time", "isa",

@@ -152,6 +152,14 @@ void wait_host_signal() {
   sigprocmask(SIG_SETMASK, &old, nullptr);
 }
 
+bool host_signal_ends_guest(Process& p) {
+  const uint64_t arrived = g_arrived.load();
+  for (int sig : kEndingSignals) {
+    if ((arrived & sig_bit(sig)) != 0 && p.signals().action[sig].handler == kSigDfl) return true;
+  }
+  return false;
+}
+
 int collect_host_signals(Process& p) {
   // Cleared first: a signal that arrives after the exchange sets it again.
   uc_emu_stop_pending(p.cpu().uc(), false);

@@ -19,5 +19,8 @@ void host_signal_update(Process& p, int sig);  // after the guest changed sig's 
 void host_signals_running(bool running);       // around uc_emu_start
 int collect_host_signals(Process& p);          // queue what arrived for the guest; how many
 void wait_host_signal();  // until a host signal arrives, unless one is already uncollected
+// Whether a host signal arrived, not yet collected, that ends the guest (its action is the
+// default and the default ends it): a wait outside the run loop (gdb's) gives way to it.
+bool host_signal_ends_guest(Process& p);
 
 }  // namespace padlock::emu
