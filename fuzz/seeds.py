@@ -103,6 +103,7 @@ def main() -> int:
     for ctl in range(0, 256, 5):
         put(out, "xcrypt_vs_openssl", bytes([ctl]) + bytes(range(48)) + bytes(16 * (ctl % 9)))
         put(out, "xsha_vs_openssl", bytes([ctl]) + b"abc" * (ctl % 50))
+        put(out, "xsha512_vs_openssl", bytes([ctl]) + b"abc" * (ctl % 90))
     return 0
 
 

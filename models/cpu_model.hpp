@@ -153,6 +153,16 @@ struct PheParams {
   PADLOCK_PHE_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
 };
 
+// PHE2 timing (REP XSHA384/512, docs/fidelity/phe2.md): no latency is public; the values
+// are documented choices (KH-40000 tcrypt calibration, zhaoxin.md, is for later).
+#define PADLOCK_PHE2_FIELDS(PARAM, SETTING)                                   \
+  PARAM(Clocks, startup, "clocks per REP XSHA384/512 before the first block") \
+  PARAM(Clocks, sha512_block_clocks, "clocks per 128-byte SHA-512 block (80 rounds)")
+
+struct Phe2Params {
+  PADLOCK_PHE2_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
+};
+
 // PMM timing (§5.2): C = 1024*(4N^2 + K1*N) + K2, with K1 computed per outer pass from the
 // operands (docs/fidelity/pmm.md): each pass costs inner steps * inner_loop_pmm_clocks +
 // 32*k1_min + max(extension step or split carry store, integer tail not hidden).
@@ -196,6 +206,16 @@ struct MemoryParams {
 #undef PADLOCK_DECLARE_PARAM
 #undef PADLOCK_DECLARE_SETTING
 
+// PHE2's values on every model that has it, until a part is calibrated.
+constexpr Phe2Params choice_phe2() {
+  return Phe2Params{
+      .startup = {40, "choice: as PHE's start-up (the PHE figure of guide §4.2)"},
+      .sha512_block_clocks = {304,
+                              "choice: KH-40000 tcrypt SHA-512, 8192-byte row (7407.80 Mb/s) "
+                              "at 2.2 GHz: 1024 bits per 304 clocks (zhaoxin.md)"},
+  };
+}
+
 struct CpuModel {
   const char* name;     // CLI name, e.g. "esther-c5j"
   const char* aliases;  // comma-separated aliases, e.g. "esther"
@@ -220,6 +240,7 @@ struct CpuModel {
   PheParams phe;
   PmmParams pmm;
   MemoryParams memory;
+  Phe2Params phe2 = choice_phe2();  // used when units.phe2
 };
 
 // All models, in the order `padlock-emu cpus` lists them.

@@ -72,6 +72,16 @@ constexpr DiagInfo kDiags[] = {
      "EAX == ECX != 0 at start: only the final padding block (bit length ECX * 8) is hashed "
      "into the state at EDI; ESI is not read and does not move (Linux "
      "drivers/crypto/padlock-sha.c final() issues it on every C7)"},
+    {Diag::Phe2EaxIgnored, "phe2-eax", "docs/fidelity/phe2.md",
+     "REP XSHA384/512 does not read EAX and leaves it unchanged: ECX counts 128-byte blocks "
+     "and nothing is padded (OpenSSL and GnuTLS padlock_sha512_blocks set no EAX)",
+     DiagKind::UndefinedResult},
+    {Diag::Phe2EcxZero, "phe2-ecx-zero", "docs/fidelity/phe2.md",
+     "REP XSHA384/512 with ECX = 0 does nothing: no memory access, registers unchanged (as "
+     "Zhaoxin reports for XSHA1 and XSHA256)"},
+    {Diag::Xsha384State, "xsha384-state", "docs/fidelity/phe2.md",
+     "REP XSHA384 runs as REP XSHA512 on the 64-byte state at EDI: the software supplies "
+     "the SHA-384 IV and truncates the digest"},
 };
 static_assert(sizeof(kDiags) / sizeof(kDiags[0]) == static_cast<size_t>(Diag::Count),
               "one row per Diag");

@@ -32,6 +32,10 @@ enum class Diag : uint16_t {
   MontmulTNotZero,      // §5.1 T "initially must be all zero" but is not
   MontmulAddr64,        // §5.1 64-bit addressing (no 67h) on a chip that needs 67h
   XshaPadOnly,          // §4.1 EAX == ECX != 0 at start (everything hashed, padding due)
+  // The late Nano's and Zhaoxin's units (docs/fidelity/phe2.md, docs/fidelity/gmi.md).
+  Phe2EaxIgnored,  // REP XSHA384/512: no caller sets EAX
+  Phe2EcxZero,     // REP XSHA384/512 with ECX = 0
+  Xsha384State,    // REP XSHA384: no caller; the state it expects is not public
   Count
 };
 

@@ -13,7 +13,8 @@ Padlock::Padlock(const CpuModel& cpu, const PadlockConfig& config)
       rng_(cpu, config.seed, config.host_entropy),
       ace_(cpu),
       phe_(cpu),
-      pmm_(cpu) {
+      pmm_(cpu),
+      phe2_(cpu) {
   ace_.set_ctr_errata(cpu.ctr_errata && config.errata);
 }
 
@@ -47,6 +48,9 @@ uint32_t Padlock::centaur_features() const {
   if (u.ace2) edx |= kAce2Present | (fcr_on ? kAce2Enabled : 0);
   if (u.phe) edx |= kPhePresent | (fcr_on ? kPheEnabled : 0);
   if (u.pmm) edx |= kPmmPresent | (fcr_on ? kPmmEnabled : 0);
+  // PHE2's enabled bit follows the same enable as PHE and PMM (a choice:
+  // docs/fidelity/phe2.md).
+  if (u.phe2) edx |= kPhe2Present | (fcr_on ? kPhe2Enabled : 0);
   return edx;
 }
 
@@ -64,12 +68,28 @@ bool Padlock::unit_enabled(isa::Unit unit) const {
       return u.phe && fcr_on;
     case isa::Unit::Pmm:
       return u.pmm && fcr_on;
+    case isa::Unit::Phe2:
+      return u.phe2 && fcr_on;
+    case isa::Unit::Ccs:
+    case isa::Unit::Sm2:
+    case isa::Unit::Rsa:
+    case isa::Unit::Rng2:
+      return false;  // not wired yet: #UD as on a chip without them
   }
   return false;
 }
 
-Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
+isa::Decoded Padlock::resolve(const isa::Decoded& d) const {
+  if (d.id != isa::InsnId::Sm2 || cpu_.units.sm2) return d;
+  isa::Decoded m = d;
+  m.id = isa::InsnId::Montmul;
+  m.repne = true;
+  return m;
+}
+
+Outcome Padlock::execute(const isa::Decoded& decoded, ArchState& s, GuestMemory& mem,
                          const ExecEnv& env) {
+  const isa::Decoded d = resolve(decoded);
   if (d.status != isa::DecodeStatus::Ok) {
     if (d.rep_missing) env.report(Diag::MissingRep);
     return Outcome::fault_ud();
@@ -102,6 +122,13 @@ Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
       return run(phe_);
     case isa::Unit::Pmm:
       return run(pmm_);
+    case isa::Unit::Phe2:
+      return run(phe2_);
+    case isa::Unit::Ccs:
+    case isa::Unit::Sm2:
+    case isa::Unit::Rsa:
+    case isa::Unit::Rng2:
+      break;  // never enabled (unit_enabled)
   }
   return Outcome::fault_ud();
 }

@@ -132,7 +132,7 @@ struct Outcome {
   isa::ControlWord cw;
   uint64_t key_addr = 0;
   // Diagnostics raised by this execution: bit i is Diag(i) (filled by the execution core).
-  uint32_t diags = 0;
+  uint64_t diags = 0;
 
   static Outcome faulted(FaultKind k) {
     Outcome o;

@@ -99,6 +99,14 @@ MUTATIONS: list[Mutation] = [
       "  if (acc.full() == 0) {\n    // §2.1: fewer than 8 bytes available",
       "  if (false) {\n    // §2.1: fewer than 8 bytes available",
       (gtest("test_rng", "*"), pytest("tests/integration/test_guest_xstore.py"))),
+    # --- the late Nano's and Zhaoxin's units (PHE2, GMI) ----------------------------------
+    M("phe2-ecx-countdown", "PHE2 registers", "models/phe/phe2_unit.cpp",
+      "    reg_set(s, Gpr::CX, ecx, as);\n", "    reg_set(s, Gpr::CX, ecx + 1, as);\n",
+      (gtest("test_gmi", "Phe2*"),)),
+    M("phe2-state-order", "PHE2 compression", "models/phe/sha512_portable.cpp",
+      "      v[4] += t1;", "      v[4] += t2;", (gtest("test_gmi", "Phe2*"),)),
+    M("phe2-ecx-zero", "PHE2 ECX = 0", "models/phe/phe2_unit.cpp",
+      "  if (ecx == 0) {", "  if (ecx == 0 && false) {", (gtest("test_gmi", "Phe2*"),)),
     # --- EFLAGS[30] and the CTR erratum -----------------------------------------------------
     M("eflags30-not-set", "EFLAGS[30]", "models/ace/ace_unit.cpp",
       "      s_.set_eflags30(true);  // §1.8: set after loading",

@@ -26,6 +26,11 @@ std::string units(const Units& u) {
   add(u.ace2, "ACE2");
   add(u.phe, "PHE");
   add(u.pmm, "PMM");
+  add(u.phe2, "PHE2");
+  add(u.ccs, "CCS");
+  add(u.sm2, "SM2");
+  add(u.rsa, "RSA");
+  add(u.rng2, "RNG2");
   return s;
 }
 

@@ -37,6 +37,9 @@ constexpr Severity kDiagSeverity[] = {
     Severity::Warning,  // MontmulTNotZero
     Severity::Error,    // MontmulAddr64: #UD
     Severity::Note,     // XshaPadOnly: Linux padlock-sha.c relies on it
+    Severity::Note,     // Phe2EaxIgnored: every caller leaves EAX as it is
+    Severity::Warning,  // Phe2EcxZero
+    Severity::Warning,  // Xsha384State
 };
 static_assert(std::size(kDiagSeverity) == kDiagKinds, "one severity per Diag");
 
