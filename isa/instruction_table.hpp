@@ -1,7 +1,7 @@
 // The one table of PadLock instructions (guide §0, §2.1, §3.1, §4.1, §5.1), and the late
 // Nano's and Zhaoxin's (docs/zhaoxin.md: the GMI User Manual Rev 1.0, openEuler's
-// arch/x86/crypto/*-zhaoxin-gmi.c, OpenSSL/GnuTLS padlock_sha512_blocks, Intel XED issue #349).
-// The decoder, trace names, CLI listings and docs/isa.md all read this table.
+// arch/x86/crypto/*-zhaoxin-gmi.c, OpenSSL/GnuTLS padlock_sha512_blocks, Intel XED on Zhaoxin
+// opcodes). The decoder, trace names, CLI listings and docs/isa.md all read this table.
 #pragma once
 
 #include <cstddef>

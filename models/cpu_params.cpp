@@ -34,6 +34,10 @@ void fields(const Phe2Params& s, V&& v) {
   PADLOCK_PHE2_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
 }
 template <typename V>
+void fields(const GmiParams& s, V&& v) {
+  PADLOCK_GMI_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
+}
+template <typename V>
 void fields(const MemoryParams& s, V&& v) {
   PADLOCK_MEMORY_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
 }
@@ -49,6 +53,7 @@ void blocks(const CpuModel& cpu, V&& v) {
   v("pmm.", "PmmParams", cpu.pmm);
   v("memory.", "MemoryParams", cpu.memory);
   v("phe2.", "Phe2Params", cpu.phe2);
+  v("gmi.", "GmiParams", cpu.gmi);
 }
 
 constexpr const char* kDefaultMhzHelp = "core clock when --mhz is not given";

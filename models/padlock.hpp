@@ -9,6 +9,7 @@
 #include "isa/msr.hpp"
 #include "models/ace/ace_unit.hpp"
 #include "models/cpu_model.hpp"
+#include "models/gmi/gmi_units.hpp"
 #include "models/phe/phe2_unit.hpp"
 #include "models/phe/phe_unit.hpp"
 #include "models/pmm/pmm_unit.hpp"
@@ -95,6 +96,9 @@ class Padlock {
   PheUnit phe_;
   PmmUnit pmm_;
   Phe2Unit phe2_;
+  Sm3Unit sm3_;
+  Sm4Unit sm4_;
+  Sm2Unit sm2_;
 };
 
 }  // namespace padlock

@@ -27,7 +27,7 @@ GUIDE_FORMS = [
     ("f30fa6d0", "§4.1 REP XSHA256"),
 ]
 
-# The late Nano's and Zhaoxin's forms (docs/zhaoxin.md: Intel XED issue #349, the GMI User
+# The late Nano's and Zhaoxin's forms (docs/zhaoxin.md: Intel XED on Zhaoxin opcodes, the GMI User
 # Manual Rev 1.0, openEuler's sm2-zhaoxin-gmi.c). Capstone 5 decodes none of them.
 ZHAOXIN_FORMS = [
     ("f30fa6d8", "Zhaoxin REP XSHA384"),

@@ -28,10 +28,12 @@ bool same_bytes(GuestMemory& mem, uint64_t va, const uint8_t* want, unsigned n) 
 constexpr uint64_t bit(Diag d) {
   return uint64_t{1} << kind_of(d);
 }
-constexpr uint64_t kExplainedFaults = bit(Diag::MissingRep) | bit(Diag::CtrOnNehemiah) |
-                                      bit(Diag::MontmulAddr64) | bit(Diag::KsizeReserved) |
-                                      bit(Diag::HwKeygenNot128) | bit(Diag::MontmulBadEcx) |
-                                      bit(Diag::MontmulBadState);
+constexpr uint64_t kExplainedFaults =
+    bit(Diag::MissingRep) | bit(Diag::CtrOnNehemiah) | bit(Diag::MontmulAddr64) |
+    bit(Diag::KsizeReserved) | bit(Diag::HwKeygenNot128) | bit(Diag::MontmulBadEcx) |
+    bit(Diag::MontmulBadState) | bit(Diag::Sm3BadEbx) | bit(Diag::Sm3BadEax) |
+    bit(Diag::Sm4BadControlWord) | bit(Diag::Sm4ModeAbsent) | bit(Diag::Sm2BadEdx) |
+    bit(Diag::NotModelled);
 
 // Input fetch group in bytes of `cpu` for an XCRYPT mode (models/cpu_model.hpp prefetch_*).
 unsigned fetch_group(const CpuModel& cpu, isa::InsnId id) {

@@ -22,10 +22,11 @@ namespace padlock::test {
 
 // nano with PHE2, CCS, SM2, RSA and RNG2 present (C000_0001 EDX bits 0-5, 22-28, as on the
 // KX-6000 of docs/zhaoxin.md).
-inline CpuModel zhaoxin_like() {
+inline CpuModel zhaoxin_like(bool chain_modes = true) {
   CpuModel m = *find_cpu_model("nano");
   m.name = "nano-gmi-test";
   m.units.phe2 = m.units.ccs = m.units.sm2 = m.units.rsa = m.units.rng2 = true;
+  m.gmi.sm4_chain_modes = chain_modes;
   return m;
 }
 
