@@ -96,6 +96,10 @@ struct RunOptions {
   bool embedded = false;
 };
 
+// The exit status when the guest ran an instruction the emulator does not model
+// (sysexits.h EX_UNAVAILABLE; docs/fidelity/gmi.md).
+inline constexpr int kNotModelledExit = 69;
+
 // How the guest ended.
 struct RunResult {
   bool signaled = false;  // killed by `signal` (default action of a fatal signal)

@@ -116,6 +116,9 @@ def main() -> int:
     for ctl in range(0, 256, 5):
         put(out, "xcrypt_vs_openssl", bytes([ctl]) + bytes(range(48)) + bytes(16 * (ctl % 9)))
         put(out, "xsha_vs_openssl", bytes([ctl]) + b"abc" * (ctl % 50))
+        put(out, "xsha512_vs_openssl", bytes([ctl]) + b"abc" * (ctl % 90))
+        put(out, "sm3_vs_openssl", bytes([ctl]) + b"abcd" * (ctl % 40))
+        put(out, "sm4_vs_openssl", bytes([ctl]) + bytes(range(32)) + bytes(16 * (ctl % 9)))
     return 0
 
 

@@ -4,10 +4,18 @@ namespace padlock::isa {
 
 namespace {
 
-// (opcode2, modrm) -> row; the REP form of XSTORE is chosen after prefixes are known.
-const InsnInfo* find_row(uint8_t opcode2, uint8_t modrm, bool rep) {
+// (opcode2, modrm) -> row; the REP form of XSTORE is chosen after prefixes are known, and
+// F2 (REPNE) selects SM2 at 0F A6 C0 (openEuler sm2-zhaoxin-gmi.c) before any other row.
+const InsnInfo* find_row(uint8_t opcode2, uint8_t modrm, bool rep, bool repne) {
+  if (repne) {
+    for (const InsnInfo& row : kInstructions) {
+      if (row.opcode2 == opcode2 && row.modrm == modrm && row.repne == PrefixRule::Selects)
+        return &row;
+    }
+  }
   for (const InsnInfo& row : kInstructions) {
     if (row.opcode2 != opcode2 || row.modrm != modrm) continue;
+    if (row.repne == PrefixRule::Selects) continue;
     if (row.rep == PrefixRule::Selects && !rep) continue;
     if (row.rep == PrefixRule::Absent && rep) continue;
     return &row;
@@ -27,6 +35,16 @@ const char* unit_name(Unit u) {
       return "PHE";
     case Unit::Pmm:
       return "PMM";
+    case Unit::Phe2:
+      return "PHE2";
+    case Unit::Ccs:
+      return "CCS";
+    case Unit::Sm2:
+      return "SM2";
+    case Unit::Rsa:
+      return "RSA";
+    case Unit::Rng2:
+      return "RNG2";
   }
   return "?";
 }
@@ -66,10 +84,10 @@ Decoded decode(const uint8_t* bytes, size_t avail, CpuMode mode) {
   if (bytes[i] != 0x0F || (bytes[i + 1] != 0xA6 && bytes[i + 1] != 0xA7)) return d;
 
   // REPNE is undefined (§2.1, §3.1, §4.1, §5.1). Our choice (docs/fidelity.md):
-  // it acts as REP and the model reports a diagnostic.
-  d.repne = rep_prefix == 0xF2;
+  // it acts as REP and the model reports a diagnostic; on 0F A6 C0 it selects SM2.
   const bool any_rep = rep_prefix != 0;
-  const InsnInfo* row = find_row(bytes[i + 1], bytes[i + 2], any_rep);
+  const InsnInfo* row = find_row(bytes[i + 1], bytes[i + 2], any_rep, rep_prefix == 0xF2);
+  d.repne = rep_prefix == 0xF2 && row != nullptr && row->repne != PrefixRule::Selects;
   if (row == nullptr) {
     // 0F A6/A7 with an unknown third byte is an ordinary invalid opcode.
     return d;

@@ -161,6 +161,33 @@ struct PheParams {
   PADLOCK_PHE_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
 };
 
+// PHE2 timing (REP XSHA384/512, docs/fidelity/phe2.md): no latency is public; the values
+// are documented choices (KH-40000 tcrypt calibration, zhaoxin.md, is for later).
+#define PADLOCK_PHE2_FIELDS(PARAM, SETTING)                                   \
+  PARAM(Clocks, startup, "clocks per REP XSHA384/512 before the first block") \
+  PARAM(Clocks, sha512_block_clocks, "clocks per 128-byte SHA-512 block (80 rounds)")
+
+struct Phe2Params {
+  PADLOCK_PHE2_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
+};
+
+// GMI timing and modes (SM3, SM4, SM2; docs/fidelity/gmi.md). No GMI figure is public
+// (zhaoxin.md): every value is a documented choice.
+#define PADLOCK_GMI_FIELDS(PARAM, SETTING)                                             \
+  PARAM(Clocks, startup, "clocks per CCS_HASH or CCS_ENCRYPT before the first block")  \
+  PARAM(Clocks, sm3_block_clocks, "clocks per 64-byte SM3 block (64 rounds)")          \
+  PARAM(Clocks, sm3_padding, "clocks to build SM3's final padded block (EAX = 0)")     \
+  PARAM(Clocks, sm4_key_clocks, "clocks to expand the SM4 key at EBX (32 round keys)") \
+  PARAM(Clocks, sm4_block_clocks, "clocks per 16-byte SM4 block (32 rounds)")          \
+  PARAM(Clocks, sm2_verify_clocks, "clocks per SM2 signature verification (EDX = 8)")  \
+  SETTING(bool, sm4_chain_modes, true,                                                 \
+          "SM4 CFB, OFB and CTR exist; false: ECB and CBC only (ZX-C, as openEuler's " \
+          "sm4-zhaoxin-gmi.c drives it)")
+
+struct GmiParams {
+  PADLOCK_GMI_FIELDS(PADLOCK_DECLARE_PARAM, PADLOCK_DECLARE_SETTING)
+};
+
 // PMM timing (§5.2): C = 1024*(4N^2 + K1*N) + K2, with K1 computed per outer pass from the
 // operands (docs/fidelity/pmm.md): each pass costs inner steps * inner_loop_pmm_clocks +
 // 32*k1_min + max(extension step or split carry store, integer tail not hidden).
@@ -213,6 +240,26 @@ enum class EnableScheme : uint8_t {
   // ignore writes (VirtualBox's KX-U5581 MSR scan).
   Zhaoxin,
 };
+// The new units' values on every model that has them, until a part is calibrated.
+constexpr Phe2Params choice_phe2() {
+  return Phe2Params{
+      .startup = {40, "choice: as PHE's start-up (the PHE figure of guide §4.2)"},
+      .sha512_block_clocks = {304,
+                              "choice: KH-40000 tcrypt SHA-512, 8192-byte row (7407.80 Mb/s) "
+                              "at 2.2 GHz: 1024 bits per 304 clocks (zhaoxin.md)"},
+  };
+}
+constexpr GmiParams choice_gmi() {
+  return GmiParams{
+      .startup = {40, "choice: as PHE's start-up; no GMI figure is public"},
+      .sm3_block_clocks = {240, "choice: SHA-256's PHE rate (2.26 bit/clock, guide §4.2)"},
+      .sm3_padding = {20, "choice: as PHE's padding"},
+      .sm4_key_clocks = {32, "choice: one clock per round key"},
+      .sm4_block_clocks = {32, "choice: one clock per SM4 round"},
+      .sm2_verify_clocks = {200000, "choice: no public figure"},
+      .sm4_chain_modes = true,
+  };
+}
 
 struct CpuModel {
   const char* name;     // CLI name, e.g. "esther-c5j"
@@ -250,6 +297,8 @@ struct CpuModel {
   PheParams phe;
   PmmParams pmm;
   MemoryParams memory;
+  Phe2Params phe2 = choice_phe2();  // used when units.phe2
+  GmiParams gmi = choice_gmi();     // used when units.ccs or units.sm2
 };
 
 // All models, in the order `padlock-emu cpus` lists them.

@@ -30,6 +30,14 @@ void fields(const PmmParams& s, V&& v) {
   PADLOCK_PMM_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
 }
 template <typename V>
+void fields(const Phe2Params& s, V&& v) {
+  PADLOCK_PHE2_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
+}
+template <typename V>
+void fields(const GmiParams& s, V&& v) {
+  PADLOCK_GMI_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
+}
+template <typename V>
 void fields(const MemoryParams& s, V&& v) {
   PADLOCK_MEMORY_FIELDS(PADLOCK_VISIT_PARAM, PADLOCK_VISIT_SETTING)
 }
@@ -44,6 +52,8 @@ void blocks(const CpuModel& cpu, V&& v) {
   v("phe.", "PheParams", cpu.phe);
   v("pmm.", "PmmParams", cpu.pmm);
   v("memory.", "MemoryParams", cpu.memory);
+  v("phe2.", "Phe2Params", cpu.phe2);
+  v("gmi.", "GmiParams", cpu.gmi);
 }
 
 constexpr const char* kDefaultMhzHelp = "core clock when --mhz is not given";

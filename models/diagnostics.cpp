@@ -72,6 +72,37 @@ constexpr DiagInfo kDiags[] = {
      "EAX == ECX != 0 at start: only the final padding block (bit length ECX * 8) is hashed "
      "into the state at EDI; ESI is not read and does not move (Linux "
      "drivers/crypto/padlock-sha.c final() issues it on every C7)"},
+    {Diag::Phe2EaxIgnored, "phe2-eax", "docs/fidelity/phe2.md",
+     "REP XSHA384/512 does not read EAX and leaves it unchanged: ECX counts 128-byte blocks "
+     "and nothing is padded (OpenSSL and GnuTLS padlock_sha512_blocks set no EAX)",
+     DiagKind::UndefinedResult},
+    {Diag::Phe2EcxZero, "phe2-ecx-zero", "docs/fidelity/phe2.md",
+     "REP XSHA384/512 with ECX = 0 does nothing: no memory access, registers unchanged (as "
+     "Zhaoxin reports for XSHA1 and XSHA256)"},
+    {Diag::Xsha384State, "xsha384-state", "docs/fidelity/phe2.md",
+     "REP XSHA384 runs as REP XSHA512 on the 64-byte state at EDI: the software supplies "
+     "the SHA-384 IV and truncates the digest"},
+    {Diag::Sm3BadEbx, "sm3-ebx", "GMI §1.1",
+     "CCS_HASH with EBX != 0x20 (SM3 not selected) raises #UD before any access"},
+    {Diag::Sm3BadEax, "sm3-eax", "GMI §1.1",
+     "CCS_HASH with EAX neither 0 (pad) nor -1 (blocks) raises #UD before any access"},
+    {Diag::Sm4BadControlWord, "sm4-cw", "GMI §1.2",
+     "CCS_ENCRYPT with EAX[5:1] != 10000b or EAX[10:6] not exactly one mode raises #UD "
+     "before any access"},
+    {Diag::Sm4ControlReserved, "sm4-cw-reserved", "GMI §1.2", "EAX[31:12] are ignored"},
+    {Diag::Sm4MacMode, "sm4-mac-mode", "GMI §1.2",
+     "the MAC bit (EAX[11]) in ECB, OFB or CTR is ignored: EDI advances normally"},
+    {Diag::Sm4ModeAbsent, "sm4-mode-absent", "docs/fidelity/gmi.md",
+     "CFB, OFB or CTR on a part that has ECB and CBC only (ZX-C, as openEuler's driver "
+     "treats it) raises #UD"},
+    {Diag::Sm4CtrWrap, "sm4-ctr-wrap", "docs/fidelity/gmi.md",
+     "the counter's low 16 bits wrap from 0xFFFF to 0x0000 with no carry into byte 13 "
+     "(openEuler sm4-zhaoxin-gmi.c splits its calls at the wrap)"},
+    {Diag::Sm2BadEdx, "sm2-edx-not-modelled", "docs/fidelity/gmi.md",
+     "SM2 with EDX != 8: the operation is not public; the emulator stops the guest"},
+    {Diag::NotModelled, "not-modelled", "docs/fidelity/gmi.md",
+     "REP XRNG2, REP XMODEXP and REP MONTMUL2 have no public semantics; the emulator stops "
+     "the guest"},
 };
 static_assert(sizeof(kDiags) / sizeof(kDiags[0]) == static_cast<size_t>(Diag::Count),
               "one row per Diag");

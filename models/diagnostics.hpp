@@ -32,6 +32,19 @@ enum class Diag : uint16_t {
   MontmulTNotZero,      // §5.1 T "initially must be all zero" but is not
   MontmulAddr64,        // §5.1 64-bit addressing (no 67h) on a chip that needs 67h
   XshaPadOnly,          // §4.1 EAX == ECX != 0 at start (everything hashed, padding due)
+  // The late Nano's and Zhaoxin's units (docs/fidelity/phe2.md, docs/fidelity/gmi.md).
+  Phe2EaxIgnored,      // REP XSHA384/512: no caller sets EAX
+  Phe2EcxZero,         // REP XSHA384/512 with ECX = 0
+  Xsha384State,        // REP XSHA384: no caller; the state it expects is not public
+  Sm3BadEbx,           // CCS_HASH with EBX != 0x20 (GMI §1.1)
+  Sm3BadEax,           // CCS_HASH with EAX neither 0 nor -1 (GMI §1.1)
+  Sm4BadControlWord,   // CCS_ENCRYPT: EAX[5:1] != 10000b or EAX[10:6] not one mode (GMI §1.2)
+  Sm4ControlReserved,  // CCS_ENCRYPT: EAX[31:12] not 0
+  Sm4MacMode,          // CCS_ENCRYPT: MAC (EAX[11]) outside CBC and CFB (GMI §1.2)
+  Sm4ModeAbsent,       // CCS_ENCRYPT: CFB, OFB or CTR on a part without them (ZX-C)
+  Sm4CtrWrap,          // CCS_ENCRYPT CTR: the 16-bit counter wraps
+  Sm2BadEdx,           // SM2 with EDX != 8: not public, not modelled
+  NotModelled,         // REP XRNG2, REP XMODEXP, REP MONTMUL2: not public, not modelled
   Count
 };
 

@@ -14,7 +14,11 @@ Padlock::Padlock(const CpuModel& cpu, const PadlockConfig& config)
       rng_(cpu, config.seed, config.host_entropy),
       ace_(cpu),
       phe_(cpu),
-      pmm_(cpu) {
+      pmm_(cpu),
+      phe2_(cpu),
+      sm3_(cpu),
+      sm4_(cpu),
+      sm2_(cpu) {
   ace_.set_ctr_errata(cpu.ctr_errata && config.errata);
 }
 
@@ -51,6 +55,14 @@ uint32_t Padlock::centaur_features() const {
   if (u.ace2) edx |= kAce2Present | (fcr_on && cpu_.ace2_enable_bit ? kAce2Enabled : 0);
   if (u.phe) edx |= kPhePresent | (fcr_on ? kPheEnabled : 0);
   if (u.pmm) edx |= kPmmPresent | (fcr_on ? kPmmEnabled : 0);
+  // The later units' enabled bits follow the same enable as PHE and PMM (a choice:
+  // docs/fidelity/gmi.md); CPUID reports RNG2 and RSA although they are not modelled, so
+  // clients take the paths they take on the chip.
+  if (u.sm2) edx |= kSm2Present | (fcr_on ? kSm2Enabled : 0);
+  if (u.ccs) edx |= kCcsPresent | (fcr_on ? kCcsEnabled : 0);
+  if (u.rng2) edx |= kRng2Present | (fcr_on ? kRng2Enabled : 0);
+  if (u.phe2) edx |= kPhe2Present | (fcr_on ? kPhe2Enabled : 0);
+  if (u.rsa) edx |= kRsaPresent | (fcr_on ? kRsaEnabled : 0);
   return edx | cpu_.centaur_edx_unmodelled;
 }
 
@@ -68,12 +80,31 @@ bool Padlock::unit_enabled(isa::Unit unit) const {
       return u.phe && fcr_on;
     case isa::Unit::Pmm:
       return u.pmm && fcr_on;
+    case isa::Unit::Phe2:
+      return u.phe2 && fcr_on;
+    case isa::Unit::Ccs:
+      return u.ccs && fcr_on;
+    case isa::Unit::Sm2:
+      return u.sm2 && fcr_on;
+    case isa::Unit::Rsa:
+      return u.rsa && fcr_on;
+    case isa::Unit::Rng2:
+      return u.rng2 && fcr_on;
   }
   return false;
 }
 
-Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
+isa::Decoded Padlock::resolve(const isa::Decoded& d) const {
+  if (d.id != isa::InsnId::Sm2 || cpu_.units.sm2) return d;
+  isa::Decoded m = d;
+  m.id = isa::InsnId::Montmul;
+  m.repne = true;
+  return m;
+}
+
+Outcome Padlock::execute(const isa::Decoded& decoded, ArchState& s, GuestMemory& mem,
                          const ExecEnv& env) {
+  const isa::Decoded d = resolve(decoded);
   if (d.status != isa::DecodeStatus::Ok) {
     if (d.rep_missing) env.report(Diag::MissingRep);
     return Outcome::fault_ud();
@@ -90,6 +121,11 @@ Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   }
   // After the #UD checks, as for SSE: CR0.TS set raises #NM (ArchState::cr0_ts).
   if (s.cr0_ts) return Outcome::faulted(FaultKind::DeviceNotAvailable);
+  // No public semantics (docs/fidelity/gmi.md): the emulator stops rather than guess.
+  if (!d.info().modelled) {
+    env.report(Diag::NotModelled);
+    return Outcome::faulted(FaultKind::NotModelled);
+  }
   // Each unit executes, then reports what it read and wrote (Outcome's spans).
   const ArchState before = s;
   auto run = [&](auto& u) {
@@ -106,6 +142,15 @@ Outcome Padlock::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
       return run(phe_);
     case isa::Unit::Pmm:
       return run(pmm_);
+    case isa::Unit::Phe2:
+      return run(phe2_);
+    case isa::Unit::Ccs:
+      return d.id == isa::InsnId::CcsHash ? run(sm3_) : run(sm4_);
+    case isa::Unit::Sm2:
+      return run(sm2_);
+    case isa::Unit::Rsa:
+    case isa::Unit::Rng2:
+      break;  // not modelled: stopped above
   }
   return Outcome::fault_ud();
 }

@@ -9,6 +9,8 @@
 #include "isa/msr.hpp"
 #include "models/ace/ace_unit.hpp"
 #include "models/cpu_model.hpp"
+#include "models/gmi/gmi_units.hpp"
+#include "models/phe/phe2_unit.hpp"
 #include "models/phe/phe_unit.hpp"
 #include "models/pmm/pmm_unit.hpp"
 #include "models/rng/rng_unit.hpp"
@@ -37,10 +39,25 @@ inline constexpr uint32_t kPhePresent = 1u << 10;
 inline constexpr uint32_t kPheEnabled = 1u << 11;
 inline constexpr uint32_t kPmmPresent = 1u << 12;
 inline constexpr uint32_t kPmmEnabled = 1u << 13;
+// The late Nano's and Zhaoxin's bit pairs (Zhaoxin's cpufeatures patch, docs/zhaoxin.md).
+inline constexpr uint32_t kSm2Present = 1u << 0;
+inline constexpr uint32_t kSm2Enabled = 1u << 1;
+inline constexpr uint32_t kCcsPresent = 1u << 4;
+inline constexpr uint32_t kCcsEnabled = 1u << 5;
+inline constexpr uint32_t kRng2Present = 1u << 22;
+inline constexpr uint32_t kRng2Enabled = 1u << 23;
+inline constexpr uint32_t kPhe2Present = 1u << 25;
+inline constexpr uint32_t kPhe2Enabled = 1u << 26;
+inline constexpr uint32_t kRsaPresent = 1u << 27;
+inline constexpr uint32_t kRsaEnabled = 1u << 28;
 
 class Padlock {
  public:
   Padlock(const CpuModel& cpu, const PadlockConfig& config = {});
+
+  // The row this chip executes for `d`: F2 0F A6 C0 is SM2 where the SM2 unit exists and
+  // REPNE MONTMUL elsewhere (guide §5.1: REPNE undefined, run as REP; docs/isa.md).
+  isa::Decoded resolve(const isa::Decoded& d) const;
 
   // Executes one decoded PadLock instruction. #UD when the unit is absent or disabled
   // (§1.3), when CR4[9] is clear (§1.2) or when the prefixes are illegal.
@@ -61,6 +78,7 @@ class Padlock {
   AceUnit& ace() { return ace_; }
   PheUnit& phe() { return phe_; }
   PmmUnit& pmm() { return pmm_; }
+  Phe2Unit& phe2() { return phe2_; }
 
   // The state the units carry between instructions: FCR, the RNG's and ACE's (PHE and PMM
   // keep none). load() needs a stream saved by a Padlock of the same CPU model.
@@ -86,6 +104,10 @@ class Padlock {
   AceUnit ace_;
   PheUnit phe_;
   PmmUnit pmm_;
+  Phe2Unit phe2_;
+  Sm3Unit sm3_;
+  Sm4Unit sm4_;
+  Sm2Unit sm2_;
 };
 
 }  // namespace padlock

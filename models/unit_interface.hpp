@@ -80,12 +80,15 @@ enum class FaultKind : uint8_t {
   GeneralProtection,   // #GP (misalignment, §3.1 "must be aligned ... or a General Protection")
   PageFault,           // #PF (an inaccessible byte)
   DeviceNotAvailable,  // #NM (CR0.TS set, ArchState::cr0_ts)
+  // Not a chip fault: an instruction with no public semantics (REP XRNG2, REP XMODEXP,
+  // REP MONTMUL2, SM2 with EDX != 8; docs/fidelity/gmi.md). The emulator stops the guest.
+  NotModelled,
 };
 
 // The mnemonic of a fault kind, as traces and the Python API print it: "none", "#UD",
-// "#GP", "#PF".
+// "#GP", "#PF", "#NM", "not-modelled".
 inline const char* fault_name(FaultKind k) {
-  static constexpr const char* kNames[] = {"none", "#UD", "#GP", "#PF", "#NM"};
+  static constexpr const char* kNames[] = {"none", "#UD", "#GP", "#PF", "#NM", "not-modelled"};
   const auto i = static_cast<size_t>(k);
   return i < std::size(kNames) ? kNames[i] : "?";
 }
@@ -132,7 +135,7 @@ struct Outcome {
   isa::ControlWord cw;
   uint64_t key_addr = 0;
   // Diagnostics raised by this execution: bit i is Diag(i) (filled by the execution core).
-  uint32_t diags = 0;
+  uint64_t diags = 0;
 
   static Outcome faulted(FaultKind k) {
     Outcome o;

@@ -23,6 +23,8 @@ AREAS = [
     ("ace.md", "ACE/ACE2: REP XCRYPT, key cache, CTR erratum (§1.7, §1.8, §3, §6.6)"),
     ("phe.md", "PHE: REP XSHA1/XSHA256 (§4)"),
     ("pmm.md", "PMM: REP MONTMUL (§5)"),
+    ("phe2.md", "PHE2: REP XSHA384/XSHA512 of the late Nano and Zhaoxin"),
+    ("gmi.md", "GMI: SM3, SM4, SM2 verify, and the instructions with no public semantics"),
     ("emulator.md", "Emulator: EFLAGS[30], faults and signals, system calls (§1.2, §1.3, §1.8)"),
     ("guests.md", "Guest programs: the rules checked end to end under the emulator"),
     ("clients.md", "The undefined-case choices checked against real clients' code (Linux, "

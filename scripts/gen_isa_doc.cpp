@@ -18,7 +18,7 @@ inline const char* rule_name(PrefixRule r) {
     case PrefixRule::Selects:
       return "selects this row";
     case PrefixRule::Absent:
-      return "absent (selects REP XSTORE)";
+      return "absent (selects the REP form)";
     case PrefixRule::Ignored:
       return "ignored";
     case PrefixRule::Undefined:
@@ -54,7 +54,12 @@ inline std::string reg_set(uint16_t bits) {
 inline std::string bytes_of(const InsnInfo& row) {
   char buf[32];
   const bool rep = row.rep == PrefixRule::Required || row.rep == PrefixRule::Selects;
-  std::snprintf(buf, sizeof buf, "%s0F %02X %02X", rep ? "F3 " : "", row.opcode2, row.modrm);
+  const bool repne = row.repne == PrefixRule::Selects;
+  std::snprintf(buf, sizeof buf, "%s0F %02X %02X",
+                rep     ? "F3 "
+                : repne ? "F2 "
+                        : "",
+                row.opcode2, row.modrm);
   return buf;
 }
 
@@ -67,16 +72,23 @@ inline std::string markdown() {
        "The one table of PadLock instructions (`isa/instruction_table.hpp`), as the decoder\n"
        "(`isa/decoder.cpp`) uses it. Mnemonics are Capstone 5's for the same bytes\n"
        "(checked by `tests/unit/isa/decoder_test.cpp` against `tests/vectors/isa/encodings.vec`,\n"
-       "which `scripts/gen_isa_vectors.py` writes with the capstone Python module).\n\n"
+       "which `scripts/gen_isa_vectors.py` writes with the capstone Python module). Capstone 5\n"
+       "knows none of the late Nano's and Zhaoxin's instructions (units PHE2, CCS, SM2, RSA,\n"
+       "RNG2; docs/zhaoxin.md): their mnemonics are ours, and Capstone names F2 0F A6 C0\n"
+       "`montmul` where Zhaoxin's parts run SM2. Rows marked *not modelled* have no public\n"
+       "semantics: on a model with the unit they stop the guest with one line and a\n"
+       "`not-modelled` finding; without the unit they raise #UD (docs/fidelity/gmi.md).\n\n"
        "## Instructions\n\n"
        "| Instruction | Mnemonic | Bytes | Unit | F3 (REP) | F2 (REPNE) | 66h | Reads | Writes | "
-       "Guide |\n"
+       "Source |\n"
        "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const InsnInfo& row : kInstructions) {
     o << "| " << row.guide_name << " | `" << row.mnemonic << "` | `" << bytes_of(row) << "` | "
       << unit_name(row.unit) << " | " << rule_name(row.rep) << " | " << rule_name(row.repne)
-      << " | " << rule_name(row.opsize) << " | " << reg_set(row.reads) << " | "
-      << reg_set(row.writes) << " | " << row.section << " |\n";
+      << " | " << rule_name(row.opsize) << " | "
+      << (row.modelled ? reg_set(row.reads) : std::string("not modelled")) << " | "
+      << (row.modelled ? reg_set(row.writes) : std::string("not modelled")) << " | " << row.section
+      << " |\n";
   }
   o << "\n"
        "Reads and writes name the architectural registers the instruction uses as inputs and\n"
@@ -92,7 +104,9 @@ inline std::string markdown() {
        "(§2.1). |\n"
        "| F2 (REPNE) | Undefined (§2.1, §3.1, §4.1, §5.1). Our choice: acts as REP, `repne` is "
        "set and the model reports `repne-prefix`. F2 and F3 are one prefix group: the last one "
-       "given counts (F2 F3 is REP, F3 F2 is REPNE). |\n"
+       "given counts (F2 F3 is REP, F3 F2 is REPNE). Exception: F2 0F A6 C0 decodes as SM2 "
+       "(openEuler sm2-zhaoxin-gmi.c); on a model without the SM2 unit it runs as REPNE "
+       "MONTMUL, as before (`Padlock::resolve`). |\n"
        "| 66h | #UD (`InvalidOpcode`) on XCRYPT and XSHA (§3.1, §4.1). XSTORE: the guide only "
        "says REP XSTORE follows XSTORE's rule; we apply #UD as for XCRYPT (a choice). "
        "MONTMUL: ignored, full 32-bit EAX and ECX are used (§5.1). |\n"

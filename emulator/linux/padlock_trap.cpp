@@ -8,6 +8,8 @@
 // opcode is SIGILL.
 #include <signal.h>
 
+#include <cstdio>
+
 #include "emulator/linux/gdb_session.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/exception_signals.hpp"
@@ -63,6 +65,10 @@ uint64_t Process::padlock_insn(const uc_padlock_state* at) {
     case Status::Interrupted:
       break;  // §1.7: the PC stays; the instruction resumes from the updated registers
     case Status::Faulted: {
+      if (r.outcome.fault.kind == FaultKind::NotModelled) {
+        stop_not_modelled(c.pc, r.decoded, r.before);
+        break;
+      }
       const FaultSignal f = padlock_fault_signal(r.outcome.fault, *mem_, c.pc);
       fault_ = GuestSiginfo{};
       fault_.signo = f.signo;
@@ -76,6 +82,29 @@ uint64_t Process::padlock_insn(const uc_padlock_state* at) {
     }
   }
   return c.pc;
+}
+
+void Process::stop_not_modelled(uint64_t pc, const isa::Decoded& d, const ArchState& s) {
+  const isa::InsnInfo& info = d.info();
+  char line[256];
+  const char* prefix = info.repne == isa::PrefixRule::Selects ? "F2 " : "F3 ";
+  char what[64] = "";
+  if (d.id == isa::InsnId::Sm2) {
+    std::snprintf(what, sizeof what, " with EDX = %#x (only EDX = 8, verify, is public)",
+                  static_cast<unsigned>(s[Gpr::DX]));
+  }
+  std::snprintf(line, sizeof line,
+                "padlock-emu: %s (%s0F %02X %02X) at 0x%llx%s is not modelled: its semantics "
+                "are not public; the guest is stopped (docs/fidelity/gmi.md)",
+                info.guide_name, prefix, info.opcode2, info.modrm,
+                static_cast<unsigned long long>(pc), what);
+  std::fprintf(opts_.log, "%s\n", line);
+  std::fflush(opts_.log);
+  exit_all_robust_lists();
+  fatal_ = true;
+  result_ = RunResult{};
+  result_.exit_code = kNotModelledExit;
+  request_stop();
 }
 
 }  // namespace padlock::emu

@@ -402,6 +402,9 @@ class Process {
   void do_sigreturn(SigreturnKind k);
   void die(int sig, const GuestSiginfo& si);
   void print_fatal(int sig, const GuestSiginfo& si);
+  // An instruction with no public semantics ran (FaultKind::NotModelled): one line on the
+  // log and the guest stops with kNotModelledExit (docs/fidelity/gmi.md).
+  void stop_not_modelled(uint64_t pc, const isa::Decoded& d, const ArchState& s);
 
   RunOptions opts_;
   bool guest64_ = false;

@@ -4,7 +4,7 @@
 
 namespace padlock::emu {
 
-static_assert(static_cast<unsigned>(Diag::Count) <= 32, "Outcome::diags holds one bit per Diag");
+static_assert(static_cast<unsigned>(Diag::Count) <= 64, "Outcome::diags holds one bit per Diag");
 
 PadlockCore::PadlockCore(Padlock& units, VirtualTime& clock, Stats& stats, DiagnosticSink* diag,
                          const PadlockTiming& timing)
@@ -15,7 +15,7 @@ PadlockCore::PadlockCore(Padlock& units, VirtualTime& clock, Stats& stats, Diagn
 PadlockCore::~PadlockCore() = default;
 
 void PadlockCore::report(Diag d, uint64_t pc) {
-  diags_ |= 1u << static_cast<unsigned>(d);
+  diags_ |= uint64_t{1} << static_cast<unsigned>(d);
   if (diag_ != nullptr) diag_->report(d, pc);
 }
 
@@ -26,10 +26,11 @@ uint64_t PadlockCore::charge(Outcome& o) {
   if (!cache_ || o.bytes == 0) return 0;
   const isa::InsnId id = rec_.decoded.id;
   timing::MemCost mc;
-  if (isa::is_xcrypt(id)) {
+  if (isa::is_xcrypt(id) || id == isa::InsnId::CcsEncrypt) {
     // Every block is stored, at EDI (DGEST: over and over at the same EDI).
     mc = cache_->stream(o.input.addr, o.bytes, o.output.addr, o.bytes);
-  } else if (id == isa::InsnId::Xsha1 || id == isa::InsnId::Xsha256) {
+  } else if (id == isa::InsnId::Xsha1 || id == isa::InsnId::Xsha256 || id == isa::InsnId::Xsha384 ||
+             id == isa::InsnId::Xsha512 || id == isa::InsnId::CcsHash) {
     mc = cache_->stream(o.input.addr, o.bytes, 0, 0);
   } else {
     return 0;
@@ -43,8 +44,10 @@ uint64_t PadlockCore::charge(Outcome& o) {
   return extra;
 }
 
-const PadlockRecord& PadlockCore::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
-                                          uint64_t pc, uint64_t interrupt_at) {
+const PadlockRecord& PadlockCore::execute(const isa::Decoded& decoded, ArchState& s,
+                                          GuestMemory& mem, uint64_t pc, uint64_t interrupt_at) {
+  // The row this chip runs (F2 0F A6 C0: SM2 or REPNE MONTMUL), for stats and traces too.
+  const isa::Decoded d = units_.resolve(decoded);
   PadlockRecord& r = rec_;
   // §3.3 overlap: a PadLock instruction waits until ACE (and the SSE unit) is free.
   if (timing_.overlap) clock_.wait_for_sse();

@@ -62,7 +62,7 @@ class PadlockCore final : private DiagnosticSink {
   std::unique_ptr<timing::CacheModel> cache_;
   PadlockListener* listener_ = nullptr;
   PadlockRecord rec_;
-  uint32_t diags_ = 0;  // Diag bits raised by the instruction in flight
+  uint64_t diags_ = 0;  // Diag bits raised by the instruction in flight
 };
 
 }  // namespace padlock::emu

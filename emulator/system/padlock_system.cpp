@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -65,7 +66,8 @@ int status_of(const Outcome& o) {
                                    PADLOCK_SYS_PF};
   if (o.status == Status::Interrupted) return PADLOCK_SYS_INTERRUPTED;
   if (o.status == Status::Completed) return PADLOCK_SYS_DONE;
-  return kFault[static_cast<int>(o.fault.kind)];
+  const auto k = static_cast<size_t>(o.fault.kind);
+  return k < std::size(kFault) ? kFault[k] : PADLOCK_SYS_UD;
 }
 
 // What lasts as long as the QEMU process, which ends through exit() without destroying its
@@ -272,6 +274,13 @@ void padlock_sys_execute(padlock_sys* p, const uint8_t* insn, unsigned avail,
   for (int i = 0; i < 8; ++i) regs->gpr[i] = s.gpr[i];
   regs->eflags = s.eflags;
   result->status = status_of(r.outcome);
+  if (r.outcome.fault.kind == FaultKind::NotModelled) {
+    // No public semantics (docs/fidelity/gmi.md): said once per instruction, then #UD.
+    std::fprintf(stderr,
+                 "padlock-emu: %s at 0x%llx is not modelled: its semantics are not "
+                 "public; the guest gets #UD\n",
+                 r.decoded.info().guide_name, static_cast<unsigned long long>(r.pc));
+  }
   result->fault_address = r.outcome.fault.address;
   result->fault_write = r.outcome.fault.write ? 1 : 0;
   result->cycles = r.outcome.cycles;

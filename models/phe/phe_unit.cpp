@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "models/guest_access.hpp"
 #include "models/phe/phe_timing.hpp"
 #include "models/phe/sha_backend.hpp"
 
@@ -19,29 +20,6 @@ constexpr uint64_t kBlock = 64;
 constexpr uint64_t kPage = 4096;
 constexpr uint64_t kHashAlign = 16;  // §4.1: EDI 16-byte aligned or #GP
 constexpr uint64_t kHashArea = 128;  // §4.1: 128 bytes must be allocated at EDI
-
-uint64_t size_mask(unsigned addr_size) {
-  return addr_size == 64 ? ~uint64_t{0} : (uint64_t{1} << addr_size) - 1;
-}
-
-// Reads `len` bytes at effective address `ea`, wrapping at the address size. Returns false
-// with the first inaccessible linear address in *fault_at.
-bool read_input(GuestMemory& mem, uint64_t ea, unsigned as, uint8_t* dst, uint64_t len,
-                uint64_t* fault_at) {
-  while (len != 0) {
-    const uint64_t piece = as == 64 ? len : std::min(len, size_mask(as) - ea + 1);
-    const uint64_t ok = mem.accessible(ea, piece, Access::Read);
-    if (ok < piece) {
-      *fault_at = ea + ok;
-      return false;
-    }
-    mem.read(ea, dst, piece);
-    dst += piece;
-    len -= piece;
-    ea = ea_add(ea, piece, as);
-  }
-  return true;
-}
 
 // Compresses `blocks` readable blocks at linear `va`, straight from host memory where the
 // guest range is host-contiguous.
@@ -82,7 +60,7 @@ uint64_t hash_blocks(GuestMemory& mem, unsigned as, ShaBlocksFn fn, uint32_t* st
       const uint64_t room = (size_mask(as) - esi + 1) / kBlock;
       if (room == 0) {
         uint8_t blk[kBlock];
-        if (!read_input(mem, esi, as, blk, kBlock, fault_at)) return done;
+        if (!read_wrapped(mem, esi, as, blk, kBlock, fault_at)) return done;
         fn(state, blk, 1);
         esi = ea_add(esi, kBlock, as);
         ++done;
@@ -220,7 +198,7 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   const uint64_t tail = ecx - done;
   uint8_t last[2 * kBlock] = {};
   uint64_t fault_at = 0;
-  if (!read_input(mem, esi, as, last, tail, &fault_at)) {
+  if (!read_wrapped(mem, esi, as, last, tail, &fault_at)) {
     return run.fault(FaultKind::PageFault, fault_at, false);
   }
   last[tail] = 0x80;

@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,11 @@ std::vector<std::string> unit_names(const Units& u) {
   if (u.ace2) out.push_back("ACE2");
   if (u.phe) out.push_back("PHE");
   if (u.pmm) out.push_back("PMM");
+  if (u.phe2) out.push_back("PHE2");
+  if (u.ccs) out.push_back("CCS");
+  if (u.sm2) out.push_back("SM2");
+  if (u.rsa) out.push_back("RSA");
+  if (u.rng2) out.push_back("RNG2");
   return out;
 }
 
@@ -83,6 +89,11 @@ void bind_cpu(py::module_& m) {
       .def_readonly("ace2", &Units::ace2)
       .def_readonly("phe", &Units::phe)
       .def_readonly("pmm", &Units::pmm)
+      .def_readonly("phe2", &Units::phe2)
+      .def_readonly("ccs", &Units::ccs)
+      .def_readonly("sm2", &Units::sm2)
+      .def_readonly("rsa", &Units::rsa)
+      .def_readonly("rng2", &Units::rng2)
       .def_property_readonly("names", [](const Units& u) { return unit_names(u); })
       .def("__repr__", [](const Units& u) {
         std::string r = "Units(";
@@ -129,6 +140,23 @@ void bind_cpu(py::module_& m) {
                              "Every sourced constant by dotted name, e.g. 'ace.ecb_sse_base[0][1]'")
       .def_property_readonly("settings", &settings_dict,
                              "Model settings that are not sourced Params (flags, counts, enums)")
+      .def(
+          "with_units",
+          [](const CpuModel& c, std::optional<bool> phe2, std::optional<bool> ccs,
+             std::optional<bool> sm2, std::optional<bool> rsa, std::optional<bool> rng2) {
+            CpuModel m = c;
+            m.units.phe2 = phe2.value_or(c.units.phe2);
+            m.units.ccs = ccs.value_or(c.units.ccs);
+            m.units.sm2 = sm2.value_or(c.units.sm2);
+            m.units.rsa = rsa.value_or(c.units.rsa);
+            m.units.rng2 = rng2.value_or(c.units.rng2);
+            return m;
+          },
+          py::arg("phe2") = py::none(), py::arg("ccs") = py::none(), py::arg("sm2") = py::none(),
+          py::arg("rsa") = py::none(), py::arg("rng2") = py::none(),
+          "A copy of this model with the late Nano's and Zhaoxin's units switched on or off "
+          "(PHE2, CCS, SM2, RSA, RNG2; C000_0001 EDX follows): to try those units on a model "
+          "that lacks them")
       .def("__repr__", [](const CpuModel& c) { return std::string("<CpuModel ") + c.name + ">"; });
 
   m.def(

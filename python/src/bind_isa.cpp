@@ -73,7 +73,12 @@ void bind_isa(py::module_& m) {
       .value("Rng", isa::Unit::Rng)
       .value("Ace", isa::Unit::Ace)
       .value("Phe", isa::Unit::Phe)
-      .value("Pmm", isa::Unit::Pmm);
+      .value("Pmm", isa::Unit::Pmm)
+      .value("Phe2", isa::Unit::Phe2)
+      .value("Ccs", isa::Unit::Ccs)
+      .value("Sm2", isa::Unit::Sm2)
+      .value("Rsa", isa::Unit::Rsa)
+      .value("Rng2", isa::Unit::Rng2);
   m.def("unit_name", &isa::unit_name, "The guide's name of a unit: RNG, ACE, PHE, PMM");
 
   py::enum_<isa::InsnId>(m, "InsnId",
@@ -87,8 +92,16 @@ void bind_isa(py::module_& m) {
       .value("XcryptOfb", isa::InsnId::XcryptOfb)
       .value("Montmul", isa::InsnId::Montmul)
       .value("Xsha1", isa::InsnId::Xsha1)
-      .value("Xsha256", isa::InsnId::Xsha256);
-  static_assert(isa::kInsnCount == 10, "bind every InsnId above");
+      .value("Xsha256", isa::InsnId::Xsha256)
+      .value("Xsha384", isa::InsnId::Xsha384)
+      .value("Xsha512", isa::InsnId::Xsha512)
+      .value("CcsHash", isa::InsnId::CcsHash)
+      .value("CcsEncrypt", isa::InsnId::CcsEncrypt)
+      .value("Sm2", isa::InsnId::Sm2)
+      .value("Montmul2", isa::InsnId::Montmul2)
+      .value("Xmodexp", isa::InsnId::Xmodexp)
+      .value("Xrng2", isa::InsnId::Xrng2);
+  static_assert(isa::kInsnCount == 18, "bind every InsnId above");
 
   py::enum_<isa::RegBit>(m, "RegBit", py::arithmetic(), "Register bits of InsnInfo.reads/writes")
       .value("EAX", isa::kEAX)

@@ -62,7 +62,8 @@ void bind_model(py::module_& m) {
       .value("InvalidOpcode", FaultKind::InvalidOpcode)
       .value("GeneralProtection", FaultKind::GeneralProtection)
       .value("PageFault", FaultKind::PageFault)
-      .value("DeviceNotAvailable", FaultKind::DeviceNotAvailable);
+      .value("DeviceNotAvailable", FaultKind::DeviceNotAvailable)
+      .value("NotModelled", FaultKind::NotModelled);
   m.def("fault_name", &fault_name, "Mnemonic of a fault kind: #UD, #GP, #PF");
 
   py::enum_<Status>(m, "Status")

@@ -78,6 +78,7 @@ std::string DirectModel::encode(isa::InsnId id, unsigned addr_size) const {
   if (addr_size != natural) bytes.push_back('\x67');
   if (row.rep == isa::PrefixRule::Required || row.rep == isa::PrefixRule::Selects)
     bytes.push_back('\xF3');
+  if (row.repne == isa::PrefixRule::Selects) bytes.push_back('\xF2');  // SM2
   bytes.push_back('\x0F');
   bytes.push_back(static_cast<char>(row.opcode2));
   bytes.push_back(static_cast<char>(row.modrm));

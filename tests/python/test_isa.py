@@ -19,8 +19,13 @@ def test_encoding_decodes_back_and_capstone_agrees(row):
     assert code[-3:] == bytes([0x0F, row.opcode2, row.modrm])
     d = pe.decode(code)
     assert d.status == pe.DecodeStatus.Ok and d.id == row.id and d.length == len(code)
-    # Capstone (an independent decoder) names the same instruction.
+    # Capstone (an independent decoder) names the same instruction. Capstone 5 predates the
+    # late Nano's and Zhaoxin's rows: it decodes none of them, and SM2 as montmul (docs/isa.md).
     cs = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_32)
+    if row.unit not in (pe.Unit.Rng, pe.Unit.Ace, pe.Unit.Phe, pe.Unit.Pmm):
+        names = [i.mnemonic.split()[-1] for i in cs.disasm(code, 0x1000)]
+        assert names == (["montmul"] if row.id == pe.InsnId.Sm2 else [])
+        return
     insn = next(cs.disasm(code, 0x1000))
     assert insn.size == len(code)
     assert insn.mnemonic.split()[-1] == row.mnemonic
@@ -86,5 +91,7 @@ def test_diagnostics_table_is_exported():
     table = pe.diagnostics()
     assert len(table) == len(pe.Diag.__members__)
     for d in table:
-        assert d.section.startswith("§") and d.choice
+        # A guide section, or for the late Nano's and Zhaoxin's units the GMI manual's or
+        # the docs/ page that records the choice.
+        assert (d.section.startswith(("§", "GMI §", "docs/fidelity/"))) and d.choice
         assert pe.Diag.__members__[d.name.replace("-", "_")] == d.id

@@ -64,6 +64,7 @@ FaultSignal padlock_fault_signal(const Fault& f, const AddressSpace& mem, uint64
       s.trapno = 7;
       break;
     case FaultKind::InvalidOpcode:
+    case FaultKind::NotModelled:  // the process stops first (Process::stop_not_modelled)
     case FaultKind::None:
       s.signo = SIGILL;
       s.code = kIllIllopn;

@@ -25,11 +25,15 @@ bool same_bytes(GuestMemory& mem, uint64_t va, const uint8_t* want, unsigned n) 
 }
 
 // Diags whose #UD or #GP the unit explains itself (not a missing unit or misalignment).
-constexpr uint32_t kExplainedFaults =
-    1u << kind_of(Diag::MissingRep) | 1u << kind_of(Diag::CtrOnNehemiah) |
-    1u << kind_of(Diag::MontmulAddr64) | 1u << kind_of(Diag::KsizeReserved) |
-    1u << kind_of(Diag::HwKeygenNot128) | 1u << kind_of(Diag::MontmulBadEcx) |
-    1u << kind_of(Diag::MontmulBadState);
+constexpr uint64_t bit(Diag d) {
+  return uint64_t{1} << kind_of(d);
+}
+constexpr uint64_t kExplainedFaults =
+    bit(Diag::MissingRep) | bit(Diag::CtrOnNehemiah) | bit(Diag::MontmulAddr64) |
+    bit(Diag::KsizeReserved) | bit(Diag::HwKeygenNot128) | bit(Diag::MontmulBadEcx) |
+    bit(Diag::MontmulBadState) | bit(Diag::Sm3BadEbx) | bit(Diag::Sm3BadEax) |
+    bit(Diag::Sm4BadControlWord) | bit(Diag::Sm4ModeAbsent) | bit(Diag::Sm2BadEdx) |
+    bit(Diag::NotModelled);
 
 // Input fetch group in bytes of `cpu` for an XCRYPT mode (models/cpu_model.hpp prefetch_*).
 unsigned fetch_group(const CpuModel& cpu, isa::InsnId id) {
@@ -117,8 +121,8 @@ void Checker::backtrace(Finding& f, const PadlockRecord& r, GuestMemory& mem) {
 void Checker::on_padlock(const PadlockRecord& r, GuestMemory& mem) {
   const Outcome& o = r.outcome;
   // The units' diagnostics: each set bit is a finding of its own kind.
-  for (uint32_t bits = o.diags; bits != 0; bits &= bits - 1) {
-    const unsigned d = static_cast<unsigned>(__builtin_ctz(bits));
+  for (uint64_t bits = o.diags; bits != 0; bits &= bits - 1) {
+    const unsigned d = static_cast<unsigned>(__builtin_ctzll(bits));
     if (Finding* f = raise(d, r, mem)) f->detail = diag_info(static_cast<Diag>(d)).name;
   }
   const isa::InsnId id = r.decoded.id;

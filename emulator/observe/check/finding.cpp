@@ -37,6 +37,18 @@ constexpr Severity kDiagSeverity[] = {
     Severity::Warning,  // MontmulTNotZero
     Severity::Error,    // MontmulAddr64: #UD
     Severity::Note,     // XshaPadOnly: Linux padlock-sha.c relies on it
+    Severity::Note,     // Phe2EaxIgnored: every caller leaves EAX as it is
+    Severity::Warning,  // Phe2EcxZero
+    Severity::Warning,  // Xsha384State
+    Severity::Error,    // Sm3BadEbx: #UD
+    Severity::Error,    // Sm3BadEax: #UD
+    Severity::Error,    // Sm4BadControlWord: #UD
+    Severity::Warning,  // Sm4ControlReserved
+    Severity::Warning,  // Sm4MacMode
+    Severity::Error,    // Sm4ModeAbsent: #UD
+    Severity::Warning,  // Sm4CtrWrap
+    Severity::Error,    // Sm2BadEdx: the emulator stops
+    Severity::Error,    // NotModelled: the emulator stops
 };
 static_assert(std::size(kDiagSeverity) == kDiagKinds, "one severity per Diag");
 

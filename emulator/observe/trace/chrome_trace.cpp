@@ -6,8 +6,9 @@
 namespace padlock::emu::trace {
 
 namespace {
-constexpr isa::Unit kUnits[4] = {isa::Unit::Rng, isa::Unit::Ace, isa::Unit::Phe, isa::Unit::Pmm};
-}
+// The guide's four units are always listed; the later ones once they have run.
+constexpr size_t kGuideUnits = 4;
+}  // namespace
 
 ChromeTrace::ChromeTrace(FILE* out, const RunInfo& run, uint64_t max_bytes)
     : out_(out), run_(run), cap_(max_bytes) {
@@ -104,8 +105,9 @@ void ChromeTrace::padlock(const PadlockEvent& ev, const std::string& fn) {
     event_begin(s.name, nullptr, "C", ev.end);
     json_key(ev_, "args");
     ev_ += '{';
-    for (size_t i = 0; i < 4; ++i) {
-      json_key(ev_, isa::unit_name(kUnits[i]));
+    for (size_t i = 0; i < isa::kUnitCount; ++i) {
+      if (i >= kGuideUnits && unit_cycles_[i] == 0 && unit_bytes_[i] == 0) continue;
+      json_key(ev_, isa::unit_name(static_cast<isa::Unit>(i)));
       json_u64(ev_, s.per_unit[i]);
     }
     ev_ += "}}";

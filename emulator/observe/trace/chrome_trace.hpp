@@ -37,7 +37,7 @@ class ChromeTrace {
   RunInfo run_;
   std::string ev_;
   bool first_ = true;
-  uint64_t unit_cycles_[4] = {}, unit_bytes_[4] = {};
+  uint64_t unit_cycles_[isa::kUnitCount] = {}, unit_bytes_[isa::kUnitCount] = {};
   SizeCap cap_;
   bool closing_ = false;  // finish(): the reserved room
 };

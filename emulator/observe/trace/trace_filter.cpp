@@ -8,7 +8,9 @@ namespace padlock::emu::trace {
 
 namespace {
 
-constexpr isa::Unit kUnits[] = {isa::Unit::Rng, isa::Unit::Ace, isa::Unit::Phe, isa::Unit::Pmm};
+constexpr isa::Unit kUnits[] = {isa::Unit::Rng, isa::Unit::Ace,  isa::Unit::Phe,
+                                isa::Unit::Pmm, isa::Unit::Phe2, isa::Unit::Ccs,
+                                isa::Unit::Sm2, isa::Unit::Rsa,  isa::Unit::Rng2};
 
 // Lower case, without spaces, dashes, underscores and a leading "rep".
 std::string normalized(const std::string& s) {

@@ -22,10 +22,12 @@ Decoded dec(const Bytes& b, CpuMode mode = CpuMode::Protected32) {
   return decode(b.data(), b.size(), mode);
 }
 
-// The guide's encoding of a row: F3 when REP is required or selects the row, then 0F op2 modrm.
+// The guide's encoding of a row: F3 when REP is required or selects the row (F2 when REPNE
+// selects it: SM2), then 0F op2 modrm.
 Bytes encoding(const InsnInfo& row) {
   Bytes b;
   if (row.rep == PrefixRule::Required || row.rep == PrefixRule::Selects) b.push_back(0xF3);
+  if (row.repne == PrefixRule::Selects) b.push_back(0xF2);
   b.insert(b.end(), {0x0F, row.opcode2, row.modrm});
   return b;
 }
@@ -45,10 +47,14 @@ TEST(InstructionTable, RowsInIdOrderAndDistinct) {
     EXPECT_EQ(&info(row.id), &row);
     EXPECT_TRUE(row.opcode2 == 0xA6 || row.opcode2 == 0xA7);
     EXPECT_GT(std::strlen(row.section), 0u);
-    const bool rep_form = row.rep != PrefixRule::Absent;
-    EXPECT_TRUE(seen.insert({row.opcode2, row.modrm, rep_form}).second) << row.guide_name;
-    // §3.1, §4.1, §5.1: A6/A7 ops other than XSTORE need REP; REPNE is undefined everywhere.
-    EXPECT_EQ(row.repne, PrefixRule::Undefined) << row.guide_name;
+    const bool rep_form = row.rep != PrefixRule::Absent || row.repne == PrefixRule::Selects;
+    const bool repne_form = row.repne == PrefixRule::Selects;
+    EXPECT_TRUE(seen.insert({row.opcode2, row.modrm, rep_form && !repne_form}).second || repne_form)
+        << row.guide_name;
+    // §3.1, §4.1, §5.1: A6/A7 ops other than XSTORE need REP; REPNE is undefined everywhere
+    // except where it selects SM2 (openEuler sm2-zhaoxin-gmi.c: F2 0F A6 C0).
+    EXPECT_EQ(row.repne, row.id == InsnId::Sm2 ? PrefixRule::Selects : PrefixRule::Undefined)
+        << row.guide_name;
     // §5.1: only MONTMUL ignores 66h.
     EXPECT_EQ(row.opsize == PrefixRule::Ignored, row.id == InsnId::Montmul) << row.guide_name;
   }
@@ -61,6 +67,16 @@ TEST(InstructionTable, UnitsAndNames) {
   EXPECT_STREQ(unit_name(Unit::Ace), "ACE");
   EXPECT_STREQ(unit_name(Unit::Phe), "PHE");
   EXPECT_STREQ(unit_name(Unit::Pmm), "PMM");
+  EXPECT_STREQ(unit_name(Unit::Phe2), "PHE2");
+  EXPECT_STREQ(unit_name(Unit::Ccs), "CCS");
+  EXPECT_STREQ(unit_name(Unit::Sm2), "SM2");
+  EXPECT_STREQ(unit_name(Unit::Rsa), "RSA");
+  EXPECT_STREQ(unit_name(Unit::Rng2), "RNG2");
+  EXPECT_EQ(info(InsnId::Xsha512).unit, Unit::Phe2);
+  EXPECT_EQ(info(InsnId::CcsEncrypt).unit, Unit::Ccs);
+  for (InsnId id : {InsnId::Montmul2, InsnId::Xmodexp, InsnId::Xrng2}) {
+    EXPECT_FALSE(info(id).modelled) << info(id).guide_name;
+  }
   EXPECT_EQ(info(InsnId::Xstore).unit, Unit::Rng);
   EXPECT_EQ(info(InsnId::Montmul).unit, Unit::Pmm);
   EXPECT_EQ(info(InsnId::Xsha256).unit, Unit::Phe);
@@ -114,9 +130,16 @@ TEST(Decoder, RepneFlagged_S2_1_S3_1) {
   for (const InsnInfo& row : kInstructions) {
     const Decoded d = dec({0xF2, 0x0F, row.opcode2, row.modrm});
     EXPECT_EQ(d.status, DecodeStatus::Ok) << row.guide_name;
-    EXPECT_TRUE(d.repne) << row.guide_name;
-    EXPECT_EQ(d.id, row.id == InsnId::Xstore ? InsnId::RepXstore : row.id);
+    // F2 0F A6 C0 is SM2 (the decoder's row; a chip without SM2 runs REPNE MONTMUL:
+    // Padlock::resolve).
+    const bool sm2 = row.opcode2 == 0xA6 && row.modrm == 0xC0;
+    EXPECT_EQ(d.repne, !sm2) << row.guide_name;
+    EXPECT_EQ(d.id, row.id == InsnId::Xstore ? InsnId::RepXstore : sm2 ? InsnId::Sm2 : row.id);
   }
+  // F3 last: REP MONTMUL; F2 last: SM2.
+  EXPECT_EQ(dec({0xF2, 0xF3, 0x0F, 0xA6, 0xC0}).id, InsnId::Montmul);
+  EXPECT_EQ(dec({0xF3, 0xF2, 0x0F, 0xA6, 0xC0}).id, InsnId::Sm2);
+  EXPECT_EQ(dec({0x0F, 0xA6, 0xC0}).id, InsnId::Montmul) << "no prefix: MONTMUL without REP";
   const Decoded f2f3 = dec({0xF2, 0xF3, 0x0F, 0xA7, 0xC8});
   EXPECT_EQ(f2f3.status, DecodeStatus::Ok);
   EXPECT_FALSE(f2f3.repne) << "F3 came last";
@@ -206,8 +229,8 @@ TEST(Decoder, RexPrefix) {
 
 TEST(Decoder, NotPadlock) {
   const Bytes cases[] = {
-      {0x0F, 0xA7, 0xC1}, {0x0F, 0xA7, 0xF0}, {0x0F, 0xA7, 0xF8}, {0x0F, 0xA6, 0xD8},
-      {0x0F, 0xA6, 0xE0}, {0x0F, 0xA7, 0x00}, {0x0F, 0x0B},       {0x90},
+      {0x0F, 0xA7, 0xC1}, {0x0F, 0xA7, 0xE1}, {0x0F, 0xA6, 0xC9}, {0x0F, 0xA6, 0xE9},
+      {0x0F, 0xA7, 0xF1}, {0x0F, 0xA7, 0x00}, {0x0F, 0x0B},       {0x90},
       {0x0F, 0xA2},       {0xF3, 0x90},       {0x0F, 0xA8, 0xC0}, {0x66, 0x0F, 0xA5, 0xC0}};
   for (const Bytes& b : cases) {
     for (CpuMode mode : kModes) {
@@ -277,6 +300,13 @@ TEST(Decoder, AgreesWithCapstone5) {
     if (quirk) {
       EXPECT_EQ(cs, "none") << "Capstone changed: remove the quirk entry";
       EXPECT_EQ(d.status, DecodeStatus::Ok);
+      continue;
+    }
+    // Capstone 5 predates Zhaoxin's instructions: it decodes none of them, and F2 0F A6 C0
+    // (SM2) as REPNE MONTMUL. The decoder follows Zhaoxin (docs/isa.md).
+    const bool zhaoxin_row = d.status != DecodeStatus::NotPadlock && d.info().unit >= Unit::Phe2;
+    if (zhaoxin_row && (cs == "none" || (d.id == InsnId::Sm2 && cs == "montmul"))) {
+      seen_mnemonics.insert(d.info().mnemonic);
       continue;
     }
     if (mnemonics.count(cs) != 0) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/counting_sink.hpp"
 #include "common/random_bytes.hpp"
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"
@@ -24,16 +25,6 @@ inline constexpr uint32_t kSha1Init[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x
                                           0xC3D2E1F0};
 inline constexpr uint32_t kSha256Init[8] = {0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A,
                                             0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19};
-
-struct CountingSink : DiagnosticSink {
-  std::vector<Diag> seen;
-  void report(Diag d, uint64_t) override { seen.push_back(d); }
-  int count(Diag d) const {
-    int c = 0;
-    for (Diag x : seen) c += x == d;
-    return c;
-  }
-};
 
 // OpenSSL's chaining state after the whole blocks of `data` (no padding).
 inline std::vector<uint32_t> openssl_state_after_blocks(bool sha256, const uint8_t* data,
