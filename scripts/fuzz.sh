@@ -24,6 +24,12 @@ target=$1 seconds=$2
 case " $TARGETS " in *" $target "*) ;; *) echo "fuzz.sh: unknown target '$target' ($TARGETS)" >&2; exit 2 ;; esac
 
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
+# Campaigns may run side by side (scripts/test.sh runs two at a time): the configure, the
+# build and the seeding of a new corpus are serialised on a lock in the build folder, so
+# one ninja at a time works in it.
+mkdir -p "$BUILD"
+exec 9>"$BUILD/.fuzz.lock"
+flock 9
 if [ ! -f "$BUILD/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPython3_EXECUTABLE="$(command -v python3)" -DPADLOCK_FUZZ=ON -DPADLOCK_BUILD_PYTHON=OFF \
@@ -42,6 +48,7 @@ if [ ! -d "$corpus" ]; then
   mkdir -p "$corpus"
   cp "$PWD/$BUILD/seeds/$target"/* "$corpus"/
 fi
+flock -u 9
 crashes="$PWD/$BUILD/crashes/$target"
 mkdir -p "$crashes"
 dict=()
