@@ -72,6 +72,14 @@ constexpr DiagInfo kDiags[] = {
      "EAX == ECX != 0 at start: only the final padding block (bit length ECX * 8) is hashed "
      "into the state at EDI; ESI is not read and does not move (Linux "
      "drivers/crypto/padlock-sha.c final() issues it on every C7)"},
+    {Diag::Xsha1Store32, "xsha1-32-byte-store", "§4.1; docs/zhaoxin.md",
+     "Zhaoxin: XSHA1 stores 32 bytes at EDI, the 20-byte hash and 12 zero bytes, after every "
+     "block; here bytes 20-31 held data, which is lost (Zhaoxin on linux-crypto, "
+     "2025-06-16: Linux 6.16 padlock-sha lost its byte count this way)"},
+    {Diag::XshaEcxZero, "xsha-ecx0-no-op", "§4.1; docs/zhaoxin.md",
+     "Zhaoxin: XSHA1/XSHA256 with ECX = 0 do nothing: no padding block, the hash at EDI and "
+     "the registers unchanged (VIA pads the empty message; Zhaoxin, \"lib/crypto: x86/sha: "
+     "Add PHE Extensions support\", 2026)"},
 };
 static_assert(sizeof(kDiags) / sizeof(kDiags[0]) == static_cast<size_t>(Diag::Count),
               "one row per Diag");

@@ -32,6 +32,9 @@ enum class Diag : uint16_t {
   MontmulTNotZero,      // §5.1 T "initially must be all zero" but is not
   MontmulAddr64,        // §5.1 64-bit addressing (no 67h) on a chip that needs 67h
   XshaPadOnly,          // §4.1 EAX == ECX != 0 at start (everything hashed, padding due)
+  // Zhaoxin's PHE (docs/zhaoxin.md, "Quirks"): behaviour VIA's chips do not share.
+  Xsha1Store32,  // XSHA1 zeroed non-zero bytes 20-31 at EDI (its 32-byte store)
+  XshaEcxZero,   // XSHA1/XSHA256 one-shot with ECX = 0: nothing hashed, no padding
   Count
 };
 
