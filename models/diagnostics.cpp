@@ -103,6 +103,14 @@ constexpr DiagInfo kDiags[] = {
     {Diag::NotModelled, "not-modelled", "docs/fidelity/gmi.md",
      "REP XRNG2, REP XMODEXP and REP MONTMUL2 have no public semantics; the emulator stops "
      "the guest"},
+    {Diag::Xsha1Store32, "xsha1-32-byte-store", "§4.1; docs/zhaoxin.md",
+     "Zhaoxin: XSHA1 stores 32 bytes at EDI, the 20-byte hash and 12 zero bytes, after every "
+     "block; here bytes 20-31 held data, which is lost (Zhaoxin on linux-crypto, "
+     "2025-06-16: Linux 6.16 padlock-sha lost its byte count this way)"},
+    {Diag::XshaEcxZero, "xsha-ecx0-no-op", "§4.1; docs/zhaoxin.md",
+     "Zhaoxin: XSHA1/XSHA256 with ECX = 0 do nothing: no padding block, the hash at EDI and "
+     "the registers unchanged (VIA pads the empty message; Zhaoxin, \"lib/crypto: x86/sha: "
+     "Add PHE Extensions support\", 2026)"},
 };
 static_assert(sizeof(kDiags) / sizeof(kDiags[0]) == static_cast<size_t>(Diag::Count),
               "one row per Diag");

@@ -45,6 +45,9 @@ enum class Diag : uint16_t {
   Sm4CtrWrap,          // CCS_ENCRYPT CTR: the 16-bit counter wraps
   Sm2BadEdx,           // SM2 with EDX != 8: not public, not modelled
   NotModelled,         // REP XRNG2, REP XMODEXP, REP MONTMUL2: not public, not modelled
+  // Zhaoxin's PHE (docs/zhaoxin.md, "Quirks"): behaviour VIA's chips do not share.
+  Xsha1Store32,  // XSHA1 zeroed non-zero bytes 20-31 at EDI (its 32-byte store)
+  XshaEcxZero,   // XSHA1/XSHA256 one-shot with ECX = 0: nothing hashed, no padding
   Count
 };
 

@@ -82,6 +82,24 @@ uint64_t hash_blocks(GuestMemory& mem, unsigned as, ShaBlocksFn fn, uint32_t* st
   return done;
 }
 
+// Bytes 20-31 of Zhaoxin's 32-byte XSHA1 store, zero (§4.1 allocates 128 bytes at EDI, so
+// they are writable). Data found there is reported (once per instruction: the first store
+// clears it) unless `scratch`: EDI is the stack pointer, the 128-byte copy OpenSSL's and
+// GnuTLS's padlock_sha*_blocks make on top of their stack, whose tail is left-over stack.
+void store_sha1_tail(GuestMemory& mem, uint64_t edi, bool scratch, const ExecEnv& env) {
+  constexpr uint64_t kSha1State = 20, kStore = 32;
+  uint8_t tail[kStore - kSha1State];
+  mem.read(edi + kSha1State, tail, sizeof tail);
+  for (const uint8_t b : tail) {
+    if (b != 0 && !scratch) {
+      env.report(Diag::Xsha1Store32);
+      break;
+    }
+  }
+  std::memset(tail, 0, sizeof tail);
+  mem.write(edi + kSha1State, tail, sizeof tail);
+}
+
 struct Run {
   Outcome out;
   double clocks = 0;
@@ -134,9 +152,13 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   const uint64_t eax = reg_get(s, Gpr::AX, as);
   const uint64_t ecx = reg_get(s, Gpr::CX, as);
 
+  // Zhaoxin: XSHA1 stores 32 bytes, bytes 20-31 zero (docs/zhaoxin.md, "Quirks").
+  const bool store32 = !sha256 && cpu_.phe.sha1_stores_32_bytes;
+  const bool scratch = edi == reg_get(s, Gpr::SP, as);
   auto commit = [&](uint64_t blocks, uint64_t bytes) {
     // §4.1: after each block the hash at EDI is overwritten and ESI/EAX reflect it.
     mem.write(edi, state, state_bytes);
+    if (store32) store_sha1_tail(mem, edi, scratch, env);
     reg_set(s, Gpr::SI, esi, as);
     run.out.bytes += bytes;
     run.out.blocks += static_cast<uint32_t>(blocks);
@@ -168,6 +190,11 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   // the final step alone: the padding block with the length ECX. Linux padlock-sha.c's
   // final() relies on it (docs/fidelity/phe.md). The final step is atomic, so no resume
   // point has EAX == ECX.
+  // Zhaoxin: ECX = 0 hashes nothing and does not pad (docs/zhaoxin.md, "Quirks").
+  if (ecx == 0 && cpu_.phe.ecx0_does_nothing) {
+    env.report(Diag::XshaEcxZero);
+    return run.finish(Status::Completed);
+  }
   if (eax > ecx) {
     env.report(Diag::XshaEaxBeyondEcx);
     return run.finish(Status::Completed);

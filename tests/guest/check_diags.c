@@ -25,6 +25,12 @@
  *   montmul-t-not-zero    T[0] = 1 before REP MONTMUL (§5.1)     | T zeroed
  *   montmul-addr64        x86-64 REP MONTMUL without 67h (run on | with 67h
  *                         Nano): #UD
+ *   xsha1-32-byte-store   REP XSHA1 on a context whose byte count | the hash in a 128-byte
+ *                         follows the 20-byte state (Linux 6.16     area of its own, 20
+ *                         padlock-sha's layout; run on Zhaoxin)     bytes copied back
+ *   xsha-ecx0-no-op       REP XSHA1 of the empty message, ECX = 0 | SHA-1("") from a
+ *                         (run on Zhaoxin: nothing happens)         padded block, EAX = -1
+ * The two Zhaoxin cases print the 20-byte hash and the context's count after "done".
  * Each case prints "done CASE" when it returns. */
 #include <stdint.h>
 #include <stdio.h>
@@ -121,6 +127,47 @@ static inline __attribute__((always_inline)) void xsha1_from(uint32_t done) {
   padlock_xsha1_from(g_in, done, 64, g_sha);
 }
 
+/* A hash context as Linux 6.16's padlock-sha lays it out (struct sha1_state): the state,
+ * then the byte count, in one 16-byte-aligned, 128-byte area. */
+static struct {
+  uint32_t state[5];
+  uint64_t count;
+  uint8_t rest[100];
+} g_sha1_ctx __attribute__((aligned(16)));
+
+static void print_ctx(void) {
+  for (int i = 0; i < 5; ++i) printf("%08x", g_sha1_ctx.state[i]);
+  printf(" count=%llu\n", (unsigned long long)g_sha1_ctx.count);
+}
+
+/* XSHA1 of 64 bytes of g_in into the context: in place, or (fixed) in an area of its own. */
+static void __attribute__((noinline)) sha1_ctx_update(int fixed) {
+  memcpy(g_sha1_ctx.state, kSha1Init, sizeof kSha1Init);
+  g_sha1_ctx.count = 64;
+  if (!fixed) {
+    padlock_xsha1(g_in, 64, g_sha1_ctx.state);
+    return;
+  }
+  memcpy(g_sha, kSha1Init, sizeof kSha1Init);
+  padlock_xsha1(g_in, 64, g_sha);
+  memcpy(g_sha1_ctx.state, g_sha, 20);
+}
+
+/* SHA-1 of the empty message: the one-shot form with ECX = 0, or (fixed) the padded block
+ * hashed with EAX = -1 (the blocks form of Nano and its descendants). */
+static void __attribute__((noinline)) sha1_ctx_empty(int fixed) {
+  memcpy(g_sha, kSha1Init, sizeof kSha1Init);
+  if (!fixed) {
+    padlock_xsha1(g_in, 0, g_sha);
+  } else {
+    static uint8_t block[64];
+    block[0] = 0x80;
+    padlock_xsha1_from(block, (uintptr_t)-1, 1, g_sha);
+  }
+  memcpy(g_sha1_ctx.state, g_sha, 20);
+  g_sha1_ctx.count = 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "fixed") != 0))
     die("usage: check_diags CASE [fixed]");
@@ -186,6 +233,10 @@ int main(int argc, char **argv) {
     xsha1_from(fixed ? 0 : 128);
   } else if (!strcmp(c, "xsha-eax-not-block")) {
     xsha1_from(fixed ? 0 : 5);
+  } else if (!strcmp(c, "xsha1-32-byte-store")) {
+    sha1_ctx_update(fixed);
+  } else if (!strcmp(c, "xsha-ecx0-no-op")) {
+    sha1_ctx_empty(fixed);
   } else if (!strcmp(c, "montmul-bad-ecx")) {
     mont_setup();
     montmul_state(0, fixed ? kMontBits : 200);
@@ -206,5 +257,6 @@ int main(int argc, char **argv) {
     die("unknown case");
   }
   printf("done %s%s\n", c, fixed ? " fixed" : "");
+  if (!strncmp(c, "xsha1-32", 8) || !strcmp(c, "xsha-ecx0-no-op")) print_ctx();
   return 0;
 }

@@ -9,6 +9,20 @@ namespace {
 constexpr const char* kUndefinedChip =
     "the guide leaves this undefined: the real chip may differ from this run";
 
+// Diagnostics of documented quirks rather than gaps in the guide: what the chip does.
+struct ChipLine {
+  Diag id;
+  const char* chip;
+};
+constexpr ChipLine kQuirkChip[] = {
+    {Diag::Xsha1Store32,
+     "Zhaoxin parts store 32 bytes; a 20-byte digest buffer is overrun (VIA's chips store "
+     "20)"},
+    {Diag::XshaEcxZero,
+     "Zhaoxin parts leave the hash unchanged, so a caller expecting the padded empty message "
+     "(as on VIA) gets a wrong digest; Linux 6.16's padlock-sha self-tests fail this way"},
+};
+
 // Severity of each Diag, in Diag order: an error when the chip faults or the result is
 // certainly not what the program asked for, a note for a defined use with an undefined
 // output field or a case a real client needs, a warning otherwise.
@@ -49,6 +63,8 @@ constexpr Severity kDiagSeverity[] = {
     Severity::Warning,  // Sm4CtrWrap
     Severity::Error,    // Sm2BadEdx: the emulator stops
     Severity::Error,    // NotModelled: the emulator stops
+    Severity::Error,    // Xsha1Store32: the caller's data next to the hash is overwritten
+    Severity::Error,    // XshaEcxZero: the digest is not what VIA's chips give
 };
 static_assert(std::size(kDiagSeverity) == kDiagKinds, "one severity per Diag");
 
@@ -103,6 +119,7 @@ std::array<KindInfo, kKindCount> make_table() {
     const DiagInfo& d = diag_info(static_cast<Diag>(i));
     t[i] = {d.name, kDiagSeverity[i], d.section, d.choice, kUndefinedChip};
   }
+  for (const ChipLine& q : kQuirkChip) t[kind_of(q.id)].chip = q.chip;
   for (unsigned i = 0; i < std::size(kOwn); ++i) t[kDiagKinds + i] = kOwn[i];
   return t;
 }
