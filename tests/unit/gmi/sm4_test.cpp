@@ -217,6 +217,19 @@ TEST(Sm4, ChainModesAbsentAreUd) {
   EXPECT_EQ(crypt(rig, kSm4 | kCbc, key, iv, in).out, openssl_sm4(kCbc, false, key, iv, in));
 }
 
+// The registry's ZX-C has the reduced mode set; the family-7 parts have all five modes.
+TEST(Sm4, ZxCHasEcbAndCbcOnly) {
+  EXPECT_FALSE(find_cpu_model("zx-c")->gmi.sm4_chain_modes);
+  for (const char* name : {"kx-5000", "kx-6000", "kh-40000", "kx-7000"}) {
+    EXPECT_TRUE(find_cpu_model(name)->gmi.sm4_chain_modes) << name;
+  }
+  const std::vector<uint8_t> key(16, 1), iv(16, 2), in(32, 3);
+  ZxRig zxc(*find_cpu_model("zx-c"));
+  EXPECT_EQ(crypt(zxc, kSm4 | kCtr, key, iv, in).o.fault.kind, FaultKind::InvalidOpcode);
+  ZxRig kx6000(*find_cpu_model("kx-6000"));
+  EXPECT_EQ(crypt(kx6000, kSm4 | kCtr, key, iv, in).out, openssl_sm4(kCtr, false, key, iv, in));
+}
+
 TEST(Sm4, OutputFaultIsRestartable) {
   const std::vector<uint8_t> key = random_bytes(16, 1), iv = random_bytes(16, 2);
   const std::vector<uint8_t> in = random_bytes(16 * 8, 3);
