@@ -21,6 +21,7 @@
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/guest_paths.hpp"
 #include "emulator/linux/guest_proc.hpp"
+#include "emulator/linux/run_deadline.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/loader/elf_loader.hpp"
@@ -194,6 +195,12 @@ class Process {
   // when the run loop next gets control. A request that arrives between two emulation
   // slices may be missed by Unicorn: call it again until run() returns.
   void kill_from_host();
+  // Set by host signals, --max-time and kill_from_host: a PadLock REP stops at its next
+  // interrupt point (ExecEnv::host_stop). Cleared when the run loop collects the host
+  // signals, unless the run is ending.
+  std::atomic<bool>& host_stop() { return host_stop_; }
+  double max_time_left() const { return deadline_.seconds_left(); }  // --max-time
+  void rearm_host_stop() { host_stop_.store(out_of_time_.load() || host_kill_.load()); }
   void queue_signal(const GuestSiginfo& si);  // to the running thread (tgkill, SIGPIPE)
   // To the process (kill, a timer, the host): pending for the process; a thread that waits
   // and does not block it is woken when the running thread blocks it (threads.cpp).
@@ -467,6 +474,10 @@ class Process {
   uint64_t last_syscall_nr_ = 0;
   int last_syscall_len_ = 0;
   std::atomic<bool> host_kill_{false};             // kill_from_host()
+  std::atomic<bool> out_of_time_{false};           // --max-time's deadline passed
+  std::atomic<bool> host_stop_{false};             // host_stop()
+  RunDeadline deadline_;                           // --max-time's watchdog
+  void on_deadline();                              // from the watchdog's thread
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
   // Threads: in creation order (the round-robin order); cur_ runs. Never empty.

@@ -60,6 +60,7 @@ const PadlockRecord& PadlockCore::execute(const isa::Decoded& d, ArchState& s, G
   env.mhz = clock_.mhz();
   env.pc = pc;
   env.diag = this;
+  env.host_stop = host_stop_;
   Outcome o = units_.execute(d, s, mem, env);
   o.diags = diags_;
   const uint64_t stall = charge(o);

@@ -135,6 +135,8 @@ std::vector<std::string> run_arguments(const Process& p) {
   if (p.sandbox().active()) a.insert(a.end(), {"--sandbox", p.sandbox().dir()});
   if (o.net) a.push_back("--net");
   if (o.max_memory != 0) a.insert(a.end(), {"--max-memory", std::to_string(o.max_memory)});
+  // --max-time: the new image gets what is left of the run's time.
+  if (o.max_time > 0) a.insert(a.end(), {"--max-time", number(p.max_time_left())});
   // The new image writes files of its own: FILE.PID (a forked child's already are).
   const auto file = [&](const char* opt, const std::string& f) {
     if (f.empty()) return;
