@@ -398,6 +398,10 @@ void Process::install_hooks() {
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::rdtsc), UC_X86_INS_RDTSC);
+  // Port I/O reaches these hooks only when an IN/OUT-family instruction runs: no cost
+  // elsewhere. Unicorn's I/O permission check lets CPL 3 through; Linux's answer is #GP.
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::port_in), UC_X86_INS_IN);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::port_out), UC_X86_INS_OUT);
   // The chip check sees each block when it is translated (block_cost).
   if (opts_.timing || opts_.icount || chip_ || (obs_ && obs_->wants_blocks())) enable_block_hook();
   if (opts_.timing && opts_.cache_x86) {

@@ -263,6 +263,10 @@ class Process {
   void on_sysenter();
   void on_interrupt(uint32_t intno);
   bool on_invalid_insn();
+  // IN, OUT, INS, OUTS (Unicorn's I/O hooks): #GP, as for every Linux process that has not
+  // asked for ioperm or iopl. The value an IN gets (it is never seen: the signal's frame
+  // holds the state before the instruction).
+  uint32_t on_port_io();
   // A PadLock instruction called from generated code (our Unicorn patch,
   // UC_CTL_PADLOCK_INSN): the PC to go on at.
   uint64_t on_padlock_insn(const uc_padlock_state* at) { return padlock_insn(at); }
@@ -464,6 +468,14 @@ class Process {
   GuestSiginfo fault_;
   bool fault_ip_valid_ = false;  // the fault's instruction is not at the current PC
   uint64_t fault_ip_ = 0;
+  // The whole state at the fault, when the instruction went on changing registers after
+  // its hook (IN, INS, OUTS): the signal frame gets this, not the registers after it.
+  bool fault_ctx_valid_ = false;
+  CpuContext fault_ctx_;
+  // Linux's signal for an opcode QEMU does not run as the chip would (ICEBP, RDPMC);
+  // false for any other.
+  bool undefined_opcode_signal(uint64_t pc);
+  void invalid_opcode_at_pc();  // #UD (SIGILL) at the PC, from an instruction hook
   SigreturnKind sigreturn_ = SigreturnKind::None;
   TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
   bool fatal_ = false;
