@@ -13,6 +13,7 @@ import select
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -37,8 +38,9 @@ def start(runner, case: str, timing: str, tmp_path, *opts: str) -> subprocess.Po
     guest = runner.guest("long_rep", arch)
     if not guest.is_file():
         pytest.skip(f"no {arch} guests")
-    cmd = [str(runner.emulator), "run", "--cpu", cpu, "--timing", timing, "--trace",
-           "t.jsonl", "--stats", *opts, str(guest), *args]
+    # Absolute: the emulator runs in tmp_path (scripts/mutate.py may pass a relative build).
+    cmd = [str(Path(runner.emulator).resolve()), "run", "--cpu", cpu, "--timing", timing,
+           "--trace", "t.jsonl", "--stats", *opts, str(guest.resolve()), *args]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
                             preexec_fn=default_actions)
     ready, _, _ = select.select([proc.stdout], [], [], 30)
