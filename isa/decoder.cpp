@@ -80,7 +80,13 @@ Decoded decode(const uint8_t* bytes, size_t avail, CpuMode mode) {
   }
   // The 15-byte limit: an instruction that does not fit is not decoded (x86 raises #GP;
   // we report NotPadlock, see docs/isa.md). So is one cut short by `avail`.
-  if (i + 3 > limit) return d;
+  if (i + 3 > limit) {
+    if (avail < kMaxInsnLength) {
+      d.cut_short = (i >= limit || bytes[i] == 0x0F) &&
+                    (i + 1 >= limit || bytes[i + 1] == 0xA6 || bytes[i + 1] == 0xA7);
+    }
+    return d;
+  }
   if (bytes[i] != 0x0F || (bytes[i + 1] != 0xA6 && bytes[i + 1] != 0xA7)) return d;
 
   // REPNE is undefined (§2.1, §3.1, §4.1, §5.1). Our choice (docs/fidelity.md):

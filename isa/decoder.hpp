@@ -29,6 +29,9 @@ struct Decoded {
   bool lock = false;              // F0 seen
   bool segment_override = false;  // ignored: ES is always used (§2.1, §3.1)
   bool rex = false;               // a REX prefix (64-bit mode only); it has no effect
+  // NotPadlock only because `avail` ended inside what began as a PadLock encoding: the
+  // chip's fetch of the next byte faults there (#PF), it does not raise #UD.
+  bool cut_short = false;
 
   const InsnInfo& info() const { return isa::info(id); }
 };

@@ -2,6 +2,7 @@
 // reporting, EFLAGS[30], a clock and a diagnostics sink. Nothing here knows Unicorn.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -162,6 +163,21 @@ struct ExecEnv {
     if (diag != nullptr) diag->report(d, pc);
   }
   bool interrupt_due(uint64_t cycles_so_far) const { return now + cycles_so_far >= interrupt_at; }
+
+  // Set by the host side (a host signal, --max-time, a kill) while the instruction runs: an
+  // interrupt that arrives now, whatever the virtual clock says. The units look at it
+  // between batches of at most kHostStopBatch bytes of data and stop at the next
+  // interruptible point (§1.7), so a REP over gigabytes ends within milliseconds of host
+  // time and resumes correctly if the guest goes on (docs/reliability.md).
+  const std::atomic<bool>* host_stop = nullptr;
+  static constexpr uint64_t kHostStopBatch = uint64_t{1} << 20;
+  bool host_stop_requested() const {
+    return host_stop != nullptr && host_stop->load(std::memory_order_relaxed);
+  }
+  // The most units of `unit_bytes` to run before looking at host_stop again.
+  uint64_t host_batch(uint64_t unit_bytes) const {
+    return host_stop == nullptr ? UINT64_MAX : kHostStopBatch / unit_bytes;
+  }
 };
 
 }  // namespace padlock

@@ -39,7 +39,10 @@ constexpr std::pair<x86_reg, int> kAddressRegs[] = {
 }  // namespace
 
 uint64_t first_faulting_byte(size_t cs, const Cpu& cpu, const AddressSpace& mem, uint64_t page,
-                             int type) {
+                             int type, bool* via_stack) {
+  bool stack_dummy = false;
+  bool& stack = via_stack != nullptr ? *via_stack : stack_dummy;
+  stack = false;
   const bool guest64 = cpu.guest64();
   const uint64_t pc = cpu.pc();
   const uint64_t page_mask = ~(AddressSpace::kPageSize - 1);
@@ -72,7 +75,7 @@ uint64_t first_faulting_byte(size_t cs, const Cpu& cpu, const AddressSpace& mem,
   };
   uint64_t best = page;
   bool found = false;
-  auto consider = [&](uint64_t ea, uint64_t size) {
+  auto consider = [&](uint64_t ea, uint64_t size, bool through_ss) {
     if (found) return;
     if ((ea & page_mask) == page) {
       best = ea;
@@ -81,6 +84,11 @@ uint64_t first_faulting_byte(size_t cs, const Cpu& cpu, const AddressSpace& mem,
       best = page;  // the access crossed into the faulting page
       found = true;
     }
+    stack = found && through_ss;
+  };
+  auto is_stack_reg = [](x86_reg r) {
+    return r == X86_REG_RSP || r == X86_REG_ESP || r == X86_REG_RBP || r == X86_REG_EBP ||
+           r == X86_REG_SP || r == X86_REG_BP;
   };
   for (uint8_t i = 0; i < x.op_count; ++i) {
     const cs_x86_op& op = x.operands[i];
@@ -89,7 +97,9 @@ uint64_t first_faulting_byte(size_t cs, const Cpu& cpu, const AddressSpace& mem,
                   reg_value(op.mem.index) * static_cast<uint64_t>(op.mem.scale);
     ea = wrap(ea) + segment_base(op.mem.segment);
     if (!guest64) ea &= 0xFFFFFFFFu;
-    consider(ea, op.size ? op.size : 1);
+    const bool ss = op.mem.segment == X86_REG_SS ||
+                    (op.mem.segment == X86_REG_INVALID && is_stack_reg(op.mem.base));
+    consider(ea, op.size ? op.size : 1, ss);
   }
   // Stack accesses Capstone does not list as memory operands.
   const uint64_t sp = reg_value(guest64 ? X86_REG_RSP : X86_REG_ESP);
@@ -102,7 +112,7 @@ uint64_t first_faulting_byte(size_t cs, const Cpu& cpu, const AddressSpace& mem,
     case X86_INS_CALL:
     case X86_INS_PUSHAL:
     case X86_INS_ENTER:
-      consider(sp - word, word);
+      consider(sp - word, word, true);
       break;
     case X86_INS_POP:
     case X86_INS_POPF:
@@ -112,10 +122,10 @@ uint64_t first_faulting_byte(size_t cs, const Cpu& cpu, const AddressSpace& mem,
     case X86_INS_POPAL:
     case X86_INS_IRET:
     case X86_INS_IRETD:
-      consider(sp, word);
+      consider(sp, word, true);
       break;
     case X86_INS_LEAVE:
-      consider(reg_value(guest64 ? X86_REG_RBP : X86_REG_EBP), word);
+      consider(reg_value(guest64 ? X86_REG_RBP : X86_REG_EBP), word, true);
       break;
     default:
       break;

@@ -64,6 +64,13 @@ struct UcHooks {
   static void sysenter(uc_engine* uc, void* o) {
     guarded(uc, o, 0, [](Owner* w) { return w->on_sysenter(), 0; });
   }
+  // IN and INS: the value read from the port. OUT and OUTS.
+  static uint32_t port_in(uc_engine* uc, uint32_t, int, void* o) {
+    return guarded(uc, o, uint32_t{0}, [](Owner* w) { return w->on_port_io(); });
+  }
+  static void port_out(uc_engine* uc, uint32_t, int, uint32_t, void* o) {
+    guarded(uc, o, 0, [](Owner* w) { return w->on_port_io(), 0; });
+  }
   static void intr(uc_engine* uc, uint32_t intno, void* o) {
     guarded(uc, o, 0, [intno](Owner* w) { return w->on_interrupt(intno), 0; });
   }

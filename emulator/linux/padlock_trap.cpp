@@ -19,6 +19,7 @@ namespace padlock::emu {
 
 bool Process::on_invalid_insn() {
   const uint64_t pc = cpu_->pc();
+  if (undefined_opcode_signal(pc)) return true;
   const uint64_t next = padlock_insn();
   if (next != pc) cpu_->set_pc(next);
   return true;
@@ -29,6 +30,21 @@ uint64_t Process::padlock_insn(const uc_padlock_state* at) {
   PadlockCall c;
   if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c, at, &decode_memo_)) {
     fault_ = GuestSiginfo{};
+    if (c.decoded.cut_short) {
+      // The ModRM byte (or the opcode's rest) lies on a page that cannot be fetched: the
+      // chip's fetch faults there, #PF with the page's first byte, as a translated fetch.
+      const uint64_t at_page =
+          c.pc + mem_->accessible_with(c.pc, isa::kMaxInsnLength, kPageMapped | kPageExec);
+      const bool mapped = (mem_->flags(at_page) & kPageMapped) != 0;
+      fault_.signo = SIGSEGV;
+      fault_.code = mapped ? kSegvAccerr : kSegvMaperr;
+      fault_.addr = at_page;
+      fault_.trapno = 14;
+      fault_.error_code = page_fault_error_code(false, mapped, true);
+      fault_pending_ = true;
+      request_stop();
+      return c.pc;
+    }
     fault_.signo = SIGILL;
     fault_.code = kIllIllopn;
     fault_.addr = c.pc;

@@ -129,6 +129,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     PadlockTiming pt;
     pt.memory = pt.overlap = opts_.timing;
     core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
+    core_->set_host_stop(&host_stop_);
     if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
     blocks_ = std::make_unique<BlockCache>(
         guest64_, *mem_,
@@ -246,6 +247,7 @@ void Process::become_child() {
     vt_->set_slice_end(VirtualTime::kNever);
   }
   forked_child_ = true;
+  deadline_.restart_in_child();
   stats_ = Stats{};
   sig_.pending = sig_.shared = 0;
   for (int i = 0; i < VirtualTime::kItimers; ++i) vt_->disarm(i);
@@ -423,6 +425,10 @@ void Process::install_hooks() {
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
   add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::rdtsc), UC_X86_INS_RDTSC);
+  // Port I/O reaches these hooks only when an IN/OUT-family instruction runs: no cost
+  // elsewhere. Unicorn's I/O permission check lets CPL 3 through; Linux's answer is #GP.
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::port_in), UC_X86_INS_IN);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::port_out), UC_X86_INS_OUT);
   // The chip check sees each block when it is translated (block_cost).
   if (opts_.timing || opts_.icount || chip_ || (obs_ && obs_->wants_blocks())) enable_block_hook();
   if (opts_.timing && opts_.cache_x86) {
@@ -683,6 +689,15 @@ bool Process::sleep_until(uint64_t cycle) {
 
 void Process::kill_from_host() {
   host_kill_.store(true);
+  host_stop_.store(true);
+  uc_emu_stop(cpu_->uc());
+}
+
+void Process::on_deadline() {
+  out_of_time_.store(true);
+  host_stop_.store(true);
+  // As a host signal's handler stops it: kept for a start that has not begun yet.
+  uc_emu_stop_pending(cpu_->uc(), true);
   uc_emu_stop(cpu_->uc());
 }
 
@@ -793,6 +808,14 @@ RunResult Process::run() {
   // "Threat model").
   if (sandbox_.active()) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   const auto started = std::chrono::steady_clock::now();
+  // --max-time: a watchdog thread sets a flag at the deadline and stops Unicorn; the
+  // models see the flag inside a long REP (ExecEnv::host_stop).
+  if (opts_.max_time > 0) {
+    deadline_.start(std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(opts_.max_time)),
+                    [this] { on_deadline(); });
+  }
   bool out_of_time = false;
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
@@ -819,20 +842,12 @@ RunResult Process::run() {
     fault_pending_ = false;
     stop_requested_ = false;
     sigreturn_ = SigreturnKind::None;
-    // --max-time: Unicorn stops itself when the time left is up.
-    uint64_t timeout_us = 0;
-    if (opts_.max_time > 0) {
-      const double left =
-          opts_.max_time -
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      if (left <= 0) {
-        out_of_time = true;
-        break;
-      }
-      timeout_us = std::max<uint64_t>(1, static_cast<uint64_t>(left * 1e6));
+    if (out_of_time_.load()) {
+      out_of_time = true;
+      break;
     }
     host_signals_running(true);
-    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, timeout_us, 0);
+    const uc_err err = uc_emu_start(cpu_->uc(), cpu_->pc(), 0, 0, 0);
     host_signals_running(false);
     try {
       hook_exception_.rethrow();
@@ -843,15 +858,14 @@ RunResult Process::run() {
     }
     drain_block_log();
     if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
-    if (opts_.max_time > 0 && err == UC_ERR_OK &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >=
-            opts_.max_time) {
-      out_of_time = true;  // Unicorn's timeout stopped it
+    if (out_of_time_.load()) {
+      out_of_time = true;  // the watchdog stopped it; a cut REP's state no longer matters
       break;
     }
     handle_stop(err);
     if (gdb_) gdb_->after_stop();
   }
+  deadline_.cancel();
   progress.reset();  // erased before the last messages
   host_signals_restore();
   stats_.blocks_decoded = blocks_->decoded();

@@ -21,6 +21,7 @@
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/guest_paths.hpp"
 #include "emulator/linux/guest_proc.hpp"
+#include "emulator/linux/run_deadline.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/loader/elf_loader.hpp"
@@ -197,6 +198,12 @@ class Process {
   // slices may be missed by Unicorn: call it again until run() returns.
   void kill_from_host();
   bool killed_from_host() const { return host_kill_.load(); }
+  // Set by host signals, --max-time and kill_from_host: a PadLock REP stops at its next
+  // interrupt point (ExecEnv::host_stop). Cleared when the run loop collects the host
+  // signals, unless the run is ending.
+  std::atomic<bool>& host_stop() { return host_stop_; }
+  double max_time_left() const { return deadline_.seconds_left(); }  // --max-time
+  void rearm_host_stop() { host_stop_.store(out_of_time_.load() || host_kill_.load()); }
   void queue_signal(const GuestSiginfo& si);  // to the running thread (tgkill, SIGPIPE)
   // To the process (kill, a timer, the host): pending for the process; a thread that waits
   // and does not block it is woken when the running thread blocks it (threads.cpp).
@@ -259,6 +266,10 @@ class Process {
   void on_sysenter();
   void on_interrupt(uint32_t intno);
   bool on_invalid_insn();
+  // IN, OUT, INS, OUTS (Unicorn's I/O hooks): #GP, as for every Linux process that has not
+  // asked for ioperm or iopl. The value an IN gets (it is never seen: the signal's frame
+  // holds the state before the instruction).
+  uint32_t on_port_io();
   // A PadLock instruction called from generated code (our Unicorn patch,
   // UC_CTL_PADLOCK_INSN): the PC to go on at.
   uint64_t on_padlock_insn(const uc_padlock_state* at) { return padlock_insn(at); }
@@ -463,6 +474,14 @@ class Process {
   GuestSiginfo fault_;
   bool fault_ip_valid_ = false;  // the fault's instruction is not at the current PC
   uint64_t fault_ip_ = 0;
+  // The whole state at the fault, when the instruction went on changing registers after
+  // its hook (IN, INS, OUTS): the signal frame gets this, not the registers after it.
+  bool fault_ctx_valid_ = false;
+  CpuContext fault_ctx_;
+  // Linux's signal for an opcode QEMU does not run as the chip would (ICEBP, RDPMC);
+  // false for any other.
+  bool undefined_opcode_signal(uint64_t pc);
+  void invalid_opcode_at_pc();  // #UD (SIGILL) at the PC, from an instruction hook
   SigreturnKind sigreturn_ = SigreturnKind::None;
   TlbGate tlb_;  // the TLB-fill hook (on_tlb_fill) and the fault it refused
   bool fatal_ = false;
@@ -473,6 +492,10 @@ class Process {
   uint64_t last_syscall_nr_ = 0;
   int last_syscall_len_ = 0;
   std::atomic<bool> host_kill_{false};             // kill_from_host()
+  std::atomic<bool> out_of_time_{false};           // --max-time's deadline passed
+  std::atomic<bool> host_stop_{false};             // host_stop()
+  RunDeadline deadline_;                           // --max-time's watchdog
+  void on_deadline();                              // from the watchdog's thread
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
   // Threads: in creation order (the round-robin order); cur_ runs. Never empty.

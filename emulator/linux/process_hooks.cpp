@@ -53,6 +53,67 @@ void Process::on_interrupt(uint32_t intno) {
   request_stop();
 }
 
+uint32_t Process::on_port_io() {
+  drain_block_log();
+  const uint64_t pc = cpu_->pc();  // Unicorn synced it to the instruction for the hook
+  uint32_t value = static_cast<uint32_t>(cpu_->reg(UC_X86_REG_EAX));
+  if (!fault_pending_) {
+    // Linux: user code runs at IOPL 0 with no I/O bitmap unless it asked (ioperm, iopl,
+    // which are not offered here), so every port access is #GP: SIGSEGV, si_addr 0.
+    cpu_->save(fault_ctx_);
+    fault_ctx_valid_ = true;
+    fault_ = GuestSiginfo{};
+    fault_.signo = SIGSEGV;
+    fault_.code = kSiKernel;
+    fault_.trapno = 13;
+    fault_pending_ = true;
+    clear_eflags30();
+    request_stop();
+  }
+  // INS stores what it read at ES:EDI before the stop: let it store what is there.
+  const uint64_t avail = mem_->accessible_with(pc, 4, kPageMapped | kPageRead);
+  size_t i = 0;
+  while (i < avail &&
+         (mem_->host(pc)[i] == 0x66 || mem_->host(pc)[i] == 0xF3 || mem_->host(pc)[i] == 0xF2 ||
+          (guest64_ && (mem_->host(pc)[i] & 0xF0) == 0x40)))
+    ++i;
+  if (i < avail && (mem_->host(pc)[i] == 0x6C || mem_->host(pc)[i] == 0x6D)) {
+    const uint64_t edi = cpu_->reg(guest64_ ? UC_X86_REG_RDI : UC_X86_REG_EDI);
+    value = 0;
+    read_user(edi, &value, mem_->host(pc)[i] == 0x6C ? 1 : 4);
+  }
+  return value;
+}
+
+bool Process::undefined_opcode_signal(uint64_t pc) {
+  const uint64_t avail = mem_->accessible_with(pc, 2, kPageMapped | kPageExec);
+  if (avail == 0) return false;
+  const uint8_t* b = mem_->host(pc);
+  fault_ = GuestSiginfo{};
+  if (b[0] == 0xF1) {
+    // ICEBP (INT1): a #DB trap after the instruction; Linux's exc_debug_user sends SIGTRAP
+    // with TRAP_BRKPT (no DR6 bits) and si_addr the next instruction.
+    fault_.signo = SIGTRAP;
+    fault_.code = kTrapBrkpt;
+    fault_.trapno = 1;
+    fault_.addr = pc + 1;
+    fault_ip_ = pc + 1;
+  } else if (avail == 2 && b[0] == 0x0F && b[1] == 0x33) {
+    // RDPMC with CR4.PCE clear (Linux sets it only for perf's user-space counters): #GP.
+    fault_.signo = SIGSEGV;
+    fault_.code = kSiKernel;
+    fault_.trapno = 13;
+    fault_ip_ = pc;
+  } else {
+    return false;
+  }
+  fault_ip_valid_ = true;
+  fault_pending_ = true;
+  clear_eflags30();
+  request_stop();
+  return true;
+}
+
 bool Process::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
   return tlb_.fill(*mem_, va, type, paddr, perms);
 }

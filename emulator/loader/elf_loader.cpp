@@ -54,6 +54,14 @@ const char* elf_machine_name(uint16_t machine) {
   }
 }
 
+const char* program_header_table_error(bool is64, uint16_t phentsize, uint16_t phnum) {
+  const uint64_t entry = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+  if (phnum == 0) return "no program headers";
+  if (phentsize != entry) return "bad e_phentsize (not the size of a program header)";
+  if (entry * phnum > 65536) return "program header table over 64 KiB (Linux's limit)";
+  return nullptr;
+}
+
 ElfFile ElfFile::read(const std::string& path) {
   return parse(path, read_file_bytes(path));
 }
@@ -87,8 +95,9 @@ ElfFile ElfFile::parse(std::string path, std::vector<uint8_t> data) {
                      ? "a core dump, not an executable"
                      : "not an executable (ELF type " + std::to_string(f.type) + ")");
   }
-  const size_t phsize = f.is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
-  if (f.phnum == 0 || f.phentsize < phsize) fail(f.path, "no program headers");
+  if (const char* why = program_header_table_error(f.is64, f.phentsize, f.phnum)) {
+    fail(f.path, why);
+  }
   if (!v.contains(f.phoff, uint64_t(f.phnum) * f.phentsize)) {
     fail(f.path, "truncated ELF file (program headers past the end)");
   }

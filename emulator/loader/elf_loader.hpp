@@ -50,4 +50,10 @@ LoadedImage load_elf(const ElfFile& elf, AddressSpace& mem, uint64_t bias, bool 
 
 const char* elf_machine_name(uint16_t machine);
 
+// Linux's load_elf_phdrs (fs/binfmt_elf.c): execve fails with ENOEXEC unless e_phentsize
+// is the size of an Elf32_Phdr / Elf64_Phdr and the table holds 1 to 65,536 bytes (the
+// host's 6.18 kernel; older ones also capped it at ELF_MIN_ALIGN, a page). Null when the
+// table is acceptable, otherwise why not.
+const char* program_header_table_error(bool is64, uint16_t phentsize, uint16_t phnum);
+
 }  // namespace padlock::emu

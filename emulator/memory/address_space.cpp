@@ -806,6 +806,11 @@ int tlb_permissions(uint8_t flags, int type) {
   } else if (flags & kPageWrite) {
     give = UC_PROT_READ | UC_PROT_WRITE;
   }
+  // An entry that may write an executable page says it may run it too: Unicorn stops
+  // checking a page's stores for translated code after one that overwrote none (a PadLock
+  // ModRM byte, which no block covers) when the entry has no execute permission
+  // (docs/emulator.md, "Code pages").
+  if ((give & UC_PROT_WRITE) && (flags & kPageExec)) give |= UC_PROT_EXEC;
   if (!(flags & kPageMapped) || (flags & need) != need) return 0;
   return give;
 }

@@ -63,6 +63,7 @@ const PadlockRecord& PadlockCore::execute(const isa::Decoded& decoded, ArchState
   env.mhz = clock_.mhz();
   env.pc = pc;
   env.diag = this;
+  env.host_stop = host_stop_;
   Outcome o = units_.execute(d, s, mem, env);
   o.diags = diags_;
   const uint64_t stall = charge(o);

@@ -7,6 +7,7 @@
 // No Unicorn here (docs/architecture.md).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 
@@ -45,6 +46,9 @@ class PadlockCore final : private DiagnosticSink {
 
   // Observers (trace, profile, checker); null: none.
   void set_listener(PadlockListener* l) { listener_ = l; }
+  // A flag the host side sets to stop a long REP at its next interrupt point
+  // (ExecEnv::host_stop); null: none.
+  void set_host_stop(const std::atomic<bool>* flag) { host_stop_ = flag; }
   const PadlockTiming& timing() const { return timing_; }
   // The data caches PadLock streams go through (null with timing.memory off); --cache-x86
   // sends ordinary loads and stores through the same model.
@@ -61,6 +65,7 @@ class PadlockCore final : private DiagnosticSink {
   PadlockTiming timing_;
   std::unique_ptr<timing::CacheModel> cache_;
   PadlockListener* listener_ = nullptr;
+  const std::atomic<bool>* host_stop_ = nullptr;
   PadlockRecord rec_;
   uint64_t diags_ = 0;  // Diag bits raised by the instruction in flight
 };

@@ -301,20 +301,21 @@ class XcryptRun {
       stop_fault = {FaultKind::PageFault, ea_add(edi_, out_ok, asz_), true};
     }
 
-    unsigned gran = p_.chain_interrupt_granularity;
-    uint64_t min_left = 1;
-    if (mode_ == Mode::Ecb) gran = p_.ecb_interrupt_granularity;
-    if (mode_ == Mode::Ctr) {
-      gran = p_.ctr_interrupt_granularity;
-      min_left = std::max<uint64_t>(1, p_.ctr_interrupt_min_remaining);
-    }
-    const uint64_t k_int = first_interrupt(env_, clk_, n, std::max(1u, gran), min_left, stop);
+    const InterruptRule r = interrupt_rule();
+    const uint64_t k_int = first_interrupt(env_, clk_, n, r.gran, r.min_left, stop);
     Stop st;
     st.interrupted = k_int != kNever;
     st.faulted = !st.interrupted && stop_fault.kind != FaultKind::None;
     st.k = st.interrupted ? k_int : stop;
     st.fault = stop_fault;
     return st;
+  }
+
+  // Whether a host stop (ExecEnv::host_stop) may be taken after k blocks: an interrupt
+  // point by find_stop's rules.
+  bool interruptible_after(uint64_t k) const {
+    const InterruptRule r = interrupt_rule();
+    return k >= r.gran && k % r.gran == 0 && ecx_ - k >= r.min_left;
   }
 
   // Registers reflect the k blocks stored (§3.1 ESI, EDI, ECX; EDI stays in digest mode).
@@ -408,6 +409,20 @@ class XcryptRun {
  private:
   uint64_t group_bytes() const { return 16ull * job.group; }
 
+  // Interrupt points (§1.7): multiples of `gran` blocks leaving at least `min_left`.
+  struct InterruptRule {
+    unsigned gran;
+    uint64_t min_left;
+  };
+  InterruptRule interrupt_rule() const {
+    if (mode_ == Mode::Ecb) return {std::max(1u, p_.ecb_interrupt_granularity), 1};
+    if (mode_ == Mode::Ctr) {
+      return {std::max(1u, p_.ctr_interrupt_granularity),
+              std::max<uint64_t>(1, p_.ctr_interrupt_min_remaining)};
+    }
+    return {std::max(1u, p_.chain_interrupt_granularity), 1};
+  }
+
   // An exception stores EFLAGS, which clears EFLAGS[30] (§1.8); so does the interrupt
   // taken at an interrupt point. The model applies that to the state it hands back.
   bool fault(FaultKind kind, uint64_t addr, bool write) {
@@ -494,9 +509,19 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   }
   if (x.nothing_to_do()) return x.ecx_zero();
   if (!x.load_key()) return x.out;
-  const Stop st = x.find_stop();
+  Stop st = x.find_stop();
   const uint16_t ctr0 = uint16_t(x.job.iv[14] << 8 | x.job.iv[15]);
-  ace::run_blocks(*u.kernels, mem, x.job, 0, st.k);
+  // In batches when the host may ask for a stop (ExecEnv::host_stop): taken at the first
+  // batch end that is an interrupt point, as an interrupt arriving there would be.
+  const uint64_t batch = std::max<uint64_t>(64, env.host_batch(16) & ~uint64_t{63});
+  for (uint64_t k = 0; k < st.k;) {
+    const uint64_t end = st.k - k > batch ? k + batch : st.k;
+    ace::run_blocks(*u.kernels, mem, x.job, k, end);
+    k = end;
+    if (k < st.k && env.host_stop_requested() && x.interruptible_after(k)) {
+      st = Stop{k, true, false, Fault{}};
+    }
+  }
   x.write_registers(st.k);
   x.update_chain(st.k);
   if (x.mode() == Mode::Ctr) x.write_back_counter(ctr0, st.k, u.errata && !st.faulted);

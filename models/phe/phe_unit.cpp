@@ -171,7 +171,7 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     uint64_t count = ecx;
     while (count != 0) {
       const uint64_t until_irq = timing.blocks_until_interrupt(env, run.clocks);
-      const uint64_t want = std::min(count, until_irq);
+      const uint64_t want = std::min({count, until_irq, env.host_batch(kBlock)});
       uint64_t fault_at = 0;
       const uint64_t got = hash_blocks(mem, as, fn, state, esi, want, &fault_at);
       if (got != 0) {
@@ -180,7 +180,9 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
         commit(got, got * kBlock);
       }
       if (got < want) return run.fault(FaultKind::PageFault, fault_at, false);
-      if (want == until_irq && count != 0) return run.finish(Status::Interrupted);
+      if ((want == until_irq || env.host_stop_requested()) && count != 0) {
+        return run.finish(Status::Interrupted);
+      }
     }
     return run.finish(Status::Completed);
   }
@@ -207,7 +209,7 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   uint64_t loop_blocks = ecx == done ? 0 : (ecx - done - 1) / kBlock;
   while (loop_blocks != 0) {
     const uint64_t until_irq = timing.blocks_until_interrupt(env, run.clocks);
-    const uint64_t want = std::min(loop_blocks, until_irq);
+    const uint64_t want = std::min({loop_blocks, until_irq, env.host_batch(kBlock)});
     uint64_t fault_at = 0;
     const uint64_t got = hash_blocks(mem, as, fn, state, esi, want, &fault_at);
     if (got != 0) {
@@ -217,7 +219,7 @@ Outcome PheUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
       commit(got, got * kBlock);
     }
     if (got < want) return run.fault(FaultKind::PageFault, fault_at, false);
-    if (want == until_irq) return run.finish(Status::Interrupted);
+    if (want == until_irq || env.host_stop_requested()) return run.finish(Status::Interrupted);
   }
 
   // The last 1..64 bytes (none for ECX = 0) and the FIPS 180-2 padding (§4.1 "Padding")

@@ -176,7 +176,9 @@ Outcome RngUnit::Impl::rep_xstore(ArchState& s, GuestMemory& mem, const ExecEnv&
 
   while (remaining > 0) {
     // §1.7: interruptible between internal XSTOREs once one has stored.
-    if (o.blocks > 0 && env.interrupt_due(c)) return write_back(Status::Interrupted);
+    if (o.blocks > 0 && (env.interrupt_due(c) || env.host_stop_requested())) {
+      return write_back(Status::Interrupted);
+    }
     acc.advance(env.now + c);
     if (acc.full() == 0) {
       // §2.1 note / §2.3: REP XSTORE waits for the generator; each internal XSTORE that

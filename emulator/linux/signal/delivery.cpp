@@ -45,14 +45,21 @@ void Process::handle_stop(uc_err err) {
     const bool noncanonical = guest64_ && tlb_.fault_page >= (uint64_t{1} << 47);
     si.trapno = noncanonical ? 13 : 14;
     if (noncanonical) {
-      si.code = kSiKernel;  // #GP on hardware: si_addr 0
+      // #GP on hardware, or #SS through the stack segment (Linux: SIGBUS); si_addr 0.
+      bool via_stack = false;
+      first_faulting_byte(cs_, *cpu_, *mem_, tlb_.fault_page, tlb_.fault_type, &via_stack);
+      si.code = kSiKernel;
+      if (via_stack) {
+        si.signo = SIGBUS;
+        si.trapno = 12;
+      }
     } else {
       si.code = mapped ? kSegvAccerr : kSegvMaperr;
       si.addr = first_faulting_byte(cs_, *cpu_, *mem_, tlb_.fault_page, tlb_.fault_type);
       si.error_code = page_fault_error_code(tlb_.fault_type == UC_MEM_WRITE, mapped,
                                             tlb_.fault_type == UC_MEM_FETCH);
     }
-    deliver(SIGSEGV, si, true);
+    deliver(si.signo, si, true);
   } else if (err != UC_ERR_OK) {
     // Unicorn gave up on something we did not expect (it should not happen): report it
     // to the guest as a fault at the current instruction rather than hang or crash.
@@ -130,7 +137,9 @@ bool Process::deliver(int sig, const GuestSiginfo& info, bool forced) {
   if (forced && fault_ip_valid_) {
     ctx.ip = fault_ip_;
   }
+  if (forced && fault_ctx_valid_) ctx = fault_ctx_;
   fault_ip_valid_ = false;
+  fault_ctx_valid_ = false;
   // A system call interrupted by this signal: with SA_RESTART it runs again after the
   // handler (back up over the 2-byte int 0x80 / syscall / sysenter), else it fails EINTR.
   if (!forced && last_syscall_eintr_ && (act.flags & kSaRestart)) {

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/time.h>
+#include <ucontext.h>
 
 #include <atomic>
 
@@ -14,6 +15,8 @@ namespace {
 std::atomic<uint64_t> g_arrived{0};
 std::atomic<bool> g_running{false};
 std::atomic<uc_engine*> g_uc{nullptr};
+std::atomic<std::atomic<bool>*> g_host_stop{nullptr};  // Process::host_stop()
+std::atomic<uint64_t> g_blocked{0};  // signals on_host_signal left blocked on the host
 struct ArrivedInfo {
   std::atomic<int> pid{0}, uid{0}, code{0};
 };
@@ -61,11 +64,30 @@ bool forwarded(const Process& p, int sig) {
   return forwardable(sig) && !(p.options().embedded && sig == SIGINT);
 }
 
-void on_host_signal(int sig, siginfo_t* si, void*) {
+sigset_t signal_set(uint64_t bits) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if (bits & sig_bit(sig)) sigaddset(&set, sig);
+  }
+  return set;
+}
+
+void on_host_signal(int sig, siginfo_t* si, void* context) {
+  // The signal stays blocked on the host (the mask restored on return) until the run
+  // loop has collected it. A host interval timer re-arms only when its signal is taken
+  // (Linux's dequeue_signal), so a guest's 1 us timer under --timing off cannot keep the
+  // emulator in this handler, with no time left for the run loop (docs/reliability.md,
+  // "Every run stoppable").
+  sigaddset(&static_cast<ucontext_t*>(context)->uc_sigmask, sig);
+  g_blocked.fetch_or(sig_bit(sig));
   g_info[sig].pid.store(si->si_pid, std::memory_order_relaxed);
   g_info[sig].uid.store(static_cast<int>(si->si_uid), std::memory_order_relaxed);
   g_info[sig].code.store(si->si_code, std::memory_order_relaxed);
   g_arrived.fetch_or(sig_bit(sig));
+  // A host signal is an interrupt: a PadLock REP in progress stops at its next interrupt
+  // point (§1.7) and the run loop sees the signal within milliseconds.
+  if (std::atomic<bool>* stop = g_host_stop.load()) stop->store(true);
   uc_engine* uc = g_uc.load();
   if (uc == nullptr) return;
   // A stop that comes before uc_emu_start has begun would be lost (the start resets the
@@ -95,6 +117,7 @@ void set_host(int sig, void (*handler)(int, siginfo_t*, void*), void (*simple)(i
 
 void host_signals_init(Process& p) {
   g_uc.store(p.cpu().uc());
+  g_host_stop.store(&p.host_stop());
   g_arrived.store(0);
   // A signal the emulator inherited as ignored starts ignored in the guest, as exec keeps it.
   for (int sig = 1; sig <= kNumSignals; ++sig) {
@@ -116,10 +139,17 @@ void host_signals_restore() {
   setitimer(ITIMER_REAL, &off, nullptr);
   setitimer(ITIMER_VIRTUAL, &off, nullptr);
   setitimer(ITIMER_PROF, &off, nullptr);
+  // A second instance of a signal the handler left blocked is dropped (SIG_IGN discards
+  // it), not delivered to the emulator's restored action once it is unblocked.
+  const uint64_t blocked = g_blocked.exchange(0);
   for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if (blocked & sig_bit(sig)) signal(sig, SIG_IGN);
     if (g_saved_valid[sig]) sigaction(sig, &g_saved[sig], nullptr);
     g_saved_valid[sig] = false;
   }
+  const sigset_t unblock = signal_set(blocked);
+  sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+  g_host_stop.store(nullptr);
   uc_engine* uc = g_uc.exchange(nullptr);
   if (uc != nullptr) uc_emu_stop_pending(uc, false);
 }
@@ -161,8 +191,9 @@ bool host_signal_ends_guest(Process& p) {
 }
 
 int collect_host_signals(Process& p) {
-  // Cleared first: a signal that arrives after the exchange sets it again.
+  // Cleared first: a signal that arrives after the exchange sets them again.
   uc_emu_stop_pending(p.cpu().uc(), false);
+  p.rearm_host_stop();
   uint64_t arrived = g_arrived.exchange(0);
   const int count = __builtin_popcountll(arrived);
   while (arrived != 0) {
@@ -175,6 +206,13 @@ int collect_host_signals(Process& p) {
     si.uid = g_info[sig].uid.load();
     p.queue_process_signal(si);
   }
+  // Unblocked on the host once the guest has taken its instance (a handler ran, or it was
+  // ignored or waited for): as Linux re-arms an interval timer only when its signal is
+  // dequeued, the next one comes after that, never faster than the guest takes them.
+  const uint64_t taken = g_blocked.load() & ~p.signals().shared;
+  g_blocked.fetch_and(~taken);
+  const sigset_t unblock = signal_set(taken);
+  sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
   // Collected inside a hook (a blocking system call's wait): the host handler stopped
   // Unicorn for these signals, and the caller may consume them at once (a signalfd read,
   // rt_sigtimedwait). The stop is then the run loop's own, not one no hook asked for.

@@ -41,20 +41,25 @@ bool names_emulator_fd(const Process& p, const SyscallEntry& e, const uint64_t (
   return false;
 }
 
+// Unicorn calls the SYSCALL and SYSENTER hooks before it moves the PC past the
+// instruction: #UD there.
+void Process::invalid_opcode_at_pc() {
+  fault_ = GuestSiginfo{};
+  fault_.signo = SIGILL;
+  fault_.code = kIllIllopn;
+  fault_.addr = cpu_->pc();
+  fault_.trapno = 6;
+  fault_ip_ = cpu_->pc();
+  fault_ip_valid_ = true;
+  fault_pending_ = true;
+  request_stop();
+}
+
 void Process::on_syscall_insn() {
   drain_block_log();
   if (!guest64_) {
-    // SYSCALL is not an i386 instruction on these chips: #UD. Unicorn calls us before
-    // moving the PC past it.
-    fault_ = GuestSiginfo{};
-    fault_.signo = SIGILL;
-    fault_.code = kIllIllopn;
-    fault_.addr = cpu_->pc();
-    fault_.trapno = 6;
-    fault_ip_ = cpu_->pc();
-    fault_ip_valid_ = true;
-    fault_pending_ = true;
-    request_stop();
+    // SYSCALL is not an i386 instruction on these chips: #UD.
+    invalid_opcode_at_pc();
     return;
   }
   dispatch_syscall(kAbiX86_64, 2);
@@ -62,6 +67,12 @@ void Process::on_syscall_insn() {
 
 void Process::on_sysenter() {
   drain_block_log();
+  if (guest64_) {
+    // SYSENTER in 64-bit code: #UD where Linux runs (AMD's long mode; Unicorn's CPU says
+    // Intel and would run it).
+    invalid_opcode_at_pc();
+    return;
+  }
   // Linux enters the i386 ABI; the sixth argument is at [EBP] (the vDSO pushes it).
   // We return to the instruction after SYSENTER (there is no vDSO to return through).
   dispatch_syscall(kAbiI386, -2);

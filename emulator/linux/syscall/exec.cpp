@@ -23,6 +23,7 @@
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
+#include "emulator/loader/elf_loader.hpp"
 #include "emulator/observe/debug_log.hpp"
 #include "emulator/observe/trace/run_observers.hpp"
 
@@ -47,6 +48,17 @@ int64_t read_strings(SyscallContext& c, uint64_t va, std::vector<std::string>& o
     out.push_back(std::move(s));
   }
   return -E2BIG;
+}
+
+// Whether guest path `path` reaches padlock-emu's own program file: /proc/self/exe (the
+// host's magic link names the emulator), /proc/<pid>/exe, a link to either, or any other
+// spelling. The guest's /proc/self/exe is the guest program, so that is what runs
+// (docs/emulator.md, "What the guest sees"). Compared by device and inode, not by name.
+bool names_the_emulator(const Process& p, const std::string& path) {
+  struct stat own {
+  }, target{};
+  return stat("/proc/self/exe", &own) == 0 && stat(p.paths().resolve(path).c_str(), &target) == 0 &&
+         own.st_dev == target.st_dev && own.st_ino == target.st_ino;
 }
 
 // What the file at guest path `path` is: 0 for an ELF program this model runs, 1 for a
@@ -98,6 +110,11 @@ int64_t inspect(const Process& p, const std::string& path, std::string& interp, 
   uint16_t machine = 0;
   std::memcpy(&machine, head + 18, 2);
   if (machine != (is64 ? EM_X86_64 : EM_386)) return -ENOEXEC;
+  // Refused before the point of no return, as Linux's load_elf_phdrs does.
+  uint16_t phentsize = 0, phnum = 0;
+  std::memcpy(&phentsize, head + (is64 ? 54 : 42), 2);
+  std::memcpy(&phnum, head + (is64 ? 56 : 44), 2);
+  if (program_header_table_error(is64, phentsize, phnum) != nullptr) return -ENOEXEC;
   if (is64 && !p.options().cpu->long_mode) return -ENOEXEC;  // no long mode on this chip
   return 0;
 }
@@ -138,6 +155,8 @@ std::vector<std::string> run_arguments(const Process& p) {
   if (p.sandbox().active()) a.insert(a.end(), {"--sandbox", p.sandbox().dir()});
   if (o.net) a.push_back("--net");
   if (o.max_memory != 0) a.insert(a.end(), {"--max-memory", std::to_string(o.max_memory)});
+  // --max-time: the new image gets what is left of the run's time.
+  if (o.max_time > 0) a.insert(a.end(), {"--max-time", number(p.max_time_left())});
   // The new image writes files of its own: FILE.PID (a forked child's already are).
   const auto file = [&](const char* opt, const std::string& f) {
     if (f.empty()) return;
@@ -171,7 +190,7 @@ int64_t sys_execve(SyscallContext& c) {
   if (path.empty()) return -ENOENT;
   if (argv.empty()) argv.push_back("");  // Linux passes an empty argv as it is; keep one
   // #! scripts: the interpreter runs with [interp, arg, script, argv[1]...].
-  std::string program = path;
+  std::string program = names_the_emulator(c.p, path) ? c.p.exe_path() : path;
   for (int depth = 0;; ++depth) {
     std::string interp, arg;
     // /proc/self/exe (any spelling) names the guest program to the new image too.
