@@ -15,6 +15,7 @@ constexpr CpuModel family7(CpuModel m) {
   m.enables = EnableScheme::Zhaoxin;
   m.msr_fcr_reset = kZhaoxinFcrReset;
   m.msr_fcr57_reset = kFcr57Reset;
+  m.gmi.sm4_chain_modes = true;  // all five SM4 modes (GMI User Manual §1.2); only ZX-C lacks them
   return m;
 }
 

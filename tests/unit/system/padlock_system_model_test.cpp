@@ -23,9 +23,9 @@ std::string cpuid_brand(padlock_sys* p) {
     if (padlock_sys_cpuid(p, 0x80000002 + i, 0, r) != 1) return "";
     std::memcpy(text + 16 * i, r, 16);
   }
-  std::string s = text;
-  s.erase(0, s.find_first_not_of(' '));  // Intel's and VIA's brands may be right-aligned
-  return s;
+  // As the leaves hold it: the Nano 3000's and Zhaoxin's brands are right-aligned, and
+  // QEMU must pass the leading spaces on (docs/zhaoxin.md).
+  return text;
 }
 
 bool cpuid_long_mode(padlock_sys* p) {
