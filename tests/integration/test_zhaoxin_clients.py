@@ -98,6 +98,20 @@ def test_gnutls_default_sha1_sha256_are_ssse3(emulator_path, guest_dir, arch, cp
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "i386"])
+@pytest.mark.parametrize("cpu", ["nano-3000", "kx-6000"])
+@pytest.mark.parametrize("override", [None, FORCE_PADLOCK], ids=["default", "forced"])
+def test_gnutls_sha384_sha512_through_xsha512(emulator_path, guest_dir, arch, cpu, override):
+    """PHE2 (C000_0001 EDX bits 25/26): GnuTLS registers padlock_sha512_blocks for SHA-384
+    and SHA-512 at priority 80 after SSSE3's 80, so it hashes through REP XSHA512 by default
+    as well as forced. Software pads (a 16-byte length), so no call has ECX = 0 and every
+    digest, in one call and in pieces, is right."""
+    counts, wrong = run_hashes(emulator_path, guest_dir, arch, cpu, override,
+                               ("sha384", "sha512"))
+    assert counts.get("XSHA512", (0, 0))[1] >= 2 * 100000, counts
+    assert wrong == {}, wrong
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "i386"])
 def test_gnutls_default_on_shanghai_uses_no_padlock(emulator_path, guest_dir, arch):
     """kx-5000 reports "  Shanghai  ": padlock_capability returns 0, no PadLock at all,
     not even the probe, and SHA-1 to SHA-512 are right. The override skips the assembly:

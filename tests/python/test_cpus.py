@@ -13,14 +13,14 @@ EXPECTED_UNITS = {
     "esther-c5j": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
     "esther-c5j-s9": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
     "nano": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
-    # docs/zhaoxin.md: the Nano 3000 and Zhaoxin parts (their later units are not in
-    # `names`, which lists the guide's five).
-    "nano-3000": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
-    "zx-c": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
-    "kx-5000": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
-    "kx-6000": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
-    "kh-40000": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
-    "kx-7000": ["RNG", "ACE", "ACE2", "PHE", "PMM"],
+    # docs/zhaoxin.md: the Nano 3000 and Zhaoxin parts, their later units from each
+    # dump's C000_0001 EDX.
+    "nano-3000": ["RNG", "ACE", "ACE2", "PHE", "PMM", "PHE2", "RSA", "RNG2"],
+    "zx-c": ["RNG", "ACE", "ACE2", "PHE", "PMM", "PHE2", "CCS", "RSA", "RNG2"],
+    "kx-5000": ["RNG", "ACE", "ACE2", "PHE", "PMM", "PHE2", "CCS", "RSA", "RNG2"],
+    "kx-6000": ["RNG", "ACE", "ACE2", "PHE", "PMM", "PHE2", "CCS", "SM2", "RSA", "RNG2"],
+    "kh-40000": ["RNG", "ACE", "ACE2", "PHE", "PMM", "PHE2", "CCS", "SM2", "RSA", "RNG2"],
+    "kx-7000": ["RNG", "ACE", "ACE2", "PHE", "PMM", "PHE2", "CCS", "SM2", "RSA", "RNG2"],
 }
 # Every Nano 3000 and Zhaoxin dump leaves C000_0001 EDX[9] (ACE2 enabled) clear.
 LATE = {"nano-3000", "zx-c", "kx-5000", "kx-6000", "kh-40000", "kx-7000"}

@@ -16,6 +16,13 @@ ALGO = {"SHA-1": "sha1", "SHA-256": "sha256"}
 LENGTHS = [0, 1, 3, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096 + 17]
 
 
+# The FIPS 180-4 initial hash values as REP XSHA keeps them at EDI (big-endian words).
+INITIAL = {
+    "sha1": bytes.fromhex("67452301efcdab8998badcfe10325476c3d2e1f0"),
+    "sha256": bytes.fromhex("6a09e667bb67ae853c6ef372a54ff53a510e527f9b05688c1f83d9ab5be0cd19"),
+}
+
+
 def message(n):
     return bytes((i * 7 + 3) & 0xFF for i in range(n))
 
@@ -26,7 +33,12 @@ def message(n):
 def test_digest_matches_hashlib(padlock_cpu, algo, n):
     data = message(n)
     r = pe.xsha(algo, data, cpu=padlock_cpu)
-    assert r.digest == hashlib.new(algo, data).digest()
+    if n == 0 and pe.cpu(padlock_cpu).settings["phe.ecx0_does_nothing"]:
+        # Zhaoxin: ECX = 0 does nothing, so the state keeps its initial values
+        # (docs/zhaoxin.md, "Quirks"); VIA's chips pad the empty message.
+        assert r.digest == INITIAL[algo]
+    else:
+        assert r.digest == hashlib.new(algo, data).digest()
     # §4.1 register rules: EAX == ECX at the end, ECX and EDI unchanged, ESI advanced.
     assert r.eax == r.ecx == n
     assert r.esi == r.layout["src"] + n
