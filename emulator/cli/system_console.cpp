@@ -73,13 +73,20 @@ class EscapeFilter {
 
 // The test init's result lines (tests/system/init.sh, afalg_check.c) and the crypto
 // manager's failures ("alg: ... test failed"), with or without the kernel's timestamp.
-bool result_line(std::string_view line) {
-  if (line.starts_with("PADLOCK-") || line.starts_with("AFALG ")) return true;
-  if (line.starts_with("[")) {
-    const size_t close = line.find("] ");
-    if (close != std::string_view::npos) line.remove_prefix(close + 2);
+// A result line can start after a firmware line whose end the UART lost when the kernel
+// reset it ("Booting from ROM..PADLOCK-KERNEL ..."): it counts from its tag, and the
+// part is what is printed. Empty when the line is not a result.
+std::string_view result_part(std::string_view line) {
+  for (std::string_view tag : {std::string_view("PADLOCK-"), std::string_view("AFALG ")}) {
+    const size_t at = line.find(tag);
+    if (at != std::string_view::npos) return line.substr(at);
   }
-  return line.starts_with("alg: ");
+  std::string_view text = line;
+  if (text.starts_with("[")) {
+    const size_t close = text.find("] ");
+    if (close != std::string_view::npos) text.remove_prefix(close + 2);
+  }
+  return text.starts_with("alg: ") ? line : std::string_view();
 }
 
 class Console {
@@ -112,11 +119,12 @@ class Console {
 
  private:
   void end_line() {
-    if (result_line(line_)) {
+    const std::string_view result = result_part(line_);
+    if (!result.empty()) {
       ++results_;
-      if (line_ == "PADLOCK-DONE") done_ = true;
+      if (result == "PADLOCK-DONE") done_ = true;
       if (!o_.whole) {
-        std::fprintf(out_, "%s\n", line_.c_str());
+        std::fprintf(out_, "%.*s\n", static_cast<int>(result.size()), result.data());
         std::fflush(out_);
       }
     }
