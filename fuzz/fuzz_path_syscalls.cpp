@@ -131,9 +131,19 @@ struct Rig {
              "system",    "cpu",     "online",      "trace"};
   }
 
-  // The sandbox's entries as they were (a call may have removed or replaced them).
+  // The sandbox as it was: emptied (a call may have replaced a link by a directory, the
+  // file by a directory, or left new entries) and filled again, so that every input starts
+  // from the same tree. The box itself stays: the sandbox holds its root open.
   void reset() const {
     if (chdir(box.c_str()) != 0) abort();
+    static std::string root;
+    root = box;
+    nftw(
+        box.c_str(),
+        [](const char* path, const struct stat*, int, FTW*) {
+          return root == path ? 0 : remove(path);
+        },
+        16, FTW_DEPTH | FTW_PHYS);
     mkdir((box + "/d").c_str(), 0755);
     put_file(box + "/f", "inside", 0644);
     const std::pair<std::string, std::string> links[] = {{"/proc/self/mem", "link-mem"},
@@ -141,7 +151,6 @@ struct Rig {
                                                          {out + "/host", "link-out"},
                                                          {"../out/host", "link-up"}};
     for (const auto& [target, name] : links) {
-      unlink((box + "/" + name).c_str());
       if (symlink(target.c_str(), (box + "/" + name).c_str()) != 0) abort();
     }
   }
