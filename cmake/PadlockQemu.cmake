@@ -24,9 +24,13 @@ foreach(f ${_q_inputs})
   file(SHA256 "${f}" h)
   string(APPEND _q_key "${h}")
 endforeach()
+# QEMU is built with this tree's C compiler (CC below), so the key also names it, by
+# identity and version and never by path, as Unicorn's does.
+string(APPEND _q_key "${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION}")
 string(SHA256 _q_key "${_q_key}")
 string(SUBSTRING "${_q_key}" 0 16 _q_key)
 set(PADLOCK_QEMU_DIR "${PADLOCK_DEPS_CACHE}/qemu-7.2-padlock-${_q_key}")
+message(STATUS "padlock-emu: QEMU's cache key ${_q_key}")
 
 set(_q_all "")
 if(PADLOCK_BUILD_QEMU)
@@ -36,7 +40,8 @@ endif()
 # target), so builders take turns on a lock there; a later one finds the binaries and stops.
 add_custom_target(padlock-qemu ${_q_all}
   COMMAND ${CMAKE_COMMAND} -E make_directory "${PADLOCK_DEPS_CACHE}"
-  COMMAND flock "${PADLOCK_DEPS_CACHE}/qemu-build.lock"
+  COMMAND ${CMAKE_COMMAND} -E env "CC=${CMAKE_C_COMPILER}"
+          flock "${PADLOCK_DEPS_CACHE}/qemu-build.lock"
           bash "${_q_dir}/build-qemu.sh" "${PADLOCK_QEMU_DIR}"
           "${PROJECT_SOURCE_DIR}/emulator/system/padlock_system.h" ${PADLOCK_QEMU_TARGETS}
   COMMENT "System mode's QEMU in ${PADLOCK_QEMU_DIR} (cached)"

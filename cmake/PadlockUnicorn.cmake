@@ -14,8 +14,8 @@
 # for 64-bit guests and its i386 one (UNICORN_X86_I386, added by i386-target.patch) for
 # 32-bit guests, whose registers then need no zero extension after each write. The library
 # and its public header are kept in PADLOCK_DEPS_CACHE under a key of the sdist, the
-# series' contents (its list and every patch it names), the C compiler and the build
-# options, so another build tree (a fresh clone, scripts/demo.sh) with the same key links
+# series' contents (its list and every patch it names), the C compiler's identity and
+# version and the build options, so another build tree (a fresh clone, scripts/demo.sh) with the same key links
 # that one instead of building Unicorn again (about four minutes of a two-core machine).
 set(PADLOCK_UNICORN_VERSION 2.1.4)
 set(PADLOCK_UNICORN_SHA256 00567a70e323f749b419cd86bee4f9115beab7ebba32194581c090cbb7c59cff)
@@ -89,13 +89,18 @@ if(PADLOCK_UNICORN_FROM)
   return()
 endif()
 
-set(_uc_args -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
-             -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DUNICORN_ARCH=x86 -DBUILD_SHARED_LIBS=OFF
-             -DUNICORN_LEGACY_STATIC_ARCHIVE=ON -DUNICORN_BUILD_TESTS=OFF -DUNICORN_INSTALL=OFF
-             -DUNICORN_X86_I386=ON)
-string(SHA256 _uc_key "${_uc_want} ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION} ${_uc_args}")
+set(_uc_options -DCMAKE_BUILD_TYPE=Release -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+                -DUNICORN_ARCH=x86 -DBUILD_SHARED_LIBS=OFF -DUNICORN_LEGACY_STATIC_ARCHIVE=ON
+                -DUNICORN_BUILD_TESTS=OFF -DUNICORN_INSTALL=OFF -DUNICORN_X86_I386=ON)
+set(_uc_args -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER} ${_uc_options})
+# The key names the compiler by what it is (identity and version), not where it is:
+# /usr/bin/cc, /usr/bin/gcc and a pip build's path to the same GCC share one build.
+string(SHA256 _uc_key
+       "${_uc_want} ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION} ${_uc_options}")
 string(SUBSTRING "${_uc_key}" 0 16 _uc_key)
 set(_uc_cached "${PADLOCK_DEPS_CACHE}/${_uc_name}-padlock-${_uc_key}")
+message(STATUS "padlock-emu: Unicorn's cache key ${_uc_key} (${CMAKE_C_COMPILER_ID} "
+               "${CMAKE_C_COMPILER_VERSION})")
 
 # Extract and patch at configure time, once per (sdist, series) pair.
 set(_uc_root "${CMAKE_BINARY_DIR}/_deps/${_uc_name}")

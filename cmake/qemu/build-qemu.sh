@@ -70,14 +70,25 @@ else
   rm -rf "$new"
 fi
 
+# The compiler (CC, as CMake passes it; configure's default otherwise) by what it is: a
+# build tree configured with another compiler is configured again. A tree from before
+# this stamp was configured with the default compiler and keeps it.
+cc_identity=$(printf '__VERSION__ __clang__\n' | "${CC:-gcc}" -E -P -x c - 2>/dev/null | tr -s ' \n' ' ')
 mkdir -p "$out/bin"
 for t in "${targets[@]}"; do
   b="$work/build-$t"
+  if [ -f "$b/build.ninja" ] && [ -f "$b/.padlock-cc" ] && [ "$(cat "$b/.padlock-cc")" != "$cc_identity" ]; then
+    rm -rf "$b"
+  fi
+  if [ -f "$b/build.ninja" ] && [ ! -f "$b/.padlock-cc" ]; then
+    echo "$cc_identity" >"$b/.padlock-cc"
+  fi
   if [ ! -f "$b/build.ninja" ]; then
     mkdir -p "$b"
     (cd "$b" && "$work/src/configure" --target-list="$t" --without-default-features \
       --enable-tcg --disable-user --disable-docs --disable-werror --enable-fdt=system \
       >configure.log 2>&1) || { tail -20 "$b/configure.log" >&2; exit 1; }
+    echo "$cc_identity" >"$b/.padlock-cc"
   fi
   nice -n 10 ninja -C "$b" -j"${PADLOCK_QEMU_JOBS:-2}" "qemu-system-${t%-softmmu}" >"$b/build.log" 2>&1 ||
     { tail -30 "$b/build.log" >&2; exit 1; }
