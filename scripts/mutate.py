@@ -499,6 +499,12 @@ MUTATIONS: list[Mutation] = [
     M("zx-cpus-units", "cpus UNITS", "emulator/cli/cpus.cpp",
       '  add(u.sm2, "SM2");\n', "",
       (pytest("tests/integration/test_zhaoxin.py", "cpus"),)),
+    # --- system mode's kernel symbols: a module loaded again
+    M("symbols-module-reload", "kernel symbols: a module loaded again",
+      "emulator/system/kernel_symbols.cpp",
+      "    if (loads.empty() || std::any_of(loads.back().begin(), loads.back().end(), same)) {",
+      "    if (loads.empty()) {",
+      (gtest("test_system", "KernelSymbols*"),)),
 ]
 
 
