@@ -504,6 +504,24 @@ MUTATIONS: list[Mutation] = [
     M("zx-cpus-units", "cpus UNITS", "emulator/cli/cpus.cpp",
       '  add(u.sm2, "SM2");\n', "",
       (pytest("tests/integration/test_zhaoxin.py", "cpus"),)),
+    M("system-suite-passed", "--debian-suite reaches make-initramfs.sh",
+      "emulator/cli/system_cmd.cpp",
+      """    if (!o.suite.empty()) cmd += "--suite '" + o.suite + "' ";\n""", "",
+      (pytest("tests/integration/test_system_boot.py", "pinned_kernel and nano"),)),
+    # --- system mode's second load of a driver that failed its self-tests (PADLOCK-UNTESTED)
+    M("symbols-module-reload", "kernel symbols: a module loaded again",
+      "emulator/system/kernel_symbols.cpp",
+      "    if (loads.empty() || std::any_of(loads.back().begin(), loads.back().end(), same)) {",
+      "    if (loads.empty()) {",
+      (gtest("test_system", "KernelSymbols*"),)),
+    M("init-untested-notests", "the init's second load runs without the tests",
+      "tests/system/init.sh", "  echo 1 >/sys/module/cryptomgr/parameters/notests\n", "",
+      (pytest("tests/integration/test_system_boot.py", "616"),)),
+    M("afalg-hash-stream", "AF_ALG hashes as a stream (update, then final)",
+      "tests/system/afalg_check.c",
+      "    while (inlen - at > 64 && send(op, in + at, 64, MSG_MORE) == 64) at += 64;\n"
+      "    if (inlen - at <= 64 && ", "    if (",
+      (pytest("tests/integration/test_system_boot.py", "616"),)),
 ]
 
 

@@ -78,8 +78,11 @@ void KernelSymbols::add(std::vector<KernelFunction> fns) {
 
 unsigned KernelSymbols::add_modules_from_console(const std::string& console_log,
                                                  const std::vector<std::string>& kos) {
-  // Module -> its sections, in the order the guest printed them.
-  std::map<std::string, std::vector<std::pair<std::string, uint64_t>>> reported;
+  // Module -> each load of it -> its sections, in the order the guest printed them. A
+  // section reported again starts a new load: the init loads a module a second time when
+  // its self-tests failed (tests/system/init.sh, PADLOCK-UNTESTED), at other addresses.
+  using Sections = std::vector<std::pair<std::string, uint64_t>>;
+  std::map<std::string, std::vector<Sections>> reported;
   std::ifstream in(console_log);
   std::string line;
   static constexpr const char kTag[] = "PADLOCK-SECTION ";
@@ -95,13 +98,19 @@ unsigned KernelSymbols::add_modules_from_console(const std::string& console_log,
     char* end = nullptr;
     const uint64_t addr = std::strtoull(address, &end, 16);
     if (end == address || *end != '\0' || addr == 0) continue;
-    reported[module].emplace_back(section, addr);
+    std::vector<Sections>& loads = reported[module];
+    const auto same = [&](const auto& s) { return s.first == section; };
+    if (loads.empty() || std::any_of(loads.back().begin(), loads.back().end(), same)) {
+      loads.emplace_back();
+    }
+    loads.back().emplace_back(section, addr);
   }
   unsigned added = 0;
   for (const std::string& ko : kos) {
     const std::string name = module_name(ko);
     const auto it = reported.find(name);
-    if (it != reported.end() && add_module(name, ko, it->second)) ++added;
+    if (it == reported.end()) continue;
+    for (const Sections& load : it->second) added += add_module(name, ko, load) ? 1 : 0;
   }
   return added;
 }

@@ -39,7 +39,8 @@ class KernelSymbols final : public check::SourceLookup {
   bool add_module(const std::string& name, const std::string& ko,
                   const std::vector<std::pair<std::string, uint64_t>>& sections);
   // Reads the console log for PADLOCK-SECTION lines and adds each module named there whose
-  // .ko is among `kos` (the file name, '-' read as '_'). Returns the modules added.
+  // .ko is among `kos` (the file name, '-' read as '_'), once per load: a section reported
+  // again for a module is a new load of it. Returns the loads added.
   unsigned add_modules_from_console(const std::string& console_log,
                                     const std::vector<std::string>& kos);
 

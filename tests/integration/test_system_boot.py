@@ -16,6 +16,7 @@ import json
 import os
 import re
 import resource
+import shlex
 import subprocess
 import sys
 import time
@@ -44,6 +45,9 @@ class Kernel:
     arch: str
     suite: str = "bookworm"
     qemu_args: tuple[str, ...] = ()
+    # padlock-sha on this kernel and model: "passed" (its self-tests), "fails" (6.16 on
+    # Zhaoxin: Debian bug #1113996) or "refused" (ebba09f: -ENODEV on family 7 and up)
+    phe: str = "passed"
 
     @property
     def directory(self) -> str:
@@ -71,7 +75,12 @@ class Boot:
     trace: list[dict] = field(default_factory=list)  # --trace: the JSON Lines records
     findings: list[dict] = field(default_factory=list)  # --check-jsonl's records
     sarif: dict = field(default_factory=dict)  # --check-sarif's log
-    sections: dict[str, dict[str, int]] = field(default_factory=dict)  # module -> section -> address
+    # module -> each load of it -> section -> address (a second load: PADLOCK-UNTESTED)
+    sections: dict[str, list[dict[str, int]]] = field(default_factory=dict)
+    # The init's second pass over a driver that failed its self-tests, loaded again with
+    # the crypto manager's tests off (tests/system/init.sh): modules, AF_ALG results.
+    untested: list[str] = field(default_factory=list)
+    untested_afalg: list[tuple[str, str]] = field(default_factory=list)
 
 
 def parse(name: str, seconds: float, output: str) -> Boot:
@@ -97,7 +106,14 @@ def parse(name: str, seconds: float, output: str) -> Boot:
         elif m := re.match(r"PADLOCK-TSC ecb (\d+) (\d+)$", line):
             b.tsc[int(m[1])] = int(m[2])
         elif m := re.match(r"PADLOCK-SECTION (\S+) (\S+) 0x([0-9a-f]+)$", line):
-            b.sections.setdefault(m[1], {})[m[2]] = int(m[3], 16)
+            loads = b.sections.setdefault(m[1], [])
+            if not loads or m[2] in loads[-1]:  # a section again: the module loaded again
+                loads.append({})
+            loads[-1][m[2]] = int(m[3], 16)
+        elif m := re.match(r"PADLOCK-UNTESTED (\S+) loaded$", line):
+            b.untested.append(m[1])
+        elif m := re.match(r"PADLOCK-UNTESTED AFALG \S+ (\S+) (.*)$", line):
+            b.untested_afalg.append((m[1], m[2]))
     return b
 
 
@@ -105,11 +121,19 @@ REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("PADLOCK_DEPS_CACHE", Path.home() / ".cache" / "padlock-emu"))
 # The boots: bookworm's i386 kernel on Esther (every unit) and on Nehemiah C5P (RNG and ACE
 # only; under -icount, where the clock the RNG and the MSRs read is the instruction count),
-# and its amd64 kernel on the Nano (qemu-system-x86_64; the "-nano" SHA drivers).
+# and trixie-backports' amd64 6.16 on the Nano (qemu-system-x86_64; the "-nano" SHA drivers;
+# modules as .ko.xz under usr/lib/modules), the kernel whose padlock-sha fails on Zhaoxin.
 BOOTS = {
     "esther-c5j": Kernel("esther-c5j", "i386"),
     "nehemiah-c5p": Kernel("nehemiah-c5p", "i386", qemu_args=("-icount", "shift=7")),
-    "nano": Kernel("nano", "amd64"),
+    "nano": Kernel("nano", "amd64", "trixie-backports"),
+    # Zhaoxin's KX-6000 ("CentaurHauls", family 7): bookworm's 6.1 and 6.12 pass as on VIA;
+    # 6.16's rework trips on the two PHE quirks (docs/recipes/zhaoxin-padlock-sha.md); sid's
+    # 7.2 refuses the part and hashes SHA-256 in lib/crypto with REP XSHA256 instead.
+    "kx-6000": Kernel("kx-6000", "amd64"),
+    "kx-6000-6.12": Kernel("kx-6000", "amd64", "bookworm-backports"),
+    "kx-6000-6.16": Kernel("kx-6000", "amd64", "trixie-backports", phe="fails"),
+    "kx-6000-7.2": Kernel("kx-6000", "amd64", "sid", phe="refused"),
 }
 _boots: dict[str, Boot] = {}
 
@@ -200,7 +224,9 @@ def booted(request, emulator_path, initramfs, tmp_path_factory) -> Boot:
                 pytest.skip(data["skip"])
             b = Boot(**data)
             b.tsc = {int(n): t for n, t in b.tsc.items()}
-            b.sections = {m: dict(s) for m, s in b.sections.items()}
+            b.sections = {m: [dict(s) for s in loads] for m, loads in b.sections.items()}
+            b.afalg = [tuple(a) for a in b.afalg]
+            b.untested_afalg = [tuple(a) for a in b.untested_afalg]
             b.cpuid = tuple(b.cpuid)
             _boots[name] = b
     return _boots[name]
@@ -280,17 +306,24 @@ def linux_cpuid(cpu: str) -> tuple[str, int, int, int]:
 def test_kernel_selftests_pass_for_every_unit_the_model_has(booted, emulator_path):
     """/proc/crypto: the crypto manager ran the kernel's own vectors on our models."""
     units = model_units(emulator_path)[booted.cpu]
-    want = (ACE_DRIVERS if "ACE" in units else set()) | (phe_drivers(booted) if "PHE" in units else set())
-    assert want, booted.cpu
-    assert set(booted.selftests) == want, booted.output[-3000:]
-    assert all(v == "passed" for v in booted.selftests.values()), booted.selftests
+    phe = BOOTS[booted.name].phe
+    ace = ACE_DRIVERS if "ACE" in units else set()
+    sha = phe_drivers(booted) if "PHE" in units and phe != "refused" else set()
+    assert ace | sha, booted.cpu
+    assert set(booted.selftests) == ace | sha, booted.output[-3000:]
+    # A failed test leaves the algorithm untested: /proc/crypto says "unknown".
+    want = {d: "unknown" if d in sha and phe == "fails" else "passed" for d in ace | sha}
+    assert booted.selftests == want, booted.selftests
+    # The init's second pass runs only after a failure (test_616_...).
+    assert bool(booted.untested) == (phe == "fails"), booted.untested
 
 
 def test_modules_refuse_to_load_for_units_the_model_lacks(booted, emulator_path):
     """As on the chip: the driver finds no unit in CPUID 0xC0000001 and returns -ENODEV."""
     units = model_units(emulator_path)[booted.cpu]
+    refused = BOOTS[booted.name].phe == "refused"
     for module, unit in (("padlock-aes", "ACE"), ("padlock-sha", "PHE"), ("via-rng", "RNG")):
-        if unit in units:
+        if unit in units and not (module == "padlock-sha" and refused):
             assert booted.modules[module] == "loaded", booted.modules
         else:
             assert booted.modules[module] == "refused: No such device", booted.modules
@@ -299,13 +332,23 @@ def test_modules_refuse_to_load_for_units_the_model_lacks(booted, emulator_path)
 
 def test_afalg_known_answers_through_the_padlock_drivers(booted, emulator_path):
     """tests/system/afalg_check.c binds cbc-aes-padlock, sha256-padlock and sha1-padlock by
-    driver name and checks NIST known answers (tests/system/afalg_vectors.txt)."""
+    driver name and checks NIST known answers (tests/system/afalg_vectors.txt), the hashes
+    as streams (update, then final). A driver that failed its self-tests is refused with
+    ELIBBAD, as the kernel refuses such an algorithm to every user."""
     units = model_units(emulator_path)[booted.cpu]
-    assert {d for d, _ in booted.afalg} == {"cbc-aes-padlock"} | phe_drivers(booted)
-    assert len(booted.afalg) == 4
+    phe = BOOTS[booted.name].phe
+    # A vector no driver serves is reported under the first name (afalg_check.c).
+    sha = phe_drivers(booted) if phe != "refused" else {"sha1-padlock", "sha256-padlock"}
+    assert {d for d, _ in booted.afalg} == {"cbc-aes-padlock"} | sha
+    assert len(booted.afalg) == 6
     for driver, result in booted.afalg:
-        present = ("ACE" in units) if "aes" in driver else ("PHE" in units)
-        assert result == ("ok" if present else "ERROR No such file or directory"), booted.afalg
+        if "aes" in driver:
+            want = "ok" if "ACE" in units else "ERROR No such file or directory"
+        elif "PHE" not in units or phe == "refused":
+            want = "ERROR No such file or directory"
+        else:
+            want = {"passed": "ok", "fails": "ERROR Accessing a corrupted shared library"}[phe]
+        assert result == want, booted.afalg
 
 
 def test_hwrng_returns_bytes_through_via_rng(booted):
@@ -408,13 +451,21 @@ def test_trace_records_every_padlock_instruction_the_kernel_ran(booted):
 def test_checker_runs_on_the_kernels_padlock_instructions(booted, emulator_path):
     """--check in system mode. padlock-sha.c's final() on a PHE without Nano's partial
     hashing issues REP XSHA with EAX = ECX, the `xsha-pad-only` note docs/checker.md lists
-    for the driver under the harness; the kernel's self-tests do it at every boot."""
+    for the driver under the harness; the kernel's self-tests do it at every boot. Before
+    6.16 the "-nano" drivers (model 15 and up) pad in software; 6.16's rework gives them the
+    same finup() (its one-shot REP XSHA with EAX = the bytes hashed), which on a message of
+    whole blocks is that call too, except on Zhaoxin, where the tests stop at the first
+    vector (test_616_...)."""
     assert re.search(r"padlock-emu: check: \d+ findings? \(", booted.stats), booted.stats[-2000:]
     pad_only = "padlock-emu: check: note xsha-pad-only" in booted.stats
     units = model_units(emulator_path)[booted.cpu]
-    # The "-nano" drivers (model 15 and up) hash with EAX = -1 and pad in software.
-    assert pad_only == ("PHE" in units and booted.cpuid[2] < 0x0F), booted.stats[-3000:]
-    assert "padlock-emu: check: error" not in booted.stats
+    k = BOOTS[booted.name]
+    version = re.search(r"-(\d+)\.(\d+)\.", pinned_kernels()[(k.suite, k.arch)][0][0])
+    shared_finup = (int(version[1]), int(version[2])) >= (6, 16) and k.phe == "passed"
+    assert pad_only == ("PHE" in units and (booted.cpuid[2] < 0x0F or shared_finup)), \
+        booted.stats[-3000:]
+    if BOOTS[booted.name].phe != "fails":  # 6.16 on Zhaoxin: test_616_check_names_...
+        assert "padlock-emu: check: error" not in booted.stats
 
 
 # --- the modules' functions in the trace and the findings (docs/system.md, "Kernel symbols")
@@ -445,12 +496,13 @@ def ko_functions(ko: Path) -> list[tuple[str, int, int, str]]:
 
 def function_at(b: Boot, module_file: str, pc: int) -> tuple[str, int] | None:
     """The function of the module's .ko holding `pc` at the section addresses the guest
-    printed (PADLOCK-SECTION), and the offset in it."""
+    printed (PADLOCK-SECTION) for any load of it, and the offset in it."""
     ko = CACHE / BOOTS[b.name].directory / "ko" / f"{module_file}.ko"
-    for section, offset, size, name in ko_functions(ko):
-        base = b.sections[module_file.replace("-", "_")].get(section)
-        if base is not None and base + offset <= pc < base + offset + size:
-            return name, pc - base - offset
+    for load in b.sections[module_file.replace("-", "_")]:
+        for section, offset, size, name in ko_functions(ko):
+            base = load.get(section)
+            if base is not None and base + offset <= pc < base + offset + size:
+                return name, pc - base - offset
     return None
 
 
@@ -460,12 +512,14 @@ def test_trace_names_the_modules_functions(booted, emulator_path):
     padlock_xcrypt_ecb and padlock_xcrypt_cbc are inlined into ecb_aes_encrypt and
     cbc_aes_encrypt; via-rng's XSTORE is in via_rng_data_present."""
     units = model_units(emulator_path)[booted.cpu]
-    drivers = {UNIT_MODULE[u].replace("-", "_") for u in units if u in UNIT_MODULE}
+    drivers = {UNIT_MODULE[u].replace("-", "_") for u in units
+               if u in UNIT_MODULE and booted.modules[UNIT_MODULE[u]] == "loaded"}
     assert set(booted.sections) >= drivers, booted.sections
     seen = set()
     for r in booted.trace[1:-1]:
         pc = int(r["pc"], 16)
-        if pc < kernel_space(booted):
+        in_proper = r["unit"] == "PHE" and BOOTS[booted.name].phe == "refused"
+        if pc < kernel_space(booted) or in_proper:  # user code; 7.x's lib/crypto SHA-256
             assert r["fn"] == "??? (anonymous)" and "module" not in r, r
             continue
         module_file = UNIT_MODULE[r["unit"]]
@@ -495,7 +549,7 @@ def test_findings_name_the_modules_functions_in_text_jsonl_and_sarif(booted):
         pc = int(f["pc"], 16)
         location = result["locations"][0]
         assert location["physicalLocation"]["address"]["absoluteAddress"] == pc
-        if pc < kernel_space(booted):
+        if pc < kernel_space(booted) or ("XSHA" in f["insn"] and BOOTS[booted.name].phe == "refused"):
             assert "module" not in f, f
             continue
         unit = "PHE" if "XSHA" in f["insn"] else "RNG" if "XSTORE" in f["insn"] else "ACE"
@@ -605,3 +659,122 @@ def test_a_patched_padlock_aes_built_against_debians_headers_boots(emulator_path
         assert b.selftests[driver + "-broken"] != "passed", b.selftests
         assert re.search(rf"alg: .*{driver}-broken", b.output), b.output[-3000:]
     assert ("cbc-aes-padlock", "ok") in b.afalg
+
+
+# --- Zhaoxin: Linux 6.16's padlock-sha and its successors (docs/recipes/zhaoxin-padlock-sha.md)
+
+def findings_of(b: Boot, kind: str) -> dict[str, dict]:
+    """--check's findings of one kind in padlock-sha, by function."""
+    return {f["function"]: f for f in b.findings
+            if f["kind"] == kind and f.get("module") == "padlock_sha"}
+
+
+@pytest.mark.parametrize("booted", ["kx-6000-6.16"], indirect=True)
+def test_616_padlock_sha_fails_on_zhaoxin_and_check_names_both_quirks(booted):
+    """Debian bug #1113996 on the KX-6000: the crypto manager's first vector (the empty
+    message, init+update+final) fails both -nano drivers, because their finup() issues the
+    one-shot REP XSHA with ECX = 0, which does nothing on Zhaoxin. The init then loads
+    padlock-sha again with the tests off and streams the AF_ALG known answers through it:
+    SHA-1 of a message longer than a block is wrong, because update()'s REP XSHA1 stores
+    32 bytes over the byte count that follows the 20-byte state; SHA-256's state is 32
+    bytes and its answers are right. --check names the driver's functions for both."""
+    for d in ("sha1-padlock-nano", "sha256-padlock-nano"):
+        assert re.search(rf"alg: shash: {d} test failed \(wrong result\) on test vector 0, "
+                         r'cfg="init\+update\+final aligned buffer"', booted.output), \
+            booted.output[-3000:]
+    # The instruction each finding first saw, from the trace (`first` is its `seq`).
+    regs = {r["seq"]: r["in"] for r in booted.trace[1:-1]}
+    ecx0 = findings_of(booted, "xsha-ecx0-no-op")
+    assert set(ecx0) == {"padlock_sha1_finup", "padlock_sha256_finup"}, booted.findings
+    for f in ecx0.values():
+        assert int(regs[f["first"]]["rcx"], 16) == 0 and regs[f["first"]]["rax"] == "0x" + "0" * 16
+    store = findings_of(booted, "xsha1-32-byte-store")
+    assert set(store) == {"padlock_sha1_update_nano"}, booted.findings
+    assert int(regs[store["padlock_sha1_update_nano"]["first"]]["rax"], 16) == 2**64 - 1
+    assert {f["kind"] for f in booted.findings} == {"xsha-ecx0-no-op", "xsha1-32-byte-store"}
+
+    assert booted.untested == ["padlock-sha"]
+    # afalg_vectors.txt's order: AES twice, then SHA-256 and SHA-1 of "abc", then of the
+    # 896-bit message (one block and 48 bytes).
+    assert booted.untested_afalg == [
+        ("cbc-aes-padlock", "ok"), ("cbc-aes-padlock", "ok"),
+        ("sha256-padlock-nano", "ok"), ("sha1-padlock-nano", "ok"),
+        ("sha256-padlock-nano", "ok"), ("sha1-padlock-nano", "FAIL")], booted.output[-3000:]
+
+
+@pytest.mark.parametrize("booted", ["kx-6000-7.2"], indirect=True)
+def test_72_refuses_padlock_sha_and_hashes_sha256_with_xsha256(booted):
+    """Sid's 7.2 carries ebba09f (padlock-sha: -ENODEV on family 7 and up) and lib/crypto's
+    sha256_blocks_phe: the kernel's own SHA-256 runs REP XSHA256 (EAX = -1, ECX = blocks)
+    from the kernel proper, and the crypto manager's vectors pass through it."""
+    assert booted.modules["padlock-sha"] == "refused: No such device", booted.modules
+    assert booted.others.get("sha256-lib") == "passed", booted.others
+    xsha = [r for r in booted.trace[1:-1] if r["insn"].startswith("REP XSHA")]
+    assert xsha and all(r["insn"] == "REP XSHA256" for r in xsha), {r["insn"] for r in xsha}
+    # x86-64's kernel image lies below its module area (0xffffffffc0000000 and up).
+    assert all(int(r["pc"], 16) < 0xFFFFFFFFC0000000 and "module" not in r and
+               r["status"] == "completed" and int(r["in"]["rax"], 16) == 2**64 - 1 and
+               int(r["in"]["rcx"], 16) > 0 for r in xsha), xsha[:3]
+    assert "padlock-emu: check: error" not in booted.stats
+
+
+# --- docs/recipes/zhaoxin-padlock-sha.md: each session is one of the boots above
+
+RECIPE = REPO / "docs/recipes/zhaoxin-padlock-sha.md"
+# The options of `padlock-emu system` that boot() passes too (with files of its own).
+SESSION_OPTIONS = {"--cpu": True, "--debian-kernel": True, "--debian-suite": True,
+                   "--append": True, "--check": False, "--stats": False, "--trace": True,
+                   "--check-jsonl": True, "--check-sarif": True}
+
+
+def recipe_sessions() -> list[tuple[str, list[str]]]:
+    """The page's "$ command" blocks: the command and the lines it shows."""
+    blocks = re.findall(r"```\n(.*?)```", RECIPE.read_text(), re.S)
+    return [(b.splitlines()[0][2:], b.splitlines()[1:]) for b in blocks if b.startswith("$ ")]
+
+
+def session_boot(cmd: str) -> str | None:
+    """The key of BOOTS whose boot runs `cmd`, or None when no boot does."""
+    args = shlex.split(cmd)
+    if args[:2] != ["padlock-emu", "system"]:
+        return None
+    opts, i = {}, 2
+    while i < len(args):
+        if args[i] not in SESSION_OPTIONS:
+            return None
+        opts[args[i]] = args[i + 1] if SESSION_OPTIONS[args[i]] else None
+        i += 2 if SESSION_OPTIONS[args[i]] else 1
+    if opts.get("--append", "quiet") != "quiet":
+        return None
+    names = [n for n, k in BOOTS.items() if (k.cpu, k.arch, k.suite) == (
+        opts.get("--cpu"), opts.get("--debian-kernel"), opts.get("--debian-suite", "bookworm"))]
+    return names[0] if len(names) == 1 else None
+
+
+SESSIONS = recipe_sessions()
+
+
+def test_the_recipe_has_a_session_per_suite():
+    """The page's sessions: bookworm-backports and trixie-backports on kx-6000, the same
+    6.16 on nano, sid on kx-6000; every one of them a boot of BOOTS."""
+    assert [session_boot(cmd) for cmd, _ in SESSIONS] == [
+        "kx-6000-6.12", "kx-6000-6.16", "nano", "kx-6000-7.2"], SESSIONS
+
+
+@pytest.mark.parametrize("booted, session", [
+    pytest.param(session_boot(cmd) or "nano", i, id=f"{session_boot(cmd)}")
+    for i, (cmd, _) in enumerate(SESSIONS)], indirect=["booted"])
+def test_recipe_sessions_are_boots_that_print_what_they_show(booted, session):
+    """Each session's command is the boot's (which adds --stats, --trace and the findings'
+    files), and the boot printed the lines the page shows, in order, with the matching of
+    the docs' sessions (tests/integration/test_docs_commands.py): its console on stdout,
+    the `padlock-emu:` lines on stderr."""
+    from test_docs_commands import matches
+    cmd, shown = SESSIONS[session]
+    assert session_boot(cmd) == booted.name, cmd
+    out = [line for line in shown if not line.startswith("padlock-emu:")]
+    err = [line for line in shown if line.startswith("padlock-emu:") or line == "..."]
+    assert matches(out, booted.output.splitlines()) is None, (
+        matches(out, booted.output.splitlines()), booted.output[-3000:])
+    assert matches(err, booted.stats.splitlines()) is None, (
+        matches(err, booted.stats.splitlines()), booted.stats[-3000:])

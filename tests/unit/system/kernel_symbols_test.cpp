@@ -109,6 +109,26 @@ TEST_F(KernelSymbolsTest, FramesGetFunctionOffsetAndModule) {
   EXPECT_TRUE(outside.module.empty());
 }
 
+TEST_F(KernelSymbolsTest, AModuleLoadedAgainIsNamedAtBothAddresses) {
+  KernelSymbols syms;
+  // The init's second load of a module whose self-tests failed (PADLOCK-UNTESTED).
+  const std::string log = console(
+      "PADLOCK-SECTION my_mod .text 0xc0100000\r\n"
+      "PADLOCK-SECTION my_mod .text.unlikely 0xc0101000\r\n"
+      "PADLOCK-UNTESTED my-mod loaded\r\n"
+      "PADLOCK-SECTION my_mod .text 0xc0200000\r\n"
+      "PADLOCK-SECTION my_mod .text.unlikely 0xc0201000\r\n");
+  EXPECT_EQ(syms.add_modules_from_console(log, {ko_}), 2u);
+  KernelLocation at;
+  for (const uint64_t text : {0xc0100000ull, 0xc0200000ull}) {
+    ASSERT_TRUE(syms.resolve(text + nm_value("second") + 2, at)) << std::hex << text;
+    EXPECT_EQ(at.function, "second");
+    EXPECT_EQ(at.offset, 2u);
+    ASSERT_TRUE(syms.resolve(text + 0x1000 + nm_value("rare"), at)) << std::hex << text;
+    EXPECT_EQ(at.function, "rare");
+  }
+}
+
 TEST_F(KernelSymbolsTest, NoSectionLinesNoModule) {
   KernelSymbols syms;
   // A malformed address and a module without its .ko add nothing.
