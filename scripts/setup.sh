@@ -12,6 +12,7 @@ DEBIAN_PACKAGES=(
   gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
   qemu-user                          # the speed baseline for plain x86 code
   patch                              # applies cmake/{unicorn,qemu}/patches/series
+  ccache                             # rebuilds in other trees (pip's) reuse objects (cmake/PadlockCcache.cmake)
   openssl coreutils python3 python3-pip
   gnutls-bin                         # gnutls-cli: a second real PadLock client (tests)
   libgcrypt20 libmbedcrypto7         # two more real PadLock clients, loaded by tests/guest/client_aes.c
