@@ -368,7 +368,7 @@ MUTATIONS: list[Mutation] = [
     # --- every run stoppable ------------------------------------------------------------------
     M("stop-phe-batch", "host stop (PHE batches)", "models/unit_interface.hpp",
       "    return host_stop == nullptr ? UINT64_MAX : kHostStopBatch / unit_bytes;",
-      "    return UINT64_MAX;",
+      "    return host_stop == nullptr ? UINT64_MAX : UINT64_MAX / unit_bytes;",
       (pytest("tests/integration/test_stop.py", "max_time and huge and not mac and off"),)),
     M("stop-phe-cut", "host stop (PHE interrupt point)", "models/phe/phe_unit.cpp",
       "    if (want == until_irq || env.host_stop_requested()) return run.finish(Status::Interrupted);",
