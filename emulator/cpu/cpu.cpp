@@ -75,6 +75,10 @@ Cpu::Cpu(bool guest64, int model, AddressSpace& mem) : guest64_(guest64), mem_(m
   // Linux sets them; without OSFXSR QEMU raises #UD on every SSE instruction.
   uint64_t cr4 = reg(UC_X86_REG_CR4) | (1u << 9) | (1u << 10);
   check(uc_reg_write(uc_, UC_X86_REG_CR4, &cr4), "CR4");
+  // CR0.AM (bit 18), as Linux sets it (CR0_STATE): with EFLAGS.AC at CPL 3 a misaligned
+  // access is #AC (alignment-check.patch; docs/emulator.md, "Unicorn", item 20).
+  uint64_t cr0 = reg(UC_X86_REG_CR0) | (1u << 18);
+  check(uc_reg_write(uc_, UC_X86_REG_CR0, &cr0), "CR0");
 }
 
 Cpu::~Cpu() {

@@ -26,6 +26,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "guest_util.h"
+
 enum { PAGE = 4096 };
 
 static sigjmp_buf back;
@@ -38,14 +40,6 @@ static uint8_t *insn; /* the instruction under test */
 #else
 #define CTX_IP(uc) ((uc)->uc_mcontext.gregs[REG_EIP])
 #endif
-
-static void clear_ac(void) {
-#if defined(__x86_64__)
-  __asm__ volatile("pushfq\n\tandq $~0x40000, (%%rsp)\n\tpopfq" ::: "memory", "cc");
-#else
-  __asm__ volatile("pushfl\n\tandl $~0x40000, (%%esp)\n\tpopfl" ::: "memory", "cc");
-#endif
-}
 
 static void on_signal(int sig, siginfo_t *si, void *ctx) {
   clear_ac();

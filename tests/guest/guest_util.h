@@ -8,6 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Clears EFLAGS.AC (alignment check), which a guest's POPF may have set: Linux keeps it
+ * for a signal handler and siglongjmp does not restore EFLAGS. */
+static inline void clear_ac(void) {
+#if defined(__x86_64__)
+  __asm__ volatile("pushfq\n\tandq $~0x40000, (%%rsp)\n\tpopfq" ::: "memory", "cc");
+#else
+  __asm__ volatile("pushfl\n\tandl $~0x40000, (%%esp)\n\tpopfl" ::: "memory", "cc");
+#endif
+}
+
 static inline void die(const char *msg) {
   fprintf(stderr, "error: %s\n", msg);
   exit(2);

@@ -36,6 +36,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "guest_util.h"
+
 enum { PAGE = 4096, SCRATCH = 64 * 1024 };
 
 static sigjmp_buf round_jmp;
@@ -65,7 +67,10 @@ static void restore_tls(void) { __asm__ volatile("mov %0, %%gs" ::"r"(tls_gs)); 
 static void save_tls(void) { __asm__ volatile("mov %%gs, %0" : "=r"(tls_gs)); }
 #endif
 
+/* Random code may set EFLAGS.AC (POPF), and the loop's own misaligned accesses would
+ * then raise #AC (SIGBUS) from library code: the handler clears it first. */
 static void on_signal(int sig) {
+  clear_ac();
   restore_tls();
   round_sig = sig;
   siglongjmp(round_jmp, 1);

@@ -21,7 +21,8 @@
  *   mmap:MB  brk:MB  mremap:MB   grow memory by MB MiB: 0 or -errno
  *   strayfds           every descriptor from 3 to 1023 the guest did not open itself
  *                      (none, natively, when the test passes none): write, fchmod 06777,
- *                      fstat, dup, fcntl F_GETFD and close each; "strayfds=none" or
+ *                      fstat, dup, fcntl F_GETFD, poll (POLLNVAL counts as EBADF),
+ *                      select (below 64), epoll_ctl ADD and close each; "strayfds=none" or
  *                      "stray FD CALL=RESULT" for each call that did not fail with EBADF
  *   pause              read one byte from stdin (the test looks at the process meanwhile)
  *   forkstray          strayfds in a forked child, then "child=STATUS"
@@ -42,7 +43,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -160,12 +164,44 @@ static void grow(const char *how, long mb) {
   }
 }
 
+/* poll: a descriptor that is not open is POLLNVAL (-EBADF here). */
+static long poll_one(int fd) {
+  struct pollfd p = {.fd = fd, .events = POLLIN | POLLOUT};
+  const long r = poll(&p, 1, 0);
+  if (r == 1 && p.revents == POLLNVAL) {
+    errno = EBADF;
+    return -1;
+  }
+  return r < 0 ? r : p.revents;
+}
+
+/* select: EBADF for a number below the size of the descriptor table (64 in a process
+ * that never had more) that is not open; Linux ignores the numbers past it (max_select_fd),
+ * so those are not asked. */
+static long select_one(int fd) {
+  if (fd >= 64) {
+    errno = EBADF;
+    return -1;
+  }
+  fd_set rs, ws;
+  FD_ZERO(&rs);
+  FD_ZERO(&ws);
+  FD_SET(fd, &rs);
+  FD_SET(fd, &ws);
+  struct timeval tv = {0, 0};
+  return select(fd + 1, &rs, &ws, NULL, &tv);
+}
+
 static void stray_fds(void) {
   int found = 0;
+  const int ep = epoll_create1(EPOLL_CLOEXEC);
   for (int fd = 3; fd < 1024; ++fd) {
-    static const char *const calls[] = {"write", "fchmod", "fstat", "dup", "getfd", "close"};
-    for (int k = 0; k < 6; ++k) {
+    if (fd == ep) continue;
+    static const char *const calls[] = {"write", "fchmod", "fstat", "dup", "getfd",
+                                        "poll", "select", "epoll_ctl", "close"};
+    for (int k = 0; k < 9; ++k) {
       struct stat st;
+      struct epoll_event ev = {.events = EPOLLIN};
       long r = 0;
       errno = 0;
       switch (k) {
@@ -174,7 +210,10 @@ static void stray_fds(void) {
         case 2: r = fstat(fd, &st); break;
         case 3: r = dup(fd); if (r >= 0) close((int)r); break;
         case 4: r = fcntl(fd, F_GETFD); break;
-        case 5: r = close(fd); break;
+        case 5: r = poll_one(fd); break;
+        case 6: r = select_one(fd); break;
+        case 7: r = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev); break;
+        case 8: r = close(fd); break;
       }
       if (r < 0 && errno == EBADF) continue;
       printf("stray %d %s=%ld\n", fd, calls[k], r < 0 ? -(long)errno : r);

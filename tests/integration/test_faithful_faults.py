@@ -1,8 +1,8 @@
 """Faults a hostile or buggy guest can reach (docs/reliability.md, "Faithful faults"): the
 guest (tests/guest/faults.c) runs one instruction and prints the signal, si_code, si_addr
 and the instruction pointer its handler saw; the host running the same binary is the
-reference. Cases the emulator cannot yet match without a change to Unicorn are xfail,
-with the change they need."""
+reference. The last two needed Unicorn patches (alignment-check.patch,
+iret-vm86-cpl0.patch; docs/emulator.md, "Unicorn", items 19 and 20)."""
 
 from __future__ import annotations
 
@@ -42,23 +42,11 @@ LINUX = {
     "iret-vm": "sig=0 code=0 addr=0 ip=0",  # VM is ignored at CPL 3: IRET returns
 }
 
-NEEDS_UNICORN = {
-    "ac": "needs a Unicorn patch: QEMU's softmmu never checks alignment; with CR0.AM, CPL 3 "
-          "and EFLAGS.AC a misaligned data access must raise #AC (a TLB flag for 'AC on' "
-          "that sends every access through the slow path's alignment test)",
-    "iret-vm": "needs a Unicorn patch: QEMU's helper_ret_protected enters virtual-8086 mode "
-               "when the popped EFLAGS has VM at any CPL; the SDM takes that path only at "
-               "CPL 0 and otherwise leaves VM clear",
-}
-
 
 def params():
     for case, arches in CASES:
         for arch in arches:
-            marks = []
-            if case in NEEDS_UNICORN:
-                marks.append(pytest.mark.xfail(reason=NEEDS_UNICORN[case], strict=True))
-            yield pytest.param(case, arch, marks=marks, id=f"{case}-{arch}")
+            yield pytest.param(case, arch, id=f"{case}-{arch}")
 
 
 @pytest.mark.parametrize("memory", ["direct", "tlb"])

@@ -94,6 +94,44 @@ def test_maps_lists_no_emulator_page(runner, target, tmp_path):
         assert int(lines[-1].split()[0].split("-")[1], 16) <= 0xFFFFE000
 
 
+# --- process_vm_readv/writev and ptrace on itself ------------------------------------------
+
+PROCESS_VM_CASES = ["read", "write", "scatter", "readonly-remote", "prot-none", "local-readonly",
+                    "partial", "local-partial", "flags", "zero-local", "zero-remote", "no-pid",
+                    "system-page"]
+
+
+@pytest.mark.parametrize("memory", ["direct", "tlb"])
+def test_process_vm_on_itself_moves_guest_memory_as_linux(runner, target, tmp_path, memory):
+    # Linux's mm/process_vm_access.c: protections apply on both sides (no FOLL_FORCE), a
+    # transfer stops at the first page it cannot reach with the bytes moved so far, and the
+    # emulator's GDT (0xFFFFE000 in a 32-bit guest) is not the guest's: EFAULT, as natively,
+    # where nothing is mapped there.
+    want = native(runner, target, "process_vm", PROCESS_VM_CASES, tmp_path)
+    assert want.returncode == 0, want.stderr
+    lines = want.stdout.splitlines()
+    assert lines[0] == "read=4 got=12345678" and lines[1] == "write=4 secret=9abcdef0"
+    assert "readonly-remote=-14 read_only=cafef00d" in lines and "system-page=-14" in lines
+    assert "partial=8 got=c9d0d7dee5ecf3fa" in lines and "local-partial=16" in lines
+    got = emulated(runner, target, "process_vm", PROCESS_VM_CASES, tmp_path,
+                   extra=["--memory", memory])
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == want.stdout
+
+
+def test_process_vm_of_another_process_and_ptrace_are_not_offered(runner, target, tmp_path):
+    # Documented choices (docs/reliability.md, "The guest cannot reach the emulator's
+    # pages"): another process's memory lives in another emulator, whose host memory is
+    # not its guest memory, so process_vm_readv refuses it (EPERM, as Linux does without
+    # ptrace access), where Linux lets a parent read its child; ptrace is not provided
+    # (ENOSYS), where Linux answers ESRCH to an untraced PEEKDATA.
+    want = native(runner, target, "process_vm", ["child", "ptrace-self"], tmp_path)
+    assert want.stdout == "child=4\nptrace-self=-3\n", want
+    got = emulated(runner, target, "process_vm", ["child", "ptrace-self"], tmp_path)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "child=-1\nptrace-self=-38\n"
+
+
 # --- the walk of /proc/self ------------------------------------------------------------------
 
 def test_no_proc_self_entry_shows_the_emulator(runner, target, tmp_path):

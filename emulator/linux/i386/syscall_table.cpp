@@ -186,6 +186,8 @@ constexpr NumberedSyscall kI386[] = {
     {373, {"shutdown", sys_shutdown, "fd"}},
     {337, {"recvmmsg", sys_recvmmsg, "fpuxp"}},
     {345, {"sendmmsg", sys_sendmmsg, "fpux"}},
+    {347, {"process_vm_readv", sys_process_vm_readv, "dpupux"}},
+    {348, {"process_vm_writev", sys_process_vm_writev, "dpupux"}},
     {417, {"recvmmsg_time64", sys_recvmmsg_time64, "fpuxp"}},
     {383, {"statx", sys_statx, "fsxxp"}},
     {384, {"arch_prctl", nullptr, "xx"}},

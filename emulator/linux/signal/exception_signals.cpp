@@ -17,17 +17,17 @@ struct VectorRow {
   VectorSignal signal;
 };
 constexpr std::array<VectorRow, 11> kVectors = {{
-    {0, {SIGFPE, kFpeIntdiv, true}},   // #DE
-    {1, {SIGTRAP, kTrapTrace, true}},  // #DB
-    {3, {SIGTRAP, kSiKernel, false}},  // #BP (int3)
-    {4, {SIGSEGV, kSiKernel, false}},  // #OF (into)
-    {5, {SIGSEGV, kSiKernel, false}},  // #BR (bound)
-    {6, {SIGILL, kIllIllopn, true}},   // #UD
-    {11, {SIGBUS, kSiKernel, false}},  // #NP
-    {12, {SIGBUS, kSiKernel, false}},  // #SS
-    {16, {SIGFPE, kFpeFltinv, true}},  // #MF
-    {17, {SIGBUS, kBusAdraln, true}},  // #AC
-    {19, {SIGFPE, kFpeFltinv, true}},  // #XM
+    {0, {SIGFPE, kFpeIntdiv, true}},    // #DE
+    {1, {SIGTRAP, kTrapTrace, true}},   // #DB
+    {3, {SIGTRAP, kSiKernel, false}},   // #BP (int3)
+    {4, {SIGSEGV, kSiKernel, false}},   // #OF (into)
+    {5, {SIGSEGV, kSiKernel, false}},   // #BR (bound)
+    {6, {SIGILL, kIllIllopn, true}},    // #UD
+    {11, {SIGBUS, kSiKernel, false}},   // #NP
+    {12, {SIGBUS, kSiKernel, false}},   // #SS
+    {16, {SIGFPE, kFpeFltinv, true}},   // #MF
+    {17, {SIGBUS, kBusAdraln, false}},  // #AC: do_trap with a NULL address
+    {19, {SIGFPE, kFpeFltinv, true}},   // #XM
 }};
 
 }  // namespace

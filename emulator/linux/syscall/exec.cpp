@@ -51,9 +51,10 @@ int64_t read_strings(SyscallContext& c, uint64_t va, std::vector<std::string>& o
 }
 
 // Whether guest path `path` reaches padlock-emu's own program file: /proc/self/exe (the
-// host's magic link names the emulator), /proc/<pid>/exe, a link to either, or any other
-// spelling. The guest's /proc/self/exe is the guest program, so that is what runs
-// (docs/emulator.md, "What the guest sees"). Compared by device and inode, not by name.
+// host's magic link names the emulator), /proc/<pid>/exe, /proc/thread-self/exe, a link to
+// any of them, or any other spelling. The guest's /proc/self/exe is the guest program, so
+// that is what runs (docs/emulator.md, "What the guest sees"). Compared by device and
+// inode, not by name: the host's own lookup cannot miss a spelling.
 bool names_the_emulator(const Process& p, const std::string& path) {
   struct stat own {
   }, target{};
@@ -190,13 +191,11 @@ int64_t sys_execve(SyscallContext& c) {
   if (path.empty()) return -ENOENT;
   if (argv.empty()) argv.push_back("");  // Linux passes an empty argv as it is; keep one
   // #! scripts: the interpreter runs with [interp, arg, script, argv[1]...].
-  std::string program = names_the_emulator(c.p, path) ? c.p.exe_path() : path;
+  std::string program = path;
   for (int depth = 0;; ++depth) {
     std::string interp, arg;
-    // /proc/self/exe (any spelling) names the guest program to the new image too.
-    if (look_up(c.p, AT_FDCWD, program, true).proc.entry == ProcEntry::kExe) {
-      program = c.p.exe_path();
-    }
+    // The program, and each #! interpreter, named as /proc/self/exe: the guest program.
+    if (names_the_emulator(c.p, program)) program = c.p.exe_path();
     const int64_t kind = inspect(c.p, program, interp, arg);
     if (kind < 0) return kind;
     if (kind == 0) break;

@@ -197,8 +197,8 @@ void cookie_offsets(SyscallContext& c, int fd, uint8_t* buf, size_t len) {
 
 }  // namespace
 
-int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
-                   std::vector<iovec>& out) {
+int64_t read_guest_iovecs(SyscallContext& c, uint64_t va, uint64_t count,
+                          std::vector<GuestIovec>& out) {
   if (count > IOV_MAX) return -EINVAL;
   const bool wide = c.abi.wide;
   const size_t entry = wide ? 16 : 8;
@@ -206,11 +206,21 @@ int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
   for (uint64_t i = 0; i < count; ++i) {
     uint8_t raw[16];
     if (!c.p.read_user(va + i * entry, raw, entry)) return -EFAULT;
-    const uint64_t base = get_ulong(raw, 0, wide);
-    const uint64_t len = get_ulong(raw, wide ? 8 : 4, wide);
-    if (len > 0 && c.p.user_ptr(base, len, write) == nullptr) return -EFAULT;
-    out[i].iov_base = len > 0 ? c.p.mem().host(base) : nullptr;
-    out[i].iov_len = len;
+    out[i] = {get_ulong(raw, 0, wide), get_ulong(raw, wide ? 8 : 4, wide)};
+    if (get_long(raw, wide ? 8 : 4, wide) < 0) return -EINVAL;
+  }
+  return 0;
+}
+
+int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
+                   std::vector<iovec>& out) {
+  std::vector<GuestIovec> g;
+  if (const int64_t r = read_guest_iovecs(c, va, count, g); r < 0) return r;
+  out.resize(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    if (g[i].len > 0 && c.p.user_ptr(g[i].base, g[i].len, write) == nullptr) return -EFAULT;
+    out[i].iov_base = g[i].len > 0 ? c.p.mem().host(g[i].base) : nullptr;
+    out[i].iov_len = g[i].len;
   }
   return 0;
 }

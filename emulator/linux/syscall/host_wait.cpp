@@ -280,7 +280,11 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
       break;
     }
   }
-  for (pollfd& f : fds) f.revents = 0;
+  for (pollfd& f : fds) {
+    // An emulator descriptor is POLLNVAL or EBADF at once (poll_wait.cpp): no wait.
+    if (c.p.emulator_fd(f.fd)) return false;
+    f.revents = 0;
+  }
   sync_signalfds(c.p);
   sync_timerfds(c.p);
   // Ready already (or a descriptor the host cannot poll): the call runs now.

@@ -100,6 +100,9 @@ PADLOCK_SYSCALL(sys_mremap);
 PADLOCK_SYSCALL(sys_madvise);
 PADLOCK_SYSCALL(sys_msync);
 PADLOCK_SYSCALL(sys_mlock);
+// syscall/process_vm.cpp
+PADLOCK_SYSCALL(sys_process_vm_readv);
+PADLOCK_SYSCALL(sys_process_vm_writev);
 // syscall/file.cpp
 PADLOCK_SYSCALL(sys_read);
 PADLOCK_SYSCALL(sys_write);
@@ -296,8 +299,16 @@ PADLOCK_SYSCALL(sys_timer_getoverrun);
 PADLOCK_SYSCALL(sys_timer_delete);
 #undef PADLOCK_SYSCALL
 
-// A guest iovec array as host iovecs (syscall/file.cpp): 0, -EINVAL (more than IOV_MAX),
-// or -EFAULT.
+// A guest iovec array as read (syscall/file.cpp, as Linux's iovec_from_user): 0, -EINVAL
+// (more than IOV_MAX, or a length negative as the ABI's ssize_t) or -EFAULT (unreadable).
+struct GuestIovec {
+  uint64_t base;
+  uint64_t len;
+};
+int64_t read_guest_iovecs(SyscallContext& c, uint64_t va, uint64_t count,
+                          std::vector<GuestIovec>& out);
+
+// The same as host iovecs, each buffer accessible: 0, -EINVAL or -EFAULT.
 int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
                    std::vector<iovec>& out);
 

@@ -166,6 +166,8 @@ constexpr NumberedSyscall kX86_64[] = {
     {302, {"prlimit64", sys_prlimit64, "ddpp"}},
     {307, {"sendmmsg", sys_sendmmsg, "fpux"}},
     {309, {"getcpu", sys_getcpu, "ppp"}},
+    {310, {"process_vm_readv", sys_process_vm_readv, "dpupux"}},
+    {311, {"process_vm_writev", sys_process_vm_writev, "dpupux"}},
     {316, {"renameat2", sys_renameat2, "fsfsx"}},
     {318, {"getrandom", sys_getrandom, "pux"}},
     {332, {"statx", sys_statx, "fsxxp"}},
