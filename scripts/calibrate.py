@@ -160,7 +160,8 @@ CLOCK_SOURCE = ("calibrated: the clock the §3.3 table's rates imply, fitted wit
                 "parts to both sources (scripts/calibrate.py, docs/timing.md)")
 CTR_SOURCE = ("calibrated: our CTR_ERRATA-method guest (bench/guest/ctr_phases.c) under the "
               "emulator matched to the guide's CTR_ERRATA run, one block per REP XCRYPTCTR and "
-              "one REP of 256 blocks (§6.6; scripts/calibrate.py, docs/timing.md)")
+              "one REP of 256 blocks, an odd count paying for a whole pair (§6.6, §3.3; "
+              "scripts/calibrate.py, docs/timing.md)")
 STORE_SOURCE = ("calibrated: the §3.3 Esther tables at their nominal 1.6 GHz, whose ECB rows "
                 "take 12 clocks a block where the §3.3 formula gives 10 (scripts/calibrate.py, "
                 "docs/timing.md)")
@@ -647,6 +648,13 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
                      f"{pct(max(errs))} | Nehemiah table {f.mhz['Nehemiah']:.0f} MHz, BAES "
                      f"{f.mhz['BAES']:.0f} MHz |")
         print(f"LOSO {src}: median {pct(statistics.median(errs))}")
+    now = {n: reloads[n[2]] for n in names if n[0] == "reload"}
+    now.update({("iv_writeback",): reloads[IV_WRITEBACK], ("round",): reloads[ROUND]})
+    imd = ["| source left out | what only it sets, moved | value | median |error| |",
+           "|---|---|---|---|"]
+    for src, what, value, med in timing_fit.identifiability(
+            cells, nominal, FITTED_CLOCKS, priors(fits, reloads, names), now):
+        imd.append(f"| {src} | {what} | {value} | {pct(med)} |")
     baes_clock = actual.mhz["BAES"]
     bmd = ["| line | published Gb/s | emulated Gb/s | error |", "|---|---|---|---|"]
     for c in cells:
@@ -739,6 +747,13 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
              "A part no remaining source sees takes its prior (docs/timing.md, \"Leave one "
              "source out\"). The BAES run's ECB line stays in every fit: it only fixes that "
              "run's clock. Predictions are linear in the parts (scripts/timing_fit.py).", "",
+             "### What leave-one-source-out cannot see", "",
+             "Each source that misses 5 % left out again, with the one unknown that it alone "
+             "sets moved over a range (docs/timing.md, \"What leave-one-source-out cannot "
+             "see\"): the BAES run's clock, which with Esther's per-store cost then free sets "
+             "Esther's clocks; the chain reload and IV store at a fraction of their fitted "
+             "values; the clocks of a round beyond 10 (the §3.3 formula's N·R is 1).", "",
+             *imd, "",
              "### Fitted values", "",
              f"Nehemiah table clock {clocks['Nehemiah']:.1f} MHz (nominal 1200); Esther "
              f"tables at their nominal 1600 MHz, Esther's per-store cost "
