@@ -145,7 +145,7 @@ def ecb_release_key(machine: str) -> str:
 
 
 IV_WRITEBACK = "IV"  # key of the IV write-back clocks among the reloads (one value, all modes)
-RELOAD_MODES = ["CBC", "CFB", "OFB"]  # chain reloads Gladman's tables fit (Nehemiah: no CTR)
+RELOAD = "RELOAD"  # key of the chain reload among the reloads (one value, every chaining mode)
 GLADMAN_SOURCE = ("calibrated: our modetest-method guest (bench/guest/modetest.c) under the "
                   "emulator matched to Gladman's ACE tables (tests/vectors/timing/"
                   "gladman_c3_1200.tsv) with the §3.3 tables (scripts/calibrate.py, "
@@ -201,11 +201,12 @@ def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
                f"{{kCtrErrataRun, {float(startup)!r}, {float(per_block)!r}}};")
     out.append("")
     sections = [  # (comment, provenance name, its text, [(value name, clocks)])
-        (["Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB; the",
-          "chaining value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1),",
-          "from his encryption/decryption pairs."], "kGladmanTables", GLADMAN_SOURCE,
-         [(f"kNehemiahReload{m.title()}", reloads[m]) for m in RELOAD_MODES] +
-         [("kNehemiahIvWriteback", reloads[IV_WRITEBACK])]),
+        (["Gladman's ACE tables: the chain restart after a key load, one for every chaining",
+          "mode (§3.3: the microcode resets ACE, loads the key and restarts); the chaining",
+          "value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1), from his",
+          "encryption/decryption pairs."], "kGladmanTables", GLADMAN_SOURCE,
+         [("kNehemiahChainReload", reloads[RELOAD]),
+          ("kNehemiahIvWriteback", reloads[IV_WRITEBACK])]),
         (["The extra clocks of a misaligned REP string element (timing::RepStringCost):",
           "Gladman's unaligned REP XCRYPTECB of 1000 blocks, which copies every block in",
           "and out with glibc's memcpy from a misaligned source (8 dwords a block)."],
@@ -244,7 +245,7 @@ FIT_LINE = re.compile(r"^inline constexpr ChainFit k(\w+?)(Cbc|Cfb|Ofb|Ctr) = "
                       r"\{k\1Table, ([-+0-9.e]+), ([-+0-9.e]+)\};$", re.M)
 
 
-RELOAD_LINE = re.compile(r"^inline constexpr Clocks kNehemiahReload(Cbc|Cfb|Ofb) = "
+RELOAD_LINE = re.compile(r"^inline constexpr Clocks kNehemiahChainReload = "
                          r"\{([-+0-9.e]+), kGladmanTables\};$", re.M)
 RELEASE_LINE = re.compile(r"^inline constexpr Clocks k(\w+)EcbRelease = "
                           r"\{([-+0-9.e]+), kEcbRelease\};$", re.M)
@@ -275,13 +276,14 @@ def read_calibrated(path: Path = CALIBRATED) -> dict[tuple[str, str], tuple[floa
 
 
 def read_extras(path: Path = CALIBRATED) -> tuple[dict[str, float], dict[str, float], float]:
-    """Nehemiah's chain reloads by mode, the §3.3 table clocks by machine and the
-    misaligned string element's extra clocks."""
+    """Nehemiah's chain reload and the other single parts, the §3.3 table clocks by
+    machine and the misaligned string element's extra clocks."""
     text = path.read_text(encoding="utf-8")
-    reloads = {m.group(1).upper(): float(m.group(2)) for m in RELOAD_LINE.finditer(text)}
+    reload = RELOAD_LINE.search(text)
     clocks = {m.group(1): float(m.group(2)) for m in CLOCK_LINE.finditer(text)}
-    if set(reloads) != set(RELOAD_MODES) or set(clocks) != set(CLOCK_MACHINES):
-        raise ValueError(f"{path}: chain reloads or table clocks missing")
+    if not reload or set(clocks) != set(CLOCK_MACHINES):
+        raise ValueError(f"{path}: chain reload or table clocks missing")
+    reloads = {RELOAD: float(reload.group(1))}
     iv = IV_WRITEBACK_LINE.search(text)
     reloads[IV_WRITEBACK] = float(iv.group(1)) if iv else 0.0
     for m in MACHINES:
@@ -436,7 +438,7 @@ def apply_fit(fit, fits: dict, reloads: dict) -> tuple[dict, dict, dict]:
             reloads[key] = round(max(0.0, reloads[key] + d), 2)
             continue
         if name[0] == "reload":
-            reloads[name[2]] = round(reloads[name[2]] + d, 1)
+            reloads[RELOAD] = round(reloads[RELOAD] + d, 1)
             continue
         if name[0] == "ecb_release":
             key = ecb_release_key(name[1])
@@ -597,7 +599,7 @@ def priors(fits: dict, reloads: dict, names: list[tuple]) -> dict[tuple, float]:
           ("iv_writeback",): -reloads[IV_WRITEBACK]}
     for n in names:
         if n[0] == "reload":
-            to[n] = -reloads[n[2]]
+            to[n] = -reloads[RELOAD]
         elif n[0] == "ecb_release":
             to[n] = -reloads[ecb_release_key(n[1])]
         elif n[0] in ("startup", "per_block"):
@@ -648,7 +650,7 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
                      f"{pct(max(errs))} | Nehemiah table {f.mhz['Nehemiah']:.0f} MHz, BAES "
                      f"{f.mhz['BAES']:.0f} MHz |")
         print(f"LOSO {src}: median {pct(statistics.median(errs))}")
-    now = {n: reloads[n[2]] for n in names if n[0] == "reload"}
+    now = {n: reloads[RELOAD] for n in names if n[0] == "reload"}
     now.update({("iv_writeback",): reloads[IV_WRITEBACK], ("round",): reloads[ROUND]})
     imd = ["| source left out | what only it sets, moved | value | median |error| |",
            "|---|---|---|---|"]
@@ -761,8 +763,8 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
              f"{reloads[ROUND]:.2f} clocks a block per round beyond 10; SHA-256 block overhead "
              f"{reloads[SHA256]:.2f} clocks; aligned CTR start-up {fits[CTR_FIT][0]:.1f}, per "
              f"block {fits[CTR_FIT][1]:.2f} clocks. Chain reload after a key load (Nehemiah, "
-             f"Gladman): " + ", ".join(f"{m} {reloads[m]:.1f}" for m in RELOAD_MODES) +
-             f" clocks; IV write-back (§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; ECB of more "
+             f"Gladman), every chaining mode: {reloads[RELOAD]:.1f} clocks; IV write-back "
+             f"(§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; ECB of more "
              f"than 2 blocks releases integer code " +
              ", ".join(f"{m} {reloads[ecb_release_key(m)]:.1f}" for m in MACHINES) +
              " clocks earlier than the single-encryption overlap. Start-up and per-block "

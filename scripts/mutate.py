@@ -206,6 +206,13 @@ MUTATIONS: list[Mutation] = [
       "{{kEstherAlignedCbc, kEstherAlignedCfb, kEstherAlignedOfb, kEstherUnalignedCtr}}",
       (gtest("test_cpu", "*Calibrated*"),
        pytest("tests/integration/test_timing.py", "ctr_errata_phase"))),
+    M("nehemiah-one-chain-restart", "timing (one chain restart for every mode)",
+      "models/cpus/families.hpp",
+      "                     kNehemiahChainReload,\n                     kNehemiahChainReload,\n"
+      "                     {0,",
+      "                     kNehemiahChainReload,\n                     {0, \"\"},\n"
+      "                     {0,",
+      (gtest("test_ace", "AceTiming.*"),)),
     M("ace-ctr-pairs", "timing (aligned CTR pays for whole pairs)", "models/ace/ace_timing.cpp",
       "  return (n + g - 1) / g * g;", "  return n;",
       (gtest("test_ace", "AceTiming.*"),

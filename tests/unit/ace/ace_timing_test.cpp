@@ -187,6 +187,27 @@ TEST(AceTiming, ChainingModesStartupPerBlockAndOverlap_Sec3_3) {
   }
 }
 
+// §3.3: with EFLAGS[30] = 0 the microcode "resets ACE to halt the encryption, loads or
+// generates the key, and restarts": one restart whatever the chaining mode, fitted to
+// Gladman's calls (docs/timing.md, "PadLock timing parts"). A 1-block CBC, CFB and OFB
+// instruction after a key load each cost the restart more than with the key loaded.
+TEST(AceTiming, OneChainRestartAfterAKeyLoadForEveryMode_Sec3_3) {
+  for (const char* cpu : {"nehemiah-c5p", "esther-c5j"}) {
+    for (const char* mode : {"CBC", "CFB", "OFB"}) {
+      AceRig r(cpu);
+      const AceParams& p = r.cpu().ace;
+      ASSERT_GT(p.chain_reload[0].value, 20) << cpu;
+      r.set_cw(0x00A);
+      r.set_key(Bytes(16, 1));
+      const Outcome cold = r.run(mode, 64);  // EFLAGS[30] = 0: generate the key, restart
+      const Outcome warm = r.run(mode, 64);
+      EXPECT_NEAR(double(cold.cycles) - double(warm.cycles),
+                  p.key_load_hw.value + p.chain_reload[0].value, 1.0)
+          << cpu << " " << mode;
+    }
+  }
+}
+
 // CTR_ERRATA.C (§6.6): REP XCRYPTCTR is interruptible after every 2 blocks, and ECB always
 // encrypts pairs (§3.3). With ALIGN = 0 an odd count pays for the unused block: 1 block
 // costs what 2 do, 3 what 4 do. With ALIGN = 1 (the §3.3 non-aligned table, whose 16 B CTR
