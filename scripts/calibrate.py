@@ -145,7 +145,7 @@ def ecb_release_key(machine: str) -> str:
 
 
 IV_WRITEBACK = "IV"  # key of the IV write-back clocks among the reloads (one value, all modes)
-RELOAD_MODES = ["CBC", "CFB", "OFB"]  # chain reloads Gladman's tables fit (Nehemiah: no CTR)
+RELOAD = "RELOAD"  # key of the chain reload among the reloads (one value, every chaining mode)
 GLADMAN_SOURCE = ("calibrated: our modetest-method guest (bench/guest/modetest.c) under the "
                   "emulator matched to Gladman's ACE tables (tests/vectors/timing/"
                   "gladman_c3_1200.tsv) with the §3.3 tables (scripts/calibrate.py, "
@@ -160,7 +160,8 @@ CLOCK_SOURCE = ("calibrated: the clock the §3.3 table's rates imply, fitted wit
                 "parts to both sources (scripts/calibrate.py, docs/timing.md)")
 CTR_SOURCE = ("calibrated: our CTR_ERRATA-method guest (bench/guest/ctr_phases.c) under the "
               "emulator matched to the guide's CTR_ERRATA run, one block per REP XCRYPTCTR and "
-              "one REP of 256 blocks (§6.6; scripts/calibrate.py, docs/timing.md)")
+              "one REP of 256 blocks, an odd count paying for a whole pair (§6.6, §3.3; "
+              "scripts/calibrate.py, docs/timing.md)")
 STORE_SOURCE = ("calibrated: the §3.3 Esther tables at their nominal 1.6 GHz, whose ECB rows "
                 "take 12 clocks a block where the §3.3 formula gives 10 (scripts/calibrate.py, "
                 "docs/timing.md)")
@@ -200,11 +201,12 @@ def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
                f"{{kCtrErrataRun, {float(startup)!r}, {float(per_block)!r}}};")
     out.append("")
     sections = [  # (comment, provenance name, its text, [(value name, clocks)])
-        (["Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB; the",
-          "chaining value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1),",
-          "from his encryption/decryption pairs."], "kGladmanTables", GLADMAN_SOURCE,
-         [(f"kNehemiahReload{m.title()}", reloads[m]) for m in RELOAD_MODES] +
-         [("kNehemiahIvWriteback", reloads[IV_WRITEBACK])]),
+        (["Gladman's ACE tables: the chain restart after a key load, one for every chaining",
+          "mode (§3.3: the microcode resets ACE, loads the key and restarts); the chaining",
+          "value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1), from his",
+          "encryption/decryption pairs."], "kGladmanTables", GLADMAN_SOURCE,
+         [("kNehemiahChainReload", reloads[RELOAD]),
+          ("kNehemiahIvWriteback", reloads[IV_WRITEBACK])]),
         (["The extra clocks of a misaligned REP string element (timing::RepStringCost):",
           "Gladman's unaligned REP XCRYPTECB of 1000 blocks, which copies every block in",
           "and out with glibc's memcpy from a misaligned source (8 dwords a block)."],
@@ -243,7 +245,7 @@ FIT_LINE = re.compile(r"^inline constexpr ChainFit k(\w+?)(Cbc|Cfb|Ofb|Ctr) = "
                       r"\{k\1Table, ([-+0-9.e]+), ([-+0-9.e]+)\};$", re.M)
 
 
-RELOAD_LINE = re.compile(r"^inline constexpr Clocks kNehemiahReload(Cbc|Cfb|Ofb) = "
+RELOAD_LINE = re.compile(r"^inline constexpr Clocks kNehemiahChainReload = "
                          r"\{([-+0-9.e]+), kGladmanTables\};$", re.M)
 RELEASE_LINE = re.compile(r"^inline constexpr Clocks k(\w+)EcbRelease = "
                           r"\{([-+0-9.e]+), kEcbRelease\};$", re.M)
@@ -274,13 +276,14 @@ def read_calibrated(path: Path = CALIBRATED) -> dict[tuple[str, str], tuple[floa
 
 
 def read_extras(path: Path = CALIBRATED) -> tuple[dict[str, float], dict[str, float], float]:
-    """Nehemiah's chain reloads by mode, the §3.3 table clocks by machine and the
-    misaligned string element's extra clocks."""
+    """Nehemiah's chain reload and the other single parts, the §3.3 table clocks by
+    machine and the misaligned string element's extra clocks."""
     text = path.read_text(encoding="utf-8")
-    reloads = {m.group(1).upper(): float(m.group(2)) for m in RELOAD_LINE.finditer(text)}
+    reload = RELOAD_LINE.search(text)
     clocks = {m.group(1): float(m.group(2)) for m in CLOCK_LINE.finditer(text)}
-    if set(reloads) != set(RELOAD_MODES) or set(clocks) != set(CLOCK_MACHINES):
-        raise ValueError(f"{path}: chain reloads or table clocks missing")
+    if not reload or set(clocks) != set(CLOCK_MACHINES):
+        raise ValueError(f"{path}: chain reload or table clocks missing")
+    reloads = {RELOAD: float(reload.group(1))}
     iv = IV_WRITEBACK_LINE.search(text)
     reloads[IV_WRITEBACK] = float(iv.group(1)) if iv else 0.0
     for m in MACHINES:
@@ -435,7 +438,7 @@ def apply_fit(fit, fits: dict, reloads: dict) -> tuple[dict, dict, dict]:
             reloads[key] = round(max(0.0, reloads[key] + d), 2)
             continue
         if name[0] == "reload":
-            reloads[name[2]] = round(reloads[name[2]] + d, 1)
+            reloads[RELOAD] = round(reloads[RELOAD] + d, 1)
             continue
         if name[0] == "ecb_release":
             key = ecb_release_key(name[1])
@@ -596,7 +599,7 @@ def priors(fits: dict, reloads: dict, names: list[tuple]) -> dict[tuple, float]:
           ("iv_writeback",): -reloads[IV_WRITEBACK]}
     for n in names:
         if n[0] == "reload":
-            to[n] = -reloads[n[2]]
+            to[n] = -reloads[RELOAD]
         elif n[0] == "ecb_release":
             to[n] = -reloads[ecb_release_key(n[1])]
         elif n[0] in ("startup", "per_block"):
@@ -647,6 +650,13 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
                      f"{pct(max(errs))} | Nehemiah table {f.mhz['Nehemiah']:.0f} MHz, BAES "
                      f"{f.mhz['BAES']:.0f} MHz |")
         print(f"LOSO {src}: median {pct(statistics.median(errs))}")
+    now = {n: reloads[RELOAD] for n in names if n[0] == "reload"}
+    now.update({("iv_writeback",): reloads[IV_WRITEBACK], ("round",): reloads[ROUND]})
+    imd = ["| source left out | what only it sets, moved | value | median |error| |",
+           "|---|---|---|---|"]
+    for src, what, value, med in timing_fit.identifiability(
+            cells, nominal, FITTED_CLOCKS, priors(fits, reloads, names), now):
+        imd.append(f"| {src} | {what} | {value} | {pct(med)} |")
     baes_clock = actual.mhz["BAES"]
     bmd = ["| line | published Gb/s | emulated Gb/s | error |", "|---|---|---|---|"]
     for c in cells:
@@ -739,6 +749,13 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
              "A part no remaining source sees takes its prior (docs/timing.md, \"Leave one "
              "source out\"). The BAES run's ECB line stays in every fit: it only fixes that "
              "run's clock. Predictions are linear in the parts (scripts/timing_fit.py).", "",
+             "### What leave-one-source-out cannot see", "",
+             "Each source that misses 5 % left out again, with the one unknown that it alone "
+             "sets moved over a range (docs/timing.md, \"What leave-one-source-out cannot "
+             "see\"): the BAES run's clock, which with Esther's per-store cost then free sets "
+             "Esther's clocks; the chain reload and IV store at a fraction of their fitted "
+             "values; the clocks of a round beyond 10 (the §3.3 formula's N·R is 1).", "",
+             *imd, "",
              "### Fitted values", "",
              f"Nehemiah table clock {clocks['Nehemiah']:.1f} MHz (nominal 1200); Esther "
              f"tables at their nominal 1600 MHz, Esther's per-store cost "
@@ -746,8 +763,8 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
              f"{reloads[ROUND]:.2f} clocks a block per round beyond 10; SHA-256 block overhead "
              f"{reloads[SHA256]:.2f} clocks; aligned CTR start-up {fits[CTR_FIT][0]:.1f}, per "
              f"block {fits[CTR_FIT][1]:.2f} clocks. Chain reload after a key load (Nehemiah, "
-             f"Gladman): " + ", ".join(f"{m} {reloads[m]:.1f}" for m in RELOAD_MODES) +
-             f" clocks; IV write-back (§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; ECB of more "
+             f"Gladman), every chaining mode: {reloads[RELOAD]:.1f} clocks; IV write-back "
+             f"(§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; ECB of more "
              f"than 2 blocks releases integer code " +
              ", ".join(f"{m} {reloads[ecb_release_key(m)]:.1f}" for m in MACHINES) +
              " clocks earlier than the single-encryption overlap. Start-up and per-block "

@@ -89,7 +89,7 @@ class Parts:
     (machine, mode) the chain reload, and per machine the clock of its §3.3 table."""
     startup: dict = field(default_factory=dict)    # (machine, mode, aligned) -> clocks
     per_block: dict = field(default_factory=dict)  # (machine, mode, aligned) -> clocks
-    reload: dict = field(default_factory=dict)     # (machine, mode) -> clocks
+    reload: dict = field(default_factory=dict)     # machine -> clocks
     mhz: dict = field(default_factory=dict)        # machine -> MHz
 
 
@@ -108,6 +108,14 @@ def ecb_clocks(n: int) -> float:
     if n <= 2:
         return (9 if n <= 1 else 11) + 2 * ROUNDS
     return 11 + n * ROUNDS + (ROUNDS - 2 if n % 2 else 0)
+
+
+def charged_blocks(c: Cell) -> int:
+    """Blocks a unit's per-block clocks are paid for: aligned CTR encrypts its counters in
+    pairs, so an odd count pays for one more (ace::ctr_charged_blocks; §6.6, §3.3)."""
+    if c.mode == "CTR" and c.aligned and c.blocks % 2 and c.insns == 1:
+        return c.blocks + 1
+    return c.blocks
 
 
 def chain_floored(startup: float, per_block: float, n: int) -> bool:
@@ -158,7 +166,7 @@ def part_names(cells: list[Cell]) -> list[tuple]:
         names.add(("startup", c.machine, c.mode, c.aligned))
         names.add(("per_block", c.machine, c.mode, c.aligned))
         if c.reloads:
-            names.add(("reload", c.machine, c.mode))
+            names.add(("reload", c.machine))
     return sorted(names, key=str)
 
 
@@ -186,9 +194,11 @@ def cell_derivative(c: Cell, name: tuple) -> float:
     if kind in ("startup", "per_block"):
         if name[1:] != (c.machine, c.mode, c.aligned):
             return 0.0
-        return float(c.insns if kind == "startup" else c.blocks)
+        return float(c.insns if kind == "startup" else charged_blocks(c))
     if kind == "reload":
-        return float(c.reloads) if name[1:] == (c.machine, c.mode) else 0.0
+        # One restart after a key load for every chaining mode (§3.3: the microcode "resets
+        # ACE ..., loads or generates the key, and restarts").
+        return float(c.reloads) if name[1] == c.machine else 0.0
     if kind == "iv_writeback":
         return float(c.insns) if iv_writeback_cell(c) else 0.0
     return 0.0
@@ -367,7 +377,10 @@ def owners(name: tuple) -> set[str]:
     if kind in ("startup", "per_block"):
         _, machine, mode, aligned = name
         if machine == "Esther":
-            return {"CTR_ERRATA run"} if mode == "CTR" and aligned else {"§3.3 Esther"}
+            if mode == "CTR":
+                return {"CTR_ERRATA run"} if aligned else {"§3.3 Esther"}
+            # The BAES run's plain lines, 512 blocks a REP, see them too (loso_one).
+            return {"§3.3 Esther", "BAES run"}
         return {"§3.3 Nehemiah", "Gladman"} if kind == "per_block" else {"§3.3 Nehemiah"}
     return set()
 
@@ -378,22 +391,69 @@ def loso(cells: list[Cell], mhz0: dict, fit_mhz: set, prior: dict) -> dict[str, 
     rates were measured at a clock of its own that no other source sees (the §3.3 Nehemiah
     table's) then has that one clock fitted to it, the parts held, as BAES's is on its ECB
     line."""
-    train_all = [c for c in cells if c.in_fit]
-    names = part_names(train_all)
-    out = {}
-    for src in SOURCES:
-        train = [c for c in train_all if source_of(c) != src or reference(c)]
-        clocks = {c.clock for c in train if is_rate(c)} & set(fit_mhz)
-        held = {n: prior.get(n, 0.0) for n in names if not owners(n) - {src}}
-        moved = [shifted(c, Fit("", held, {}, [])) for c in train]
-        f = solve(f"without {src}", moved, [n for n in names if n not in held], mhz0, clocks,
-                  prior=prior)
-        f = Fit(f.label, {**f.delta, **held}, f.mhz, train)
-        own = [c for c in cells if source_of(c) == src and c.in_fit and is_rate(c)
-               and c.clock in set(fit_mhz) - clocks]
-        if own:
-            clock = solve(f.label, [shifted(c, f) for c in own], [], f.mhz,
-                          {c.clock for c in own})
-            f = Fit(f.label, f.delta, clock.mhz, f.used)
-        out[src] = f
-    return out
+    return {src: loso_one(cells, src, mhz0, fit_mhz, prior) for src in SOURCES}
+
+
+def loso_one(cells: list[Cell], src: str, mhz0: dict, fit_mhz: set, prior: dict,
+             free: tuple = (), fixed: dict | None = None) -> Fit:
+    """One leave-one-source-out fit (loso). `free`: parts fitted although only `src` owns
+    them (another source sees them once `fixed` gives its clock); `fixed`: clocks held at
+    these MHz instead of fitted."""
+    fixed = fixed or {}
+    mhz0 = {**mhz0, **fixed}
+    # The BAES run's plain lines are predictions in the fit to all sources (its cross-check,
+    # one clock on ECB); another source left out is predicted from them too.
+    train_all = [c for c in cells if c.in_fit or (c.source == "baes" and judged(c))]
+    names = part_names([c for c in cells if c.in_fit])
+    train = [c for c in train_all if source_of(c) != src or reference(c)]
+    if src == "BAES run":
+        train = [c for c in train if c.in_fit]
+    clocks = ({c.clock for c in train if is_rate(c)} & set(fit_mhz)) - set(fixed)
+    held = {n: prior.get(n, 0.0) for n in names if not owners(n) - {src} and n not in free}
+    moved = [shifted(c, Fit("", held, {}, [])) for c in train]
+    f = solve(f"without {src}", moved, [n for n in names if n not in held], mhz0, clocks,
+              prior=prior)
+    f = Fit(f.label, {**f.delta, **held}, f.mhz, train)
+    own = [c for c in cells if source_of(c) == src and c.in_fit and is_rate(c)
+           and c.clock in set(fit_mhz) - clocks - set(fixed)]
+    if own:
+        clock = solve(f.label, [shifted(c, f) for c in own], [], f.mhz,
+                      {c.clock for c in own})
+        f = Fit(f.label, f.delta, clock.mhz, f.used)
+    return f
+
+
+def loso_median(cells: list[Cell], src: str, f: Fit) -> float:
+    errs = [abs(e) for e in f.errors([c for c in cells if source_of(c) == src and judged(c)])]
+    return statistics.median(errs)
+
+
+def identifiability(cells: list[Cell], mhz0: dict, fit_mhz: set, prior: dict,
+                    now: dict) -> list[tuple[str, str, str, float]]:
+    """What the sources that only they can judge need from elsewhere (docs/timing.md, "What
+    leave-one-source-out cannot see"): each left out again with the one unknown it alone
+    sets moved over a range. `now`: part name -> its fitted value, prior: part name -> the
+    change to its prior value. Rows (source, unknown, value, median |error| left out)."""
+    rows = []
+    # §3.3 Esther: the only Esther clocks at a stated clock. Fix the BAES run's clock and its
+    # ECB line sets Esther's per-store cost.
+    for mhz in (1000, 1100, 1150, 1200, 1250, 1300, 1400, 1600):
+        f = loso_one(cells, "§3.3 Esther", mhz0, fit_mhz, prior, free=(("store", "Esther"),),
+                     fixed={"BAES": float(mhz)})
+        rows.append(("§3.3 Esther", "the BAES run's clock (MHz)", f"{mhz}",
+                     loso_median(cells, "§3.3 Esther", f)))
+    # Gladman: the chain reload after a key load and the IV store, at a fraction of their
+    # fitted values.
+    for k in (0.0, 0.25, 0.5, 1.0):
+        p = {n: (-(1 - k) * now[n] if n[0] in ("reload", "iv_writeback") else v)
+             for n, v in prior.items()}
+        f = loso_one(cells, "Gladman", mhz0, fit_mhz, p)
+        rows.append(("Gladman", "chain reload and IV store, fraction of the fitted",
+                     f"{k:.2f}", loso_median(cells, "Gladman", f)))
+    # Dedibox: the clocks of a round beyond 10 (the §3.3 formula's N·R: 1).
+    for r in (1.0, 0.95, 0.9, 0.8):
+        p = {**prior, ("round",): r - now[("round",)]}
+        f = loso_one(cells, "Dedibox ratios", mhz0, fit_mhz, p)
+        rows.append(("Dedibox ratios", "clocks a round beyond 10", f"{r:.2f}",
+                     loso_median(cells, "Dedibox ratios", f)))
+    return rows

@@ -61,7 +61,11 @@ BlockClock BlockClock::chain(const AceParams& p, ChainMode m, bool unaligned, ui
   // Gladman's decryptions cost more than his encryptions, which copy the IV back in
   // software (docs/timing.md, "PadLock timing parts").
   if (stores_iv) c.base_ += p.iv_writeback;
-  double sse = c.base_ + static_cast<double>(n) * c.per_block_;
+  // With ALIGN = 0, CTR encrypts its counters in groups of ctr_interrupt_granularity, the
+  // pairs it is interruptible after (§6.6), as ECB always encrypts pairs (§3.3): an odd
+  // ECX pays for the unused block too (docs/timing.md, "Aligned CTR").
+  const uint64_t charged = ctr_charged_blocks(p, m, unaligned, n);
+  double sse = c.base_ + static_cast<double>(charged) * c.per_block_;
   // A chaining instruction runs the same rounds as ECB on its blocks and more: it takes at
   // least what the §3.3 ECB formula gives for them (2R + base for one block), which binds
   // for a single block with the key loaded (docs/timing.md, "PadLock timing parts").
@@ -72,6 +76,12 @@ BlockClock BlockClock::chain(const AceParams& p, ChainMode m, bool unaligned, ui
   c.sse_total_ = clocks(sse);
   c.int_total_ = clocks(std::max(0.0, sse - overlap1));
   return c;
+}
+
+uint64_t ctr_charged_blocks(const AceParams& p, ChainMode m, bool unaligned, uint64_t n) {
+  if (m != ChainMode::Ctr || unaligned || n == 0) return n;
+  const uint64_t g = std::max(1u, p.ctr_interrupt_granularity);
+  return (n + g - 1) / g * g;
 }
 
 uint64_t BlockClock::at(uint64_t k) const {

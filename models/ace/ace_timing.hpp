@@ -44,6 +44,10 @@ class BlockClock {
 // round more (or fewer) costs round_clocks (docs/timing.md, "Rounds").
 double round_clocks(const AceParams& p, unsigned rounds);
 
+// Blocks a chaining instruction of n blocks is charged for: n, but aligned CTR rounds up to
+// its groups of ctr_interrupt_granularity (§6.6, the ECB pairs of §3.3).
+uint64_t ctr_charged_blocks(const AceParams& p, ChainMode m, bool unaligned, uint64_t n);
+
 // §3.3: ECX = 0 takes 10..27 clocks. Ours: the minimum with the key already loaded, the
 // maximum when EFLAGS[30] = 0.
 uint64_t ecx0_clocks(const AceParams& p, bool key_loaded);

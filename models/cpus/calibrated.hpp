@@ -19,45 +19,44 @@ namespace padlock::cpus::calibrated {
 inline constexpr const char* kNehemiahAlignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.2 GHz "
     "Nehemiah with 16-byte aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kNehemiahAlignedCbc = {kNehemiahAlignedTable, -6.4, 21.75};
-inline constexpr ChainFit kNehemiahAlignedCfb = {kNehemiahAlignedTable, -1.8, 21.92};
-inline constexpr ChainFit kNehemiahAlignedOfb = {kNehemiahAlignedTable, -8.8, 45.22};
+inline constexpr ChainFit kNehemiahAlignedCbc = {kNehemiahAlignedTable, -6.8, 21.75};
+inline constexpr ChainFit kNehemiahAlignedCfb = {kNehemiahAlignedTable, -3.4, 21.9};
+inline constexpr ChainFit kNehemiahAlignedOfb = {kNehemiahAlignedTable, -8.7, 45.22};
 
 // §3.3 "1.6 GHz Esther with 16-byte aligned buffers".
 inline constexpr const char* kEstherAlignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.6 GHz "
     "Esther with 16-byte aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, 10.6, 20.72};
-inline constexpr ChainFit kEstherAlignedCfb = {kEstherAlignedTable, 13.7, 20.7};
-inline constexpr ChainFit kEstherAlignedOfb = {kEstherAlignedTable, 21.7, 38.87};
+inline constexpr ChainFit kEstherAlignedCbc = {kEstherAlignedTable, 10.0, 20.7};
+inline constexpr ChainFit kEstherAlignedCfb = {kEstherAlignedTable, 14.2, 20.66};
+inline constexpr ChainFit kEstherAlignedOfb = {kEstherAlignedTable, 22.5, 38.84};
 
 // §3.3 "1.6 GHz Esther with non-aligned buffers".
 inline constexpr const char* kEstherUnalignedTable =
     "calibrated: the BAES loop (bench/guest/baes.c) under the emulator matched to §3.3 \"1.6 GHz "
     "Esther with non-aligned buffers\" (scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kEstherUnalignedCbc = {kEstherUnalignedTable, 66.3, 61.2};
-inline constexpr ChainFit kEstherUnalignedCfb = {kEstherUnalignedTable, 66.3, 61.34};
-inline constexpr ChainFit kEstherUnalignedOfb = {kEstherUnalignedTable, 69.2, 65.4};
-inline constexpr ChainFit kEstherUnalignedCtr = {kEstherUnalignedTable, 81.3, 36.79};
+inline constexpr ChainFit kEstherUnalignedCbc = {kEstherUnalignedTable, 67.3, 61.17};
+inline constexpr ChainFit kEstherUnalignedCfb = {kEstherUnalignedTable, 66.6, 61.31};
+inline constexpr ChainFit kEstherUnalignedOfb = {kEstherUnalignedTable, 69.3, 65.38};
+inline constexpr ChainFit kEstherUnalignedCtr = {kEstherUnalignedTable, 81.0, 36.77};
 
 // Aligned CTR: the guide's CTR_ERRATA run (§3.3 has no aligned CTR column).
 inline constexpr const char* kCtrErrataRun =
     "calibrated: our CTR_ERRATA-method guest (bench/guest/ctr_phases.c) under the emulator matched "
-    "to the guide's CTR_ERRATA run, one block per REP XCRYPTCTR and one REP of 256 blocks (§6.6; "
-    "scripts/calibrate.py, docs/timing.md)";
-inline constexpr ChainFit kEstherAlignedCtr = {kCtrErrataRun, 97.3, 27.92};
+    "to the guide's CTR_ERRATA run, one block per REP XCRYPTCTR and one REP of 256 blocks, an odd "
+    "count paying for a whole pair (§6.6, §3.3; scripts/calibrate.py, docs/timing.md)";
+inline constexpr ChainFit kEstherAlignedCtr = {kCtrErrataRun, 69.2, 28.07};
 
-// Gladman's ACE tables: the chain reload after a key load, CBC, CFB, OFB; the
-// chaining value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1),
-// from his encryption/decryption pairs.
+// Gladman's ACE tables: the chain restart after a key load, one for every chaining
+// mode (§3.3: the microcode resets ACE, loads the key and restarts); the chaining
+// value's store to memory (§3.1: CBC/CFB decryption, OFB, ALIGN = 1), from his
+// encryption/decryption pairs.
 inline constexpr const char* kGladmanTables =
     "calibrated: our modetest-method guest (bench/guest/modetest.c) under the emulator matched to "
     "Gladman's ACE tables (tests/vectors/timing/gladman_c3_1200.tsv) with the §3.3 tables "
     "(scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kNehemiahReloadCbc = {32.1, kGladmanTables};
-inline constexpr Clocks kNehemiahReloadCfb = {27.0, kGladmanTables};
-inline constexpr Clocks kNehemiahReloadOfb = {36.8, kGladmanTables};
-inline constexpr Clocks kNehemiahIvWriteback = {23.1, kGladmanTables};
+inline constexpr Clocks kNehemiahChainReload = {33.5, kGladmanTables};
+inline constexpr Clocks kNehemiahIvWriteback = {22.4, kGladmanTables};
 
 // The extra clocks of a misaligned REP string element (timing::RepStringCost):
 // Gladman's unaligned REP XCRYPTECB of 1000 blocks, which copies every block in
@@ -65,14 +64,14 @@ inline constexpr Clocks kNehemiahIvWriteback = {23.1, kGladmanTables};
 inline constexpr const char* kGladmanUnalignedEcb =
     "calibrated: our modetest-method guest (bench/guest/modetest.c) matched to Gladman's unaligned "
     "ECB at 1000 blocks, 8 misaligned dwords copied a block (scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kNehemiahMisalignedStringElement = {1.54, kGladmanUnalignedEcb};
+inline constexpr Clocks kNehemiahMisalignedStringElement = {1.57, kGladmanUnalignedEcb};
 
 // ECB of more than 2 blocks: integer code released this much earlier than the
 // single-encryption overlap, from the §3.3 ECB rows of 64 B and more.
 inline constexpr const char* kEcbRelease =
     "calibrated: the §3.3 ECB rates of 4 blocks and more, which the BAES loop (bench/guest/baes.c) "
     "under the emulator matches (scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kNehemiahEcbRelease = {14.6, kEcbRelease};
+inline constexpr Clocks kNehemiahEcbRelease = {14.1, kEcbRelease};
 inline constexpr Clocks kEstherEcbRelease = {0.0, kEcbRelease};
 
 // Esther's per-store cost: clocks per 16-byte ACE store beyond the store buffer
@@ -80,14 +79,14 @@ inline constexpr Clocks kEstherEcbRelease = {0.0, kEcbRelease};
 inline constexpr const char* kEstherEcbAtNominal =
     "calibrated: the §3.3 Esther tables at their nominal 1.6 GHz, whose ECB rows take 12 clocks a "
     "block where the §3.3 formula gives 10 (scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kEstherStoreDrain = {1.96, kEstherEcbAtNominal};
+inline constexpr Clocks kEstherStoreDrain = {2.0, kEstherEcbAtNominal};
 
 // Digest mode (DGEST = 1): extra clocks per block (AceParams::dgest_per_block).
 inline constexpr const char* kBaesCbcMac =
     "calibrated: the guide's BAES run, CBC-MAC mode (DGEST = 1) at about half of plain CBC, our "
     "BAES guest (bench/guest/baes.c -mac) under the emulator (§6.2; scripts/calibrate.py, "
     "docs/timing.md)";
-inline constexpr Clocks kEstherDigestPerBlock = {21.11, kBaesCbcMac};
+inline constexpr Clocks kEstherDigestPerBlock = {21.23, kBaesCbcMac};
 
 // Clocks per block for each AES round beyond 10 (AceParams::round_clocks), and
 // SHA-256's clocks per block beyond its rounds (PheParams::sha256_block_overhead).
@@ -95,12 +94,12 @@ inline constexpr const char* kDedibox =
     "calibrated: the Dedibox C7 key-size and SHA ratios (Synopse mORMot, SynCrypto.pas header), "
     "our guest (bench/guest/dedibox.c) under the emulator (scripts/calibrate.py, docs/timing.md)";
 inline constexpr Clocks kRoundClocks = {0.78, kDedibox};
-inline constexpr Clocks kSha256BlockOverhead = {9.72, kDedibox};
+inline constexpr Clocks kSha256BlockOverhead = {9.71, kDedibox};
 
 // The clock the §3.3 Nehemiah table was measured at (Esther's: its nominal 1.6 GHz).
 inline constexpr const char* kTableClock =
     "calibrated: the clock the §3.3 table's rates imply, fitted with the chaining parts to both "
     "sources (scripts/calibrate.py, docs/timing.md)";
-inline constexpr MHz kNehemiahTableClock = {1093.7, kTableClock};
+inline constexpr MHz kNehemiahTableClock = {1093.1, kTableClock};
 
 }  // namespace padlock::cpus::calibrated

@@ -69,10 +69,10 @@ constexpr AceParams esther_ace() {
   constexpr const char* kReload =
       "choice: Nehemiah's, fitted to Gladman's tables (no Esther "
       "source reloads the key per instruction)";
-  a.chain_reload = {{{kNehemiahReloadCbc.value, kReload},
-                     {kNehemiahReloadCfb.value, kReload},
-                     {kNehemiahReloadOfb.value, kReload},
-                     {kNehemiahReloadCbc.value, kReload}}};
+  a.chain_reload = {{{kNehemiahChainReload.value, kReload},
+                     {kNehemiahChainReload.value, kReload},
+                     {kNehemiahChainReload.value, kReload},
+                     {kNehemiahChainReload.value, kReload}}};
   a.ecb_release_many = kEstherEcbRelease;
   a.dgest_per_block = kEstherDigestPerBlock;
   a.iv_writeback = {kNehemiahIvWriteback.value,
@@ -96,9 +96,11 @@ constexpr AceParams nehemiah_ace() {
   set_chain(a.chain_startup, a.chain_per_block, kFits);
   // No ALIGN on Nehemiah (§3.2): non-aligned buffers cost as aligned ones.
   set_chain(a.chain_startup_unaligned, a.chain_per_block_unaligned, kFits);
-  a.chain_reload = {{kNehemiahReloadCbc,
-                     kNehemiahReloadCfb,
-                     kNehemiahReloadOfb,
+  // One restart after a key load whatever the mode (§3.3: the microcode "resets ACE ...,
+  // loads or generates the key, and restarts").
+  a.chain_reload = {{kNehemiahChainReload,
+                     kNehemiahChainReload,
+                     kNehemiahChainReload,
                      {0, "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
   a.iv_writeback = kNehemiahIvWriteback;
   a.ecb_release_many = kNehemiahEcbRelease;
