@@ -1,9 +1,11 @@
 # Dependencies. Capstone 5 comes from its PyPI wheel, which ships headers and the library;
 # Unicorn 2.1.4 is built from its PyPI sdist with our patch (PadlockUnicorn.cmake); GMP,
-# OpenSSL and GoogleTest come from Debian.
+# OpenSSL, GoogleTest and nlohmann-json (trace files read back, the checker's JSON Lines
+# and SARIF) come from Debian.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(GMP REQUIRED IMPORTED_TARGET gmp)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+find_package(nlohmann_json 3.11 REQUIRED)
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 
 # Ask the Python that will run the tests where the wheels put their files.

@@ -1,8 +1,8 @@
 // libFuzzer target: the --trace reader behind `trace summary` and `trace diff`
-// (emulator/tools/trace_file.hpp, json_value.hpp) on any file: it reads the file or gives
-// a one-line reason, and a file it reads can be summarized.
-// The reader takes a path: the input goes to one memory file, rewritten for each input (a
-// file on disk cost a truncate and a writeback per input, most of the time of a run).
+// (emulator/tools/trace_file.hpp; lines parsed by nlohmann-json) on any file: it reads the file or
+// gives a one-line reason, and a file it reads can be summarized. The reader takes a path: the
+// input goes to one memory file, rewritten for each input (a file on disk cost a truncate and a
+// writeback per input, most of the time of a run).
 #include <sys/mman.h>
 #include <unistd.h>
 

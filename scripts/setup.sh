@@ -9,6 +9,7 @@ DEBIAN_PACKAGES=(
   libgtest-dev libgmock-dev libgmp-dev libssl-dev
   zlib1g-dev                         # gzip-compressed traces and profiles (*.gz)
   libdw-dev                          # the profiler reads separate debug info (elfutils)
+  nlohmann-json3-dev                 # trace files read back; the checker's JSON Lines and SARIF
   gcc-multilib g++-multilib          # i386 guest programs (gcc -m32 -static)
   qemu-user                          # the speed baseline for plain x86 code
   patch                              # applies cmake/{unicorn,qemu}/patches/series

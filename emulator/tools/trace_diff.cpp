@@ -15,20 +15,24 @@ bool ignored(const std::string& path, const std::vector<std::string>& ignore) {
   });
 }
 
-void compare(const std::string& path, const JsonValue* a, const JsonValue* b,
+// A value as diff prints it: compact JSON; bytes that are not UTF-8 as U+FFFD.
+std::string text(const Record& v) {
+  return v.dump(-1, ' ', false, Record::error_handler_t::replace);
+}
+
+void compare(const std::string& path, const Record* a, const Record* b,
              const std::vector<std::string>& ignore, std::vector<FieldDiff>& out) {
   if (!path.empty() && ignored(path, ignore)) return;
-  if (a != nullptr && b != nullptr && a->type == JsonValue::Type::Object &&
-      b->type == JsonValue::Type::Object) {
+  if (a != nullptr && b != nullptr && a->is_object() && b->is_object()) {
     auto child = [&](const std::string& key) { return path.empty() ? key : path + "." + key; };
-    for (const auto& [key, va] : a->members) compare(child(key), &va, b->get(key), ignore, out);
-    for (const auto& [key, vb] : b->members) {
-      if (a->get(key) == nullptr) compare(child(key), nullptr, &vb, ignore, out);
+    for (const auto& [key, va] : a->items()) compare(child(key), &va, member(*b, key), ignore, out);
+    for (const auto& [key, vb] : b->items()) {
+      if (member(*a, key) == nullptr) compare(child(key), nullptr, &vb, ignore, out);
     }
     return;
   }
   if (a != nullptr && b != nullptr && *a == *b) return;
-  out.push_back({path, a != nullptr ? a->dump() : kAbsent, b != nullptr ? b->dump() : kAbsent});
+  out.push_back({path, a != nullptr ? text(*a) : kAbsent, b != nullptr ? text(*b) : kAbsent});
 }
 
 std::vector<std::string> with(std::vector<std::string> v, std::initializer_list<const char*> more) {
@@ -42,11 +46,11 @@ void print_fields(FILE* out, const char* indent, const std::vector<FieldDiff>& f
   }
 }
 
-std::string where(const JsonValue& insn) {
-  std::string s = insn.str("insn") + " at " + insn.str("pc");
-  const std::string fn = insn.str("fn");
+std::string where(const Record& insn) {
+  std::string s = str(insn, "insn") + " at " + str(insn, "pc");
+  const std::string fn = str(insn, "fn");
   if (!fn.empty()) s += " in " + fn;
-  s += ", cycle " + std::to_string(insn.u64("cycle"));
+  s += ", cycle " + std::to_string(u64(insn, "cycle"));
   return s;
 }
 
@@ -71,8 +75,8 @@ TraceDiff diff_traces(const TraceFile& a, const TraceFile& b,
       d.fields = std::move(f);
     }
   }
-  const JsonValue* ea = a.end.type == JsonValue::Type::Null ? nullptr : &a.end;
-  const JsonValue* eb = b.end.type == JsonValue::Type::Null ? nullptr : &b.end;
+  const Record* ea = a.end.is_null() ? nullptr : &a.end;
+  const Record* eb = b.end.is_null() ? nullptr : &b.end;
   if (ea != nullptr || eb != nullptr) compare("", ea, eb, with(ignore, {"type"}), d.end);
   for (FieldDiff& f : d.end) {
     if (f.path.empty()) f.path = "(record)";
@@ -91,9 +95,9 @@ void print_diff(FILE* out, const TraceFile& a, const TraceFile& b, const TraceDi
     print_fields(out, "  run.", d.run);
   }
   if (d.insn_differs) {
-    const JsonValue& ia = a.insns[d.index];
+    const Record& ia = a.insns[d.index];
     std::fprintf(out, "first divergence: instruction #%zu, %s\n", d.index, where(ia).c_str());
-    const JsonValue& ib = b.insns[d.index];
+    const Record& ib = b.insns[d.index];
     if (where(ib) != where(ia)) std::fprintf(out, "  (in B: %s)\n", where(ib).c_str());
     print_fields(out, "  ", d.fields);
     std::fprintf(out, "instructions differing: %zu of %zu compared\n", d.differing,

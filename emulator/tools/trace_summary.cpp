@@ -1,31 +1,32 @@
 #include "emulator/tools/trace_summary.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <vector>
 
 namespace padlock::emu::trace {
 
-void KindTotals::add(const JsonValue& insn) {
+void KindTotals::add(const Record& insn) {
   ++count;
-  bytes += insn.u64("bytes");
-  cycles += insn.u64("cycles");
-  reloads += insn.flag("key_reloaded") ? 1 : 0;
-  const std::string status = insn.str("status");
+  bytes += u64(insn, "bytes");
+  cycles += u64(insn, "cycles");
+  reloads += flag(insn, "key_reloaded") ? 1 : 0;
+  const std::string status = str(insn, "status");
   interrupted += status == "interrupted" ? 1 : 0;
   faulted += status == "faulted" ? 1 : 0;
-  restarted += insn.flag("restarted") ? 1 : 0;
+  restarted += flag(insn, "restarted") ? 1 : 0;
 }
 
 TraceSummary summarize(const TraceFile& t) {
   TraceSummary s;
-  for (const JsonValue& insn : t.insns) {
-    const std::string kind = insn.str("insn");
+  for (const Record& insn : t.insns) {
+    const std::string kind = str(insn, "insn");
     s.by_kind[kind].add(insn);
-    s.by_function[{insn.str("fn"), kind}].add(insn);
+    s.by_function[{str(insn, "fn"), kind}].add(insn);
     s.total.add(insn);
-    if (const JsonValue* d = insn.get("diag"); d != nullptr) {
-      for (const JsonValue& name : d->items) ++s.diagnostics[name.text];
+    if (const Record* d = member(insn, "diag"); d != nullptr && d->is_array()) {
+      for (const Record& name : *d) {
+        if (name.is_string()) ++s.diagnostics[name.get<std::string>()];
+      }
     }
   }
   return s;
@@ -49,19 +50,23 @@ void row(FILE* out, const std::string& label, const KindTotals& k, uint64_t all_
 }  // namespace
 
 void print_summary(FILE* out, const TraceFile& t, const TraceSummary& s) {
-  const JsonValue& run = t.run;
-  const double mhz = std::strtod(run.get("mhz") ? run.get("mhz")->text.c_str() : "0", nullptr);
-  std::fprintf(out, "%s (%s) on %s at %g MHz, seed %llu, errata %s\n", run.str("program").c_str(),
-               run.str("arch").c_str(), run.str("cpu").c_str(), mhz,
-               static_cast<unsigned long long>(run.u64("seed")), run.flag("errata") ? "on" : "off");
+  const Record& run = t.run;
+  const Record* mhz_member = member(run, "mhz");
+  const double mhz =
+      mhz_member != nullptr && mhz_member->is_number() ? mhz_member->get<double>() : 0.0;
+  std::fprintf(out, "%s (%s) on %s at %g MHz, seed %llu, errata %s\n", str(run, "program").c_str(),
+               str(run, "arch").c_str(), str(run, "cpu").c_str(), mhz,
+               static_cast<unsigned long long>(u64(run, "seed")),
+               flag(run, "errata") ? "on" : "off");
   const uint64_t pl = s.total.cycles;
-  if (t.end.type != JsonValue::Type::Null) {
-    const uint64_t end = t.end.u64("cycle");
-    if (const JsonValue* sig = t.end.get("signal"); sig != nullptr) {
-      std::fprintf(out, "ended by signal %s", sig->text.c_str());
+  if (!t.end.is_null()) {
+    const uint64_t end = u64(t.end, "cycle");
+    if (const Record* sig = member(t.end, "signal"); sig != nullptr) {
+      const std::string name = sig->is_string() ? sig->get<std::string>() : sig->dump();
+      std::fprintf(out, "ended by signal %s", name.c_str());
     } else {
       std::fprintf(out, "exit status %llu",
-                   static_cast<unsigned long long>(t.end.u64("exit_code")));
+                   static_cast<unsigned long long>(u64(t.end, "exit_code")));
     }
     std::fprintf(out, " at cycle %llu (%.3f us modelled); PadLock %.1f%% of it\n",
                  static_cast<unsigned long long>(end), mhz > 0 ? end / mhz : 0.0, share(pl, end));

@@ -15,7 +15,7 @@ namespace padlock::emu::trace {
 struct KindTotals {
   uint64_t count = 0, bytes = 0, cycles = 0, reloads = 0, interrupted = 0, faulted = 0,
            restarted = 0;
-  void add(const JsonValue& insn);
+  void add(const Record& insn);
 };
 
 struct TraceSummary {

@@ -1,17 +1,11 @@
 #include "emulator/observe/check/report.hpp"
 
 #include <cinttypes>
-
-#include "emulator/observe/trace/json_text.hpp"
+#include <nlohmann/json.hpp>
 
 namespace padlock::emu::check {
 
 namespace {
-
-using trace::json_hex;
-using trace::json_key;
-using trace::json_string;
-using trace::json_u64;
 
 std::string where(const Frame& f) {
   char pc[24];
@@ -38,31 +32,35 @@ std::string message(const Finding& f) {
   return m;
 }
 
-// System mode's kernel module and the offset in the function (Frame::module).
-void module_json(std::string& out, const Frame& f) {
-  if (f.module.empty()) return;
-  json_key(out, "module");
-  json_string(out, f.module);
-  json_key(out, "offset");
-  json_u64(out, f.offset);
+using Json = nlohmann::ordered_json;
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
 }
 
-void frame_json(std::string& out, const Frame& f) {
-  out += '{';
-  json_key(out, "pc");
-  json_hex(out, f.pc, 1);
-  if (!f.function.empty()) {
-    json_key(out, "function");
-    json_string(out, f.function);
+// The JSON text of a log or record: compact; bytes that are not UTF-8 (a program name from
+// a Latin-1 file system) become U+FFFD, so the file stays valid JSON (RFC 8259 §8.1).
+std::string text(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// One backtrace frame (JSON Lines); system mode's kernel module and the offset in the
+// function (Frame::module).
+Json frame_json(const Frame& f) {
+  Json j;
+  j["pc"] = hex(f.pc);
+  if (!f.function.empty()) j["function"] = f.function;
+  if (!f.module.empty()) {
+    j["module"] = f.module;
+    j["offset"] = f.offset;
   }
-  module_json(out, f);
   if (!f.file.empty()) {
-    json_key(out, "file");
-    json_string(out, f.file);
-    json_key(out, "line");
-    json_u64(out, f.line);
+    j["file"] = f.file;
+    j["line"] = f.line;
   }
-  out += '}';
+  return j;
 }
 
 // SARIF §3.4.3: artifactLocation.uri is a URI reference (RFC 3986): an absolute path becomes
@@ -84,43 +82,26 @@ std::string artifact_uri(const std::string& file) {
   return uri;
 }
 
-// A SARIF location: the source line when known, always the address and the function.
-void sarif_location(std::string& out, const Frame& f) {
-  out += '{';
-  json_key(out, "physicalLocation");
-  out += '{';
+// A SARIF location (§3.28): the source line when known, always the address and the
+// function.
+Json sarif_location(const Frame& f) {
+  Json physical;
   if (!f.file.empty()) {
-    json_key(out, "artifactLocation");
-    out += '{';
-    json_key(out, "uri");
-    json_string(out, artifact_uri(f.file));
-    out += '}';
-    json_key(out, "region");
-    out += '{';
-    json_key(out, "startLine");
-    json_u64(out, f.line);
-    out += '}';
+    physical["artifactLocation"] = {{"uri", artifact_uri(f.file)}};
+    physical["region"] = {{"startLine", f.line}};
   }
-  json_key(out, "address");
-  out += '{';
-  json_key(out, "absoluteAddress");
-  json_u64(out, f.pc);
-  out += "}}";
+  physical["address"] = {{"absoluteAddress", f.pc}};
+  Json location;
+  location["physicalLocation"] = std::move(physical);
   if (!f.function.empty()) {
-    json_key(out, "logicalLocations");
-    out += "[{";
-    json_key(out, "name");
-    json_string(out, f.function);
-    if (!f.module.empty()) {
-      // A module-qualified name, as debuggers write it (module!function).
-      json_key(out, "fullyQualifiedName");
-      json_string(out, f.module + "!" + f.function);
-    }
-    json_key(out, "kind");
-    json_string(out, "function");
-    out += "}]";
+    Json logical;
+    logical["name"] = f.function;
+    // A module-qualified name, as debuggers write it (module!function).
+    if (!f.module.empty()) logical["fullyQualifiedName"] = f.module + "!" + f.function;
+    logical["kind"] = "function";
+    location["logicalLocations"] = Json::array({std::move(logical)});
   }
-  out += '}';
+  return location;
 }
 
 }  // namespace
@@ -147,51 +128,32 @@ void write_text(FILE* out, const std::vector<Finding>& findings) {
 
 std::string finding_json(const Finding& f, const ReportInfo& info) {
   const KindInfo& k = kind_info(f.kind);
-  std::string line;
-  line += '{';
-  json_key(line, "kind");
-  json_string(line, k.name);
-  json_key(line, "severity");
-  json_string(line, severity_name(k.severity));
-  json_key(line, "section");
-  json_string(line, k.section);
-  json_key(line, "insn");
-  json_string(line, insn_name(f));
-  json_key(line, "pc");
-  json_hex(line, f.pc, 1);
   const Frame& top = f.frames[0];
-  if (!top.function.empty()) {
-    json_key(line, "function");
-    json_string(line, top.function);
+  Json j;
+  j["kind"] = k.name;
+  j["severity"] = severity_name(k.severity);
+  j["section"] = k.section;
+  j["insn"] = insn_name(f);
+  j["pc"] = hex(f.pc);
+  if (!top.function.empty()) j["function"] = top.function;
+  if (!top.module.empty()) {
+    j["module"] = top.module;
+    j["offset"] = top.offset;
   }
-  module_json(line, top);
   if (!top.file.empty()) {
-    json_key(line, "file");
-    json_string(line, top.file);
-    json_key(line, "line");
-    json_u64(line, top.line);
+    j["file"] = top.file;
+    j["line"] = top.line;
   }
-  json_key(line, "count");
-  json_u64(line, f.count);
-  json_key(line, "first");
-  json_u64(line, f.first);
-  json_key(line, "message");
-  json_string(line, message(f));
-  json_key(line, "chip");
-  json_string(line, k.chip);
-  json_key(line, "backtrace");
-  line += '[';
-  for (unsigned i = 0; i < f.depth; ++i) {
-    if (i != 0) line += ',';
-    frame_json(line, f.frames[i]);
-  }
-  line += ']';
-  json_key(line, "program");
-  json_string(line, info.program);
-  json_key(line, "cpu");
-  json_string(line, info.cpu);
-  line += '}';
-  return line;
+  j["count"] = f.count;
+  j["first"] = f.first;
+  j["message"] = message(f);
+  j["chip"] = k.chip;
+  Json backtrace = Json::array();
+  for (unsigned i = 0; i < f.depth; ++i) backtrace.push_back(frame_json(f.frames[i]));
+  j["backtrace"] = std::move(backtrace);
+  j["program"] = info.program;
+  j["cpu"] = info.cpu;
+  return text(j);
 }
 
 void write_jsonl(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info) {
@@ -202,97 +164,52 @@ void write_jsonl(FILE* out, const std::vector<Finding>& findings, const ReportIn
 }
 
 std::string sarif_text(const std::vector<Finding>& findings, const ReportInfo& info) {
-  std::string s = "{";
-  json_key(s, "$schema");
-  json_string(s, "https://json.schemastore.org/sarif-2.1.0.json");
-  json_key(s, "version");
-  json_string(s, "2.1.0");
-  json_key(s, "runs");
-  s += "[{";
-  json_key(s, "tool");
-  s += "{";
-  json_key(s, "driver");
-  s += "{";
-  json_key(s, "name");
-  json_string(s, "padlock-emu");
-  json_key(s, "rules");
-  s += '[';
+  Json rules = Json::array();
   for (unsigned i = 0; i < kKindCount; ++i) {
     const KindInfo& k = kind_info(i);
-    if (i != 0) s += ',';
-    s += '{';
-    json_key(s, "id");
-    json_string(s, k.name);
-    json_key(s, "shortDescription");
-    s += '{';
-    json_key(s, "text");
-    json_string(s, k.summary);
-    s += '}';
-    json_key(s, "fullDescription");
-    s += '{';
-    json_key(s, "text");
-    json_string(s, k.chip);
-    s += '}';
-    json_key(s, "defaultConfiguration");
-    s += '{';
-    json_key(s, "level");
-    json_string(s, severity_name(k.severity));
-    s += '}';
-    json_key(s, "properties");
-    s += '{';
-    json_key(s, "guideSection");
-    json_string(s, k.section);
-    s += "}}";
+    Json rule;
+    rule["id"] = k.name;
+    rule["shortDescription"] = {{"text", k.summary}};
+    rule["fullDescription"] = {{"text", k.chip}};
+    rule["defaultConfiguration"] = {{"level", severity_name(k.severity)}};
+    rule["properties"] = {{"guideSection", k.section}};
+    rules.push_back(std::move(rule));
   }
-  s += "]}}";
-  json_key(s, "results");
-  s += '[';
-  for (size_t n = 0; n < findings.size(); ++n) {
-    const Finding& f = findings[n];
+  Json results = Json::array();
+  for (const Finding& f : findings) {
     const KindInfo& k = kind_info(f.kind);
-    if (n != 0) s += ',';
-    s += '{';
-    json_key(s, "ruleId");
-    json_string(s, k.name);
-    json_key(s, "ruleIndex");
-    json_u64(s, f.kind);
-    json_key(s, "level");
-    json_string(s, severity_name(k.severity));
-    json_key(s, "message");
-    s += '{';
-    json_key(s, "text");
-    json_string(s, message(f) + ". Chip: " + k.chip);
-    s += '}';
-    json_key(s, "locations");
-    s += '[';
-    sarif_location(s, f.frames[0]);
-    s += ']';
-    json_key(s, "stacks");
-    s += "[{";
-    json_key(s, "frames");
-    s += '[';
+    Json result;
+    result["ruleId"] = k.name;
+    result["ruleIndex"] = f.kind;
+    result["level"] = severity_name(k.severity);
+    result["message"] = {{"text", message(f) + ". Chip: " + k.chip}};
+    result["locations"] = Json::array({sarif_location(f.frames[0])});
+    Json frames = Json::array();
     for (unsigned i = 0; i < f.depth; ++i) {
-      if (i != 0) s += ',';
-      s += '{';
-      json_key(s, "location");
-      sarif_location(s, f.frames[i]);
-      s += '}';
+      frames.push_back({{"location", sarif_location(f.frames[i])}});
     }
-    s += "]}]";
-    json_key(s, "properties");
-    s += '{';
-    json_key(s, "count");
-    json_u64(s, f.count);
-    json_key(s, "guideSection");
-    json_string(s, k.section);
-    json_key(s, "program");
-    json_string(s, info.program);
-    json_key(s, "cpu");
-    json_string(s, info.cpu);
-    s += "}}";
+    Json stack;
+    stack["frames"] = std::move(frames);
+    result["stacks"] = Json::array({std::move(stack)});
+    Json properties;
+    properties["count"] = f.count;
+    properties["guideSection"] = k.section;
+    properties["program"] = info.program;
+    properties["cpu"] = info.cpu;
+    result["properties"] = std::move(properties);
+    results.push_back(std::move(result));
   }
-  s += "]}]}\n";
-  return s;
+  Json driver;
+  driver["name"] = "padlock-emu";
+  driver["rules"] = std::move(rules);
+  Json run;
+  run["tool"] = {{"driver", std::move(driver)}};
+  run["results"] = std::move(results);
+  Json log;
+  log["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";
+  log["version"] = "2.1.0";
+  log["runs"] = Json::array({std::move(run)});
+  return text(log) + "\n";
 }
 
 void write_sarif(FILE* out, const std::vector<Finding>& findings, const ReportInfo& info) {

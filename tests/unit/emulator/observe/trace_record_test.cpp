@@ -9,21 +9,21 @@
 
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/result_digest.hpp"
-#include "emulator/tools/json_value.hpp"
+#include "emulator/tools/trace_file.hpp"
 #include "models/flat_memory.hpp"
 
 namespace padlock::emu::trace {
 namespace {
 
 // Lines written by a JsonlTrace, parsed back.
-std::vector<JsonValue> lines_of(const std::string& text) {
-  std::vector<JsonValue> out;
+std::vector<Record> lines_of(const std::string& text) {
+  std::vector<Record> out;
   size_t start = 0;
   while (start < text.size()) {
     const size_t nl = text.find('\n', start);
-    JsonValue v;
+    Record v;
     std::string err;
-    EXPECT_TRUE(parse_json(text.substr(start, nl - start), v, err)) << err;
+    EXPECT_TRUE(parse_record(text.substr(start, nl - start), v, err)) << err;
     out.push_back(v);
     start = nl + 1;
   }
@@ -71,71 +71,71 @@ TEST(TraceRecord, LineHoldsTheDocumentedFields) {
   std::fclose(f);
   const std::string text(buf, len);
   std::free(buf);
-  const std::vector<JsonValue> lines = lines_of(text);
+  const std::vector<Record> lines = lines_of(text);
   ASSERT_EQ(lines.size(), 3u);
 
-  const JsonValue& r = lines[0];
-  EXPECT_EQ(r.str("type"), "run");
-  EXPECT_EQ(r.u64("schema"), 1u);
-  EXPECT_EQ(r.str("program"), "guest_aes_i386");
-  EXPECT_EQ(r.str("arch"), "i386");
-  EXPECT_EQ(r.str("cpu"), "esther-c5j");
-  EXPECT_EQ(r.get("mhz")->text, "1600");
-  EXPECT_EQ(r.u64("seed"), 5u);
-  EXPECT_FALSE(r.flag("errata"));
+  const Record& r = lines[0];
+  EXPECT_EQ(str(r, "type"), "run");
+  EXPECT_EQ(u64(r, "schema"), 1u);
+  EXPECT_EQ(str(r, "program"), "guest_aes_i386");
+  EXPECT_EQ(str(r, "arch"), "i386");
+  EXPECT_EQ(str(r, "cpu"), "esther-c5j");
+  EXPECT_EQ(member(r, "mhz")->dump(), "1600");
+  EXPECT_EQ(u64(r, "seed"), 5u);
+  EXPECT_FALSE(flag(r, "errata"));
 
-  const JsonValue& i = lines[1];
-  EXPECT_EQ(i.str("type"), "insn");
-  EXPECT_EQ(i.u64("seq"), 7u);
-  EXPECT_EQ(i.u64("cycle"), 1000u);
-  EXPECT_EQ(i.str("pc"), "0x08049eae");
-  EXPECT_EQ(i.str("fn"), "padlock_xcrypt_cbc");
-  EXPECT_EQ(i.str("cpu"), "esther-c5j");
-  EXPECT_EQ(i.str("insn"), "REP XCRYPTCBC");  // the guide's name, from the table
-  EXPECT_EQ(i.str("mnemonic"), "xcryptcbc");  // Capstone's
-  EXPECT_EQ(i.str("unit"), "ACE");
-  const JsonValue* cw = i.get("cw");
+  const Record& i = lines[1];
+  EXPECT_EQ(str(i, "type"), "insn");
+  EXPECT_EQ(u64(i, "seq"), 7u);
+  EXPECT_EQ(u64(i, "cycle"), 1000u);
+  EXPECT_EQ(str(i, "pc"), "0x08049eae");
+  EXPECT_EQ(str(i, "fn"), "padlock_xcrypt_cbc");
+  EXPECT_EQ(str(i, "cpu"), "esther-c5j");
+  EXPECT_EQ(str(i, "insn"), "REP XCRYPTCBC");  // the guide's name, from the table
+  EXPECT_EQ(str(i, "mnemonic"), "xcryptcbc");  // Capstone's
+  EXPECT_EQ(str(i, "unit"), "ACE");
+  const Record* cw = member(i, "cw");
   ASSERT_NE(cw, nullptr);
-  EXPECT_EQ(cw->str("raw"), "0x00000a8e");
-  EXPECT_EQ(cw->str("source"), "memory");
-  EXPECT_EQ(cw->str("mode"), "cbc");
-  EXPECT_EQ(cw->u64("rounds"), 14u);
-  EXPECT_EQ(cw->str("ksize"), "256");
-  EXPECT_EQ(cw->str("crypt"), "decrypt");
-  EXPECT_EQ(cw->str("keygen"), "memory");
-  EXPECT_FALSE(cw->flag("align"));
-  EXPECT_FALSE(cw->flag("digest"));
-  EXPECT_FALSE(cw->flag("inter"));
+  EXPECT_EQ(str(*cw, "raw"), "0x00000a8e");
+  EXPECT_EQ(str(*cw, "source"), "memory");
+  EXPECT_EQ(str(*cw, "mode"), "cbc");
+  EXPECT_EQ(u64(*cw, "rounds"), 14u);
+  EXPECT_EQ(str(*cw, "ksize"), "256");
+  EXPECT_EQ(str(*cw, "crypt"), "decrypt");
+  EXPECT_EQ(str(*cw, "keygen"), "memory");
+  EXPECT_FALSE(flag(*cw, "align"));
+  EXPECT_FALSE(flag(*cw, "digest"));
+  EXPECT_FALSE(flag(*cw, "inter"));
   // Registers: REP XCRYPTCBC reads EAX ECX EDX EBX ESI EDI and writes EAX ECX ESI EDI
   // (§3.1, the instruction table).
-  const JsonValue* in = i.get("in");
-  ASSERT_EQ(in->members.size(), 6u);
-  EXPECT_EQ(in->str("edx"), "0x00002000");
-  const JsonValue* out = i.get("out");
-  ASSERT_EQ(out->members.size(), 4u);
-  EXPECT_EQ(out->str("ecx"), "0x00000000");
-  EXPECT_EQ(out->str("edi"), "0x00005040");
-  EXPECT_EQ(out->get("edx"), nullptr);
-  EXPECT_FALSE(i.flag("eflags30_in"));
-  EXPECT_TRUE(i.flag("eflags30_out"));
-  EXPECT_EQ(i.str("status"), "completed");
-  EXPECT_FALSE(i.flag("restarted"));
-  EXPECT_EQ(i.get("fault"), nullptr);
-  EXPECT_EQ(i.u64("bytes"), 64u);
-  EXPECT_EQ(i.u64("blocks"), 4u);
-  EXPECT_EQ(i.u64("cycles"), 234u);
-  EXPECT_EQ(i.u64("int_cycles"), 230u);
-  EXPECT_TRUE(i.flag("key_reloaded"));
-  EXPECT_EQ(i.get("result")->type, JsonValue::Type::Null);
-  ASSERT_EQ(i.get("diag")->items.size(), 1u);
-  EXPECT_EQ(i.get("diag")->items[0].text, diag_info(Diag::InterMode).name);
+  const Record* in = member(i, "in");
+  ASSERT_EQ(in->size(), 6u);
+  EXPECT_EQ(str(*in, "edx"), "0x00002000");
+  const Record* out = member(i, "out");
+  ASSERT_EQ(out->size(), 4u);
+  EXPECT_EQ(str(*out, "ecx"), "0x00000000");
+  EXPECT_EQ(str(*out, "edi"), "0x00005040");
+  EXPECT_EQ(member(*out, "edx"), nullptr);
+  EXPECT_FALSE(flag(i, "eflags30_in"));
+  EXPECT_TRUE(flag(i, "eflags30_out"));
+  EXPECT_EQ(str(i, "status"), "completed");
+  EXPECT_FALSE(flag(i, "restarted"));
+  EXPECT_EQ(member(i, "fault"), nullptr);
+  EXPECT_EQ(u64(i, "bytes"), 64u);
+  EXPECT_EQ(u64(i, "blocks"), 4u);
+  EXPECT_EQ(u64(i, "cycles"), 234u);
+  EXPECT_EQ(u64(i, "int_cycles"), 230u);
+  EXPECT_TRUE(flag(i, "key_reloaded"));
+  EXPECT_TRUE(member(i, "result")->is_null());
+  ASSERT_EQ(member(i, "diag")->size(), 1u);
+  EXPECT_EQ((*member(i, "diag"))[0], diag_info(Diag::InterMode).name);
 
-  const JsonValue& e = lines[2];
-  EXPECT_EQ(e.str("type"), "end");
-  EXPECT_EQ(e.u64("cycle"), 5000u);
-  EXPECT_EQ(e.u64("instructions"), 1u);
-  EXPECT_EQ(e.u64("padlock_cycles"), 234u);
-  EXPECT_EQ(e.u64("exit_code"), 3u);
+  const Record& e = lines[2];
+  EXPECT_EQ(str(e, "type"), "end");
+  EXPECT_EQ(u64(e, "cycle"), 5000u);
+  EXPECT_EQ(u64(e, "instructions"), 1u);
+  EXPECT_EQ(u64(e, "padlock_cycles"), 234u);
+  EXPECT_EQ(u64(e, "exit_code"), 3u);
 }
 
 TEST(TraceRecord, FaultAndCachedControlWord) {
@@ -152,16 +152,16 @@ TEST(TraceRecord, FaultAndCachedControlWord) {
   JsonlTrace t(f, RunInfo{"p", true, "nano", 1600, 0, true});
   t.record(ev, "f");
   std::fclose(f);
-  const std::vector<JsonValue> lines = lines_of(std::string(buf, len));
+  const std::vector<Record> lines = lines_of(std::string(buf, len));
   std::free(buf);
-  const JsonValue& i = lines[1];
-  EXPECT_EQ(i.get("cw")->str("source"), "cached");
-  EXPECT_EQ(i.str("status"), "faulted");
-  EXPECT_TRUE(i.flag("restarted"));
-  EXPECT_EQ(i.get("fault")->str("kind"), "#PF");
-  EXPECT_EQ(i.get("fault")->str("addr"), "0x0000000000005000");  // 64-bit guest: 16 digits
-  EXPECT_TRUE(i.get("fault")->flag("write"));
-  EXPECT_EQ(i.get("in")->str("rax"), "0x0000000000001000");
+  const Record& i = lines[1];
+  EXPECT_EQ(str(*member(i, "cw"), "source"), "cached");
+  EXPECT_EQ(str(i, "status"), "faulted");
+  EXPECT_TRUE(flag(i, "restarted"));
+  EXPECT_EQ(str(*member(i, "fault"), "kind"), "#PF");
+  EXPECT_EQ(str(*member(i, "fault"), "addr"), "0x0000000000005000");  // 64-bit guest: 16 digits
+  EXPECT_TRUE(flag(*member(i, "fault"), "write"));
+  EXPECT_EQ(str(*member(i, "in"), "rax"), "0x0000000000001000");
 }
 
 // FNV-1a 64 reference value (Fowler/Noll/Vo test suite): "foobar".
