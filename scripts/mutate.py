@@ -577,6 +577,9 @@ def sh(cmd: list[str], log, cwd: Path = ROOT, env=None, timeout: float = 1800) -
 
 def build_targets(m: Mutation) -> list[str]:
     targets = {"padlock-emu"} if any(t.kind == "pytest" for t in m.tests) else set()
+    # tests/python runs the emulator through the Python module, a build of its own.
+    if any(t.kind == "pytest" and t.target.startswith("tests/python/") for t in m.tests):
+        targets.add("padlock_py_core")
     targets |= {t.target for t in m.tests if t.kind == "gtest"}
     return sorted(targets)
 
