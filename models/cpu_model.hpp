@@ -299,6 +299,9 @@ struct CpuModel {
   MemoryParams memory;
   Phe2Params phe2 = choice_phe2();  // used when units.phe2
   GmiParams gmi = choice_gmi();     // used when units.ccs or units.sm2
+  // Values measured on another chip that this model takes as a choice, with why (`cpus
+  // --verbose` lists them with the choices); "" when every sourced value is this chip's.
+  const char* borrowed = "";
 };
 
 // All models, in the order `padlock-emu cpus` lists them.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -162,6 +163,19 @@ std::vector<NamedParam> cpu_params(const CpuModel& cpu) {
 
 std::vector<NamedParam> cpu_settings(const CpuModel& cpu) {
   return only(cpu_listing(cpu), true);
+}
+
+std::vector<NamedParam> cpu_choices(const CpuModel& cpu) {
+  std::vector<NamedParam> out;
+  const bool gmi = cpu.units.ccs || cpu.units.sm2;
+  for (NamedParam& p : cpu_params(cpu)) {
+    const std::string_view name = p.name;
+    // Blocks of units the chip lacks are never used (models/cpu_model.hpp).
+    if ((name.starts_with("phe2.") && !cpu.units.phe2) || (name.starts_with("gmi.") && !gmi))
+      continue;
+    if (std::string_view(p.source).starts_with(kChoicePrefix)) out.push_back(std::move(p));
+  }
+  return out;
 }
 
 std::vector<std::string> cpu_param_coverage_gaps() {

@@ -27,6 +27,11 @@ std::vector<NamedParam> cpu_listing(const CpuModel& cpu);
 std::vector<NamedParam> cpu_params(const CpuModel& cpu);
 std::vector<NamedParam> cpu_settings(const CpuModel& cpu);
 NamedParam default_mhz_param(const CpuModel& cpu);
+// The sourced values no data is behind: their source starts with kChoicePrefix, the mark of a
+// documented choice (docs/timing.md, docs/zhaoxin.md); PHE2's and GMI's only on a chip with
+// those units.
+inline constexpr const char* kChoicePrefix = "choice";
+std::vector<NamedParam> cpu_choices(const CpuModel& cpu);
 
 // Byte ranges of the per-unit Params structs that no listed field covers and that are not
 // the padding the layout requires: non-empty means a field was declared in cpu_model.hpp

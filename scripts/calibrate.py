@@ -18,6 +18,7 @@ from its current values, with any --set TABLE:MODE=START-UP,PER-BLOCK applied; r
 and run the report to see the effect.
 
 usage: scripts/calibrate.py [--build DIR] [--out docs/timing.md] [--jobs N] [--quick]
+       scripts/calibrate.py [--build DIR] --tcrypt fit|report
        scripts/calibrate.py --write-data-only [--set TABLE:MODE=S,P ...] [--data-out FILE]
                             [--check]
 """
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gladman_compare  # noqa: E402
 import silicon_tables  # noqa: E402
 import timing_fit  # noqa: E402
+import tcrypt_zhaoxin  # noqa: E402
 import timing_sources  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -171,6 +173,15 @@ DIGEST_SOURCE = ("calibrated: the guide's BAES run, CBC-MAC mode (DGEST = 1) at 
 DEDIBOX_SOURCE = ("calibrated: the Dedibox C7 key-size and SHA ratios (Synopse mORMot, "
                   "SynCrypto.pas header), our guest (bench/guest/dedibox.c) under the emulator "
                   "(scripts/calibrate.py, docs/timing.md)")
+TCRYPT_SOURCE = ("calibrated: our tcrypt-shaped guest (bench/guest/tcrypt_hash.c) under the "
+                 "emulator on kh-40000 matched to Zhaoxin's KH-40000 tcrypt figures (\"crypto: "
+                 "Add Zhaoxin PadLock Hash Engine support for SHA384/SHA512\", linux-crypto, "
+                 "2025-01-14) at 2.2 GHz (scripts/calibrate.py --tcrypt, docs/zhaoxin.md)")
+# The values the KH-40000 parts have before the tcrypt fit sees them: Nano's PHE (§4.2 and
+# the Dedibox fit) and the PHE2 choice of docs/fidelity/phe2.md.
+TCRYPT_PRIORS = {"kKh40000PheStartup": 40.0, "kKh40000Sha1BlockOverhead": 512 / 2.66 - 80 * 2,
+                 "kKh40000Sha256BlockOverhead": None, "kKh40000Phe2Startup": 40.0,
+                 "kKh40000Sha512Block": 304.0}
 # Keys of the v3 parts among the extras (calibrated.hpp name, key).
 STORE, DGEST, ROUND, SHA256 = "STORE:Esther", "DGEST", "ROUND", "SHA256"
 CTR_FIT = ("EstherAligned", "CTR")  # aligned CTR, from the CTR_ERRATA run
@@ -225,6 +236,11 @@ def format_calibrated(fits: dict[tuple[str, str], tuple[float, float]],
           "SHA-256's clocks per block beyond its rounds (PheParams::sha256_block_overhead)."],
          "kDedibox", DEDIBOX_SOURCE,
          [("kRoundClocks", reloads[ROUND]), ("kSha256BlockOverhead", reloads[SHA256])]),
+        (["Zhaoxin's PHE and PHE2 (PheParams::startup, sha1/sha256_block_overhead;",
+          "Phe2Params::startup, sha512_block_clocks), from the KH-40000's tcrypt figures; the",
+          "other Zhaoxin models take them as a choice (docs/zhaoxin.md, \"Timing\")."],
+         "kKh40000Tcrypt", TCRYPT_SOURCE,
+         [(name, reloads[name]) for name, _ in tcrypt_zhaoxin.PARTS]),
     ]
     for comment, source_name, source, values in sections:
         out += [f"// {line}" for line in comment]
@@ -295,6 +311,11 @@ def read_extras(path: Path = CALIBRATED) -> tuple[dict[str, float], dict[str, fl
         if not m:
             raise ValueError(f"{path}: {name} missing")
         reloads[key] = float(m.group(1))
+    for name, _ in tcrypt_zhaoxin.PARTS:
+        m = re.search(rf"^inline constexpr Clocks {name} = \{{([-+0-9.e]+), kKh40000Tcrypt\}};$",
+                      text, re.M)
+        prior = TCRYPT_PRIORS[name]
+        reloads[name] = float(m.group(1)) if m else reloads[SHA256] if prior is None else prior
     mis = MISALIGNED_LINE.search(text)
     return reloads, clocks, float(mis.group(1)) if mis else 0.0
 
@@ -854,6 +875,56 @@ def sources_plot(cells: list, baes_clock: float, curve: list, outdir: Path) -> l
     return names
 
 
+TCRYPT_BEGIN, TCRYPT_END = "<!-- calibrate.py --tcrypt: begin -->", "<!-- calibrate.py --tcrypt: end -->"
+
+
+def tcrypt(build: Path, emu: Path, out: Path, fit_first: bool) -> int:
+    """The KH-40000 tcrypt source (scripts/tcrypt_zhaoxin.py): with fit_first, fit the
+    Zhaoxin PHE/PHE2 parts, write them, rebuild; then run the guest and write the comparison
+    into `out` between its markers."""
+    guest = build / "bench" / tcrypt_zhaoxin.GUEST
+    if not guest.exists():
+        sys.exit(f"calibrate: no {guest} (build padlock_bench_guests)")
+    if fit_first:
+        fits = read_calibrated()
+        reloads, clocks, misaligned = read_extras()
+        f = tcrypt_zhaoxin.fit(tcrypt_zhaoxin.run_guest(emu, guest), tcrypt_zhaoxin.model_parts(emu))
+        for name, _ in tcrypt_zhaoxin.PARTS:
+            reloads[name] = round(f[name], 2)
+        write_calibrated(fits, reloads, clocks, misaligned)
+        print("tcrypt fit: " + ", ".join(f"{k} {v:.2f}" for k, v in f.items()))
+        rebuild(build)
+    run = tcrypt_zhaoxin.run_guest(emu, guest)
+    op = tcrypt_zhaoxin.tcrypt_op(run)
+    errs = tcrypt_zhaoxin.errors(run, op)
+    def worst(algs):
+        return max(abs(e) for (a, _), e in errs.items() if a in algs)
+    parts = tcrypt_zhaoxin.model_parts(emu)
+    block = [TCRYPT_BEGIN, "",
+             "Generated by `scripts/calibrate.py --tcrypt`: cycles per byte at 2.2 GHz, "
+             "KH-40000 (Zhaoxin's tcrypt figures) / ours (`padlock-emu run --cpu kh-40000 "
+             f"guest_tcrypt_hash_x86_64`, plus tcrypt_op = {op:.0f} clocks an operation) / "
+             "error.", "",
+             *tcrypt_zhaoxin.table_md(run, op), "",
+             f"Largest |error|: {100 * worst(tcrypt_zhaoxin.FITTED):.1f} % over the fitted "
+             f"SHA-1, SHA-256 and SHA-512 cells, {100 * worst(tcrypt_zhaoxin.HELD_OUT):.1f} % "
+             "over the held-out SHA-384 cells. Parts: PHE start-up "
+             f"{parts['phe.startup']:.2f} clocks, SHA-1 block {tcrypt_zhaoxin.per_block(parts, 'sha1'):.2f}, "
+             f"SHA-256 block {tcrypt_zhaoxin.per_block(parts, 'sha256'):.2f}; PHE2 start-up "
+             f"{parts['phe2.startup']:.2f}, SHA-512 block {parts['phe2.sha512_block_clocks']:.2f} "
+             "clocks.", "", TCRYPT_END]
+    text = out.read_text(encoding="utf-8")
+    if TCRYPT_BEGIN not in text or TCRYPT_END not in text:
+        sys.exit(f"calibrate: {out} has no {TCRYPT_BEGIN} ... {TCRYPT_END} markers")
+    text = (text[:text.index(TCRYPT_BEGIN)] + "\n".join(block) +
+            text[text.index(TCRYPT_END) + len(TCRYPT_END):])
+    out.write_text(text, encoding="utf-8")
+    print(f"tcrypt: tcrypt_op {op:.0f} clocks; largest |error| fitted "
+          f"{100 * worst(tcrypt_zhaoxin.FITTED):.1f} %, held out "
+          f"{100 * worst(tcrypt_zhaoxin.HELD_OUT):.1f} %; wrote {out}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build")
@@ -873,6 +944,10 @@ def main() -> int:
                     help="with --write-data-only: where to write (default: the data file)")
     ap.add_argument("--check", action="store_true",
                     help="with --write-data-only: write nothing, fail if the file differs")
+    ap.add_argument("--tcrypt", choices=["fit", "report"],
+                    help="the KH-40000 tcrypt source only: fit the Zhaoxin PHE/PHE2 parts, "
+                         f"write {CALIBRATED.relative_to(REPO)} and rebuild (fit), then write "
+                         "the comparison into docs/zhaoxin.md (both)")
     args = ap.parse_args()
     if args.write_data_only:
         try:
@@ -883,6 +958,8 @@ def main() -> int:
         sys.exit("calibrate: --set needs --write-data-only (rebuild, then run the report)")
     build = find_build(args.build)
     emu, baes = build / "emulator" / "padlock-emu", build / "bench" / "guest_baes_i386"
+    if args.tcrypt:
+        return tcrypt(build, emu, REPO / "docs" / "zhaoxin.md", args.tcrypt == "fit")
     modetest = build / "bench" / gladman_compare.GUEST
     if not modetest.exists():
         sys.exit(f"calibrate: no {modetest} (build the bench guests)")

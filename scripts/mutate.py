@@ -574,6 +574,68 @@ MUTATIONS: list[Mutation] = [
       "    while (inlen - at > 64 && send(op, in + at, 64, MSG_MORE) == 64) at += 64;\n"
       "    if (inlen - at <= 64 && ", "    if (",
       (pytest("tests/integration/test_system_boot.py", "616"),)),
+    # --- Zhaoxin timing: the KH-40000 tcrypt fit, the borrowed values, GMI's choices -------
+    M("zx-tcrypt-sha1-block", "KH-40000 SHA-1 block (tcrypt fit)", "models/cpus/calibrated.hpp",
+      "kKh40000Sha1BlockOverhead = {15.79,", "kKh40000Sha1BlockOverhead = {25.79,",
+      (pytest("tests/integration/test_zhaoxin_tcrypt.py"),)),
+    M("zx-tcrypt-sha512-block", "KH-40000 SHA-512 block (tcrypt fit)",
+      "models/cpus/calibrated.hpp", "kKh40000Sha512Block = {285.63,",
+      "kKh40000Sha512Block = {304.0,", (pytest("tests/integration/test_zhaoxin_tcrypt.py"),)),
+    M("zx-tcrypt-phe-startup", "KH-40000 PHE start-up (tcrypt fit)", "models/cpus/calibrated.hpp",
+      "kKh40000PheStartup = {26.23,", "kKh40000PheStartup = {40.0,",
+      (pytest("tests/integration/test_zhaoxin_tcrypt.py"),)),
+    M("zx-tcrypt-published", "KH-40000 tcrypt figures", "scripts/tcrypt_zhaoxin.py",
+      '"sha1": [442.80,', '"sha1": [542.80,',
+      (pytest("tests/integration/test_zhaoxin_tcrypt.py"),)),
+    M("phe2-startup-clocks", "PHE2 timing (start-up)", "models/phe/phe2_unit.cpp",
+      "  run.clocks = cpu_.phe2.startup;", "  run.clocks = 0;",
+      (gtest("test_gmi", "Phe2*"), pytest("tests/integration/test_zhaoxin_tcrypt.py"))),
+    M("phe2-block-clocks", "PHE2 timing (per block)", "models/phe/phe2_unit.cpp",
+      "    run.clocks += per_block;", "    run.clocks += per_block / 2;",
+      (gtest("test_gmi", "Phe2*"), pytest("tests/integration/test_zhaoxin_tcrypt.py"))),
+    M("zx-kh40000-measured", "KH-40000 PHE sourced as calibrated", "models/cpus/kh_40000.hpp",
+      "  m.phe = zhaoxin_phe(true);", "  m.phe = zhaoxin_phe();",
+      (gtest("test_cpu", "*ZhaoxinModel*"),)),
+    M("zx-borrowed-source", "Zhaoxin PHE sourced as a choice", "models/cpus/late_nano.hpp",
+      "  return kh40000 ? calibrated : Clocks{calibrated.value, kKh40000Borrowed};",
+      "  return calibrated;", (gtest("test_cpu", "*ZhaoxinModel*"),)),
+    M("zx-phe2-borrowed", "Zhaoxin PHE2 = the KH-40000's", "models/cpus/zx_c.hpp",
+      "  m.phe2 = zhaoxin_phe2();\n", "",
+      (gtest("test_cpu", "*ZhaoxinModel*"),
+       pytest("tests/integration/test_zhaoxin_tcrypt.py", "other_zhaoxin"))),
+    M("zx-sm3-as-sha256", "Zhaoxin SM3 clocks (choice)", "models/cpus/late_nano.hpp",
+      "  g.sm3_block_clocks = {64 * phe.sha256_clocks_per_round.value + "
+      "phe.sha256_block_overhead.value,",
+      "  g.sm3_block_clocks = {64 * phe.sha256_clocks_per_round.value,",
+      (gtest("test_cpu", "*ZhaoxinModel*"),)),
+    M("sm3-clocks", "SM3 timing", "models/gmi/sm3_unit.cpp",
+      "* p.sm3_block_clocks + p.sm3_padding;", "* p.sm3_block_clocks;",
+      (gtest("test_gmi", "Sm3*"),)),
+    M("sm4-key-clocks", "SM4 timing", "models/gmi/sm4_unit.cpp",
+      "  run.clocks += p.sm4_key_clocks;\n", "", (gtest("test_gmi", "Sm4*"),)),
+    M("sm2-verify-clocks", "SM2 timing", "models/gmi/sm2_unit.cpp",
+      "  run.clocks = cpu_.gmi.sm2_verify_clocks;", "  run.clocks = 0;",
+      (gtest("test_gmi", "Sm2*"),)),
+    M("sm4-ofb-feedback", "SM4 OFB", "models/gmi/sm4_unit.cpp",
+      "        std::memcpy(iv, ks, kBlock);\n        break;\n      case Sm4Mode::Ctr: {",
+      "        std::memcpy(iv, out, kBlock);\n        break;\n      case Sm4Mode::Ctr: {",
+      (gtest("test_gmi", "Sm4*"),)),
+    M("sm4-ecb-direction", "SM4 ECB decryption", "models/gmi/sm4_unit.cpp",
+      "        sm4_crypt_block(keys, cw.decrypt, in, out);",
+      "        sm4_crypt_block(keys, false, in, out);", (gtest("test_gmi", "Sm4*"),)),
+    M("zx-c-sm4-modes", "ZX-C's SM4 modes", "models/cpus/zx_c.hpp",
+      "  m.gmi.sm4_chain_modes = false;", "  m.gmi.sm4_chain_modes = true;",
+      (gtest("test_gmi", "Sm4*"),)),
+    M("cpus-choices-filter", "cpus --verbose choices", "models/cpu_params.cpp",
+      "    if (std::string_view(p.source).starts_with(kChoicePrefix)) out.push_back(std::move(p));",
+      "    out.push_back(std::move(p));",
+      (pytest("tests/integration/test_zhaoxin.py", "choices"),)),
+    M("cpus-choices-units", "cpus --verbose choices (absent units)", "models/cpu_params.cpp",
+      '(name.starts_with("phe2.") && !cpu.units.phe2)', "false",
+      (pytest("tests/integration/test_zhaoxin.py", "choices"),)),
+    M("cpus-borrowed", "cpus --verbose choices (other chips)", "emulator/cli/cpus.cpp",
+      '  if (*m.borrowed) std::fprintf(out, "  choices: measured on another chip: %s\\n", '
+      "m.borrowed);\n", "", (pytest("tests/integration/test_zhaoxin.py", "choices"),)),
 ]
 
 
@@ -590,6 +652,9 @@ def sh(cmd: list[str], log, cwd: Path = ROOT, env=None, timeout: float = 1800) -
 
 def build_targets(m: Mutation) -> list[str]:
     targets = {"padlock-emu"} if any(t.kind == "pytest" for t in m.tests) else set()
+    # tests/python runs the emulator through the Python module, a build of its own.
+    if any(t.kind == "pytest" and t.target.startswith("tests/python/") for t in m.tests):
+        targets.add("padlock_py_core")
     targets |= {t.target for t in m.tests if t.kind == "gtest"}
     return sorted(targets)
 

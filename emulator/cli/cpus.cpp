@@ -3,6 +3,7 @@
 // setting, each field after a "# help" line (models/cpu_params.hpp), and a summary of each
 // core's x86 costs; --x86 lists every measured x86 instruction form.
 #include <string>
+#include <vector>
 
 #include "emulator/cli/cli.hpp"
 #include "models/cpu_model.hpp"
@@ -128,6 +129,26 @@ void print_x86_costs(FILE* out, bool every_form) {
   }
 }
 
+// The values of a model that no data is behind, by name: each is a documented choice whose
+// reason is its source above.
+void print_choices(FILE* out, const CpuModel& m) {
+  const std::vector<NamedParam> choices = cpu_choices(m);
+  std::fprintf(out,
+               "  choices: %zu of %zu values have no data behind them (source \"choice: ...\")%s\n",
+               choices.size(), cpu_params(m).size(), choices.empty() ? "" : ":");
+  std::string line = "   ";
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const std::string item = " " + choices[i].name + (i + 1 < choices.size() ? "," : "");
+    if (line.size() + item.size() > 100) {
+      std::fprintf(out, "%s\n", line.c_str());
+      line = "   ";
+    }
+    line += item;
+  }
+  if (!choices.empty()) std::fprintf(out, "%s\n", line.c_str());
+  if (*m.borrowed) std::fprintf(out, "  choices: measured on another chip: %s\n", m.borrowed);
+}
+
 }  // namespace
 
 void print_cpus(FILE* out, bool verbose, bool x86) {
@@ -155,6 +176,7 @@ void print_cpus(FILE* out, bool verbose, bool x86) {
         else
           std::fprintf(out, "  %-36s %14.6g %-11s %s\n", p.name.c_str(), p.value, p.unit, p.source);
       }
+      print_choices(out, *m);
     }
   }
   if (verbose || x86) print_x86_costs(out, x86);

@@ -96,6 +96,20 @@ inline constexpr const char* kDedibox =
 inline constexpr Clocks kRoundClocks = {0.78, kDedibox};
 inline constexpr Clocks kSha256BlockOverhead = {9.71, kDedibox};
 
+// Zhaoxin's PHE and PHE2 (PheParams::startup, sha1/sha256_block_overhead;
+// Phe2Params::startup, sha512_block_clocks), from the KH-40000's tcrypt figures; the
+// other Zhaoxin models take them as a choice (docs/zhaoxin.md, "Timing").
+inline constexpr const char* kKh40000Tcrypt =
+    "calibrated: our tcrypt-shaped guest (bench/guest/tcrypt_hash.c) under the emulator on "
+    "kh-40000 matched to Zhaoxin's KH-40000 tcrypt figures (\"crypto: Add Zhaoxin PadLock Hash "
+    "Engine support for SHA384/SHA512\", linux-crypto, 2025-01-14) at 2.2 GHz "
+    "(scripts/calibrate.py --tcrypt, docs/zhaoxin.md)";
+inline constexpr Clocks kKh40000PheStartup = {26.23, kKh40000Tcrypt};
+inline constexpr Clocks kKh40000Sha1BlockOverhead = {15.79, kKh40000Tcrypt};
+inline constexpr Clocks kKh40000Sha256BlockOverhead = {6.24, kKh40000Tcrypt};
+inline constexpr Clocks kKh40000Phe2Startup = {54.64, kKh40000Tcrypt};
+inline constexpr Clocks kKh40000Sha512Block = {285.63, kKh40000Tcrypt};
+
 // The clock the §3.3 Nehemiah table was measured at (Esther's: its nominal 1.6 GHz).
 inline constexpr const char* kTableClock =
     "calibrated: the clock the §3.3 table's rates imply, fitted with the chaining parts to both "

@@ -35,7 +35,11 @@ constexpr CpuModel kh_40000() {
   m.centaur_edx_unmodelled = kParallax;
   m.memory = dumped_memory({32, 8, 256, 8, "CentaurHauls00507B3_KX40000_01_CPUID.txt"});
   m.pmm = late_nano_pmm(m.memory);
+  // PHE and PHE2 clocks fitted to Zhaoxin's tcrypt figures of this part (docs/zhaoxin.md).
+  m.phe = zhaoxin_phe(true);
+  m.phe2 = zhaoxin_phe2(true);
   m.sources = "InstLatx64 CentaurHauls00507B3_KX40000_01_CPUID.txt (CPUID)";
+  m.borrowed = kKh40000BorrowedUnits;
   return m;
 }
 

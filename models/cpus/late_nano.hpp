@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "models/cpu_model.hpp"
+#include "models/cpus/calibrated.hpp"
 #include "models/cpus/cpuid_common.hpp"
 #include "models/cpus/nano.hpp"
 
@@ -33,15 +34,60 @@ constexpr MemoryParams dumped_memory(const DumpedCaches& c) {
   return m;
 }
 
+// Zhaoxin's PHE and PHE2 clocks are the KH-40000's, fitted to Zhaoxin's tcrypt figures
+// (calibrated.hpp; docs/zhaoxin.md, "Timing"). No other Zhaoxin part has figures: they take
+// the KH-40000's values, sourced as the choice that is.
+inline constexpr const char* kKh40000Borrowed =
+    "choice: the KH-40000's tcrypt-calibrated value; no figure times this part "
+    "(docs/zhaoxin.md, \"Timing\")";
+// What the Zhaoxin models take from other chips (`cpus --verbose`, docs/zhaoxin.md).
+inline constexpr const char* kZhaoxinBorrowed =
+    "ACE, PMM and RNG clocks: nano's, the guide's Esther figures (no source times them on "
+    "Zhaoxin); PHE and PHE2 clocks: the KH-40000's tcrypt fit (docs/zhaoxin.md, \"Timing\")";
+inline constexpr const char* kKh40000BorrowedUnits =
+    "ACE, PMM and RNG clocks: nano's, the guide's Esther figures (no source times them on "
+    "Zhaoxin; docs/zhaoxin.md, \"Timing\")";
+constexpr Clocks kh40000_clocks(Clocks calibrated, bool kh40000) {
+  return kh40000 ? calibrated : Clocks{calibrated.value, kKh40000Borrowed};
+}
+
 // Zhaoxin's PHE: Nano's, with the two quirks Zhaoxin describes (docs/zhaoxin.md,
 // "Quirks"): XSHA1 stores 32 bytes at EDI, bytes 20-31 zero (AlanSong-oc, linux-crypto,
 // 2025-06-16), and XSHA1/XSHA256 do nothing when ECX = 0 (AlanSong-oc, "lib/crypto:
-// x86/sha: Add PHE Extensions support", v3 2026-01-16, v4 2026-03-13).
-constexpr PheParams zhaoxin_phe() {
+// x86/sha: Add PHE Extensions support", v3 2026-01-16, v4 2026-03-13). The padding clocks
+// stay Nano's choice: the tcrypt path (EAX = -1) never pads.
+constexpr PheParams zhaoxin_phe(bool kh40000 = false) {
   PheParams p = nano_phe();
   p.sha1_stores_32_bytes = true;
   p.ecx0_does_nothing = true;
+  p.startup = kh40000_clocks(calibrated::kKh40000PheStartup, kh40000);
+  p.sha1_block_overhead = kh40000_clocks(calibrated::kKh40000Sha1BlockOverhead, kh40000);
+  p.sha256_block_overhead = kh40000_clocks(calibrated::kKh40000Sha256BlockOverhead, kh40000);
   return p;
+}
+constexpr Phe2Params zhaoxin_phe2(bool kh40000 = false) {
+  return Phe2Params{
+      .startup = kh40000_clocks(calibrated::kKh40000Phe2Startup, kh40000),
+      .sha512_block_clocks = kh40000_clocks(calibrated::kKh40000Sha512Block, kh40000),
+  };
+}
+
+// GMI: no figure is public (zhaoxin.md). SM3 runs SHA-256's shape (64 rounds on a 64-byte
+// block into a 256-bit state), so it takes the KH-40000's SHA-256 block and PHE start-up;
+// SM4 keeps one clock a round (choice_gmi).
+inline constexpr const char* kSm3AsSha256 =
+    "choice: the KH-40000's tcrypt-calibrated SHA-256 block (SM3: 64 rounds on a 64-byte "
+    "block, as SHA-256); no GMI figure is public (docs/zhaoxin.md, \"Timing\")";
+inline constexpr const char* kGmiStartupAsPhe =
+    "choice: the KH-40000's tcrypt-calibrated PHE start-up; no GMI figure is public "
+    "(docs/zhaoxin.md, \"Timing\")";
+constexpr GmiParams zhaoxin_gmi() {
+  GmiParams g = choice_gmi();
+  const PheParams phe = zhaoxin_phe(true);
+  g.startup = {phe.startup.value, kGmiStartupAsPhe};
+  g.sm3_block_clocks = {64 * phe.sha256_clocks_per_round.value + phe.sha256_block_overhead.value,
+                        kSm3AsSha256};
+  return g;
 }
 
 // MONTMUL needs 67h in 64-bit mode: a KX-6580 in zyantific/zydis's thread "VIA/Zhaoxin

@@ -64,6 +64,11 @@ constexpr PmmParams nano_pmm() {
   return p;
 }
 
+// What Nano takes from Esther's sources (docs/timing.md, "Nano").
+inline constexpr const char* kNanoBorrowed =
+    "ACE, PHE, PMM and RNG clocks: the guide's Esther figures and Esther's fits (no source "
+    "times Nano's PadLock; docs/timing.md, \"Nano\")";
+
 inline constexpr CpuModel kNano = {
     .name = "nano",
     .aliases = "",
@@ -98,6 +103,7 @@ inline constexpr CpuModel kNano = {
     .phe = nano_phe(),
     .pmm = nano_pmm(),
     .memory = nano_memory(),
+    .borrowed = kNanoBorrowed,
 };
 
 }  // namespace padlock::cpus

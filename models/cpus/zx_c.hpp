@@ -35,13 +35,16 @@ constexpr CpuModel zx_c() {
   m.brand = "            ZHAOXIN KaiXian ZX-C+ C4580@1.83GHz";
   m.default_mhz = {1830, "CentaurHauls00006FE_CNR_Isaiah_CPUID3.txt: C4580@1.83GHz"};
   m.units.ccs = true;
-  // SM4 ECB and CBC only: openEuler's sm4-zhaoxin-gmi.c runs CTR, CFB and OFB on ZX-C
-  // (family 6, model 0x0F) as one-block ECB calls (docs/zhaoxin.md).
-  m.gmi.sm4_chain_modes = false;
   m.memory = dumped_memory({32, 8, 2048, 16, "CentaurHauls00006FE_CNR_Isaiah_CPUID3.txt"});
   m.pmm = late_nano_pmm(m.memory);
   m.phe = zhaoxin_phe();
+  m.phe2 = zhaoxin_phe2();
+  m.gmi = zhaoxin_gmi();
+  // SM4 ECB and CBC only: openEuler's sm4-zhaoxin-gmi.c runs CTR, CFB and OFB on ZX-C
+  // (family 6, model 0x0F) as one-block ECB calls (docs/zhaoxin.md).
+  m.gmi.sm4_chain_modes = false;
   m.sources = "InstLatx64 CentaurHauls00006FE_CNR_Isaiah_CPUID3.txt (CPUID)";
+  m.borrowed = kZhaoxinBorrowed;
   return m;
 }
 

@@ -66,6 +66,50 @@ def test_cpus_verbose_lists_sources_and_choices(emulator_path):
     assert "FCR 0x1107 and MSR 0x110B" in nano3000
 
 
+def model_blocks(out: str) -> dict[str, str]:
+    """`cpus --verbose`'s block of each model, by name."""
+    blocks = {}
+    for chunk in out.split("\n\n"):
+        head = chunk.split(":", 1)[0].strip()
+        if head and " " not in head and "\n  " in chunk:
+            blocks[head] = chunk
+    return blocks
+
+
+def test_cpus_verbose_lists_every_models_choices(emulator_path):
+    # Each model closes with its choices: exactly the values whose source is a "choice: ..."
+    # (PHE2's and GMI's only where the unit exists), and what it takes from another chip.
+    out = subprocess.run([str(emulator_path), "cpus", "--verbose"], capture_output=True,
+                         text=True, check=True).stdout
+    blocks = model_blocks(out)
+    table = {ln.split()[0]: ln.split() for ln in out.split("\n\n")[0].splitlines()[1:]}
+    assert set(SIGNATURES) | {"esther-c5j", "nano"} <= set(blocks)
+    for name, block in blocks.items():
+        lines = block.splitlines()
+        i = next(k for k, ln in enumerate(lines) if ln.startswith("  choices: "))
+        n, total = (int(w) for w in lines[i].split()[1:4:2])
+        listed = " ".join(ln for ln in lines[i + 1:] if ln.startswith("    ")).split(", ")
+        listed = [x.strip().rstrip(",") for x in listed if x.strip()]
+        units = table[name][5].split(",")
+        want = [ln.split()[0] for ln in lines[:i] if ln.startswith("  ") and not
+                ln.startswith("  #") and "(setting)" not in ln and len(ln.split()) > 3 and
+                ln.split()[3].startswith("choice") and not
+                (ln.split()[0].startswith("phe2.") and "PHE2" not in units) and not
+                (ln.split()[0].startswith("gmi.") and "CCS" not in units and "SM2" not in units)]
+        assert listed == want and n == len(want), (name, listed, want)
+        assert total == sum(1 for ln in lines[:i] if ln.startswith("  ") and not
+                            ln.startswith("  #") and "(setting)" not in ln and
+                            not ln.startswith(("  vendor", "  brand", "  sources", "  cpuid",
+                                               "  C000_0001")))
+    kh, kx = blocks["kh-40000"], blocks["kx-6000"]
+    for part in ("phe.startup", "phe2.sha512_block_clocks"):
+        assert part not in kh.split("  choices: ")[1] and part in kx.split("  choices: ")[1]
+    assert "gmi.sm3_block_clocks" in kh.split("  choices: ")[1]
+    assert "phe2." not in blocks["esther-c5j"].split("  choices: ")[1]
+    for name in ZHAOXIN:
+        assert "choices: measured on another chip: ACE, PMM and RNG clocks" in blocks[name]
+
+
 @pytest.mark.parametrize("cpu", sorted(SIGNATURES))
 def test_cpuinfo_as_linux_prints_it(runner, guest_dir, cpu):
     if not (guest_dir / "guest_proc_self_x86_64").is_file():

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "isa/msr.hpp"
+#include "models/cpus/calibrated.hpp"
 #include "models/flat_memory.hpp"
 #include "models/padlock.hpp"
 
@@ -111,6 +112,36 @@ TEST_P(ZhaoxinModel, QuirkSettings) {
   EXPECT_EQ(m.phe.ecx0_does_nothing, zhaoxin);
   EXPECT_TRUE(m.phe.partial_rax_minus1);
   EXPECT_TRUE(m.pmm.needs_addr_prefix_in_64bit);
+}
+
+// PHE and PHE2 clocks: the KH-40000's are fitted to Zhaoxin's tcrypt figures (sourced
+// "calibrated"); the other Zhaoxin models take the same values as a choice; the Nano 3000
+// (VIA's) keeps nano's PHE and the PHE2 choice. SM3 takes the KH-40000's SHA-256 block.
+TEST_P(ZhaoxinModel, PheTimingFromTheKh40000Tcrypt) {
+  const Dumped& d = GetParam();
+  const CpuModel& m = *find_cpu_model(d.model);
+  const std::string kind = std::strcmp(d.model, "kh-40000") == 0 ? "calibrated:" : "choice:";
+  auto same = [&](const Clocks& got, const Clocks& want) {
+    EXPECT_EQ(got.value, want.value) << d.model;
+    EXPECT_EQ(std::string(got.source).rfind(kind, 0), 0u) << d.model << ": " << got.source;
+  };
+  if (std::strcmp(d.model, "nano-3000") == 0) {
+    const CpuModel& nano = *find_cpu_model("nano");
+    EXPECT_EQ(m.phe.startup.value, nano.phe.startup.value);
+    EXPECT_EQ(m.phe.sha1_block_overhead.value, nano.phe.sha1_block_overhead.value);
+    EXPECT_EQ(m.phe.sha256_block_overhead.value, nano.phe.sha256_block_overhead.value);
+    EXPECT_EQ(m.phe2.sha512_block_clocks.value, choice_phe2().sha512_block_clocks.value);
+    return;
+  }
+  same(m.phe.startup, cpus::calibrated::kKh40000PheStartup);
+  same(m.phe.sha1_block_overhead, cpus::calibrated::kKh40000Sha1BlockOverhead);
+  same(m.phe.sha256_block_overhead, cpus::calibrated::kKh40000Sha256BlockOverhead);
+  same(m.phe2.startup, cpus::calibrated::kKh40000Phe2Startup);
+  same(m.phe2.sha512_block_clocks, cpus::calibrated::kKh40000Sha512Block);
+  EXPECT_EQ(m.gmi.sm3_block_clocks.value, 64 * m.phe.sha256_clocks_per_round.value +
+                                              cpus::calibrated::kKh40000Sha256BlockOverhead.value);
+  EXPECT_EQ(std::string(m.gmi.sm3_block_clocks.source).rfind("choice:", 0), 0u);
+  EXPECT_EQ(m.gmi.startup.value, cpus::calibrated::kKh40000PheStartup.value);
 }
 
 // MSR 0x1257 on the family-7 parts: present, reset 0 (VirtualBox's scan), keeps what is

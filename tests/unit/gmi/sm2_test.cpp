@@ -103,6 +103,16 @@ TEST(Sm2, VerifiesOpenSslSignaturesAndRejectsTamperedOnes) {
   }
 }
 
+// The documented choice of clocks (docs/fidelity/gmi.md, "Timing"): 200,000 a verify.
+TEST(Sm2, ClocksAreTheDocumentedChoice) {
+  const Sm2Key key;
+  const std::vector<uint8_t> e = random_bytes(32, 9);
+  ZxRig rig;
+  const Outcome o = verify(rig, e, key.pub, key.sign(e));
+  ASSERT_EQ(o.status, Status::Completed);
+  EXPECT_EQ(o.cycles, 200000u);
+}
+
 TEST(Sm2, OtherEdxIsNotModelled) {
   const Sm2Key key;
   ZxRig rig;
