@@ -20,6 +20,14 @@
 // L1 on every line leaves its lines most recent in its own order; the same stream again,
 // with no other access in between, hits alike and leaves the same order, so it costs what
 // it cost and is not walked.
+//
+// Calls over data that goes on past them repeat too: a loop of 1 MiB steps from one buffer
+// into another, or the same 64 MiB buffers again. When a stream is the one before it moved
+// by whole periods (or not at all), and the caches now are the caches before that one, so
+// moved, it does exactly what that one did, moved: its cost is the same and the caches
+// move by as much (in O(1): a level keeps its lines relative to a base). One comparison of
+// the two states starts such a run; the calls after it are not compared again, since each
+// leaves the caches moved as the one before did.
 #pragma once
 
 #include <cstdint>
@@ -42,11 +50,12 @@ class CacheLevel {
     uint64_t line = 0;  // line number (address / line size)
   };
   // Hit: the line becomes most recent (and dirty on a write). Miss: nothing changes.
-  bool touch(uint64_t line, bool write) {
+  bool touch(uint64_t abs_line, bool write) {
+    const uint64_t line = abs_line - base_;
     Way* w = recent_;
     if (w == nullptr || w->stamp == 0 || w->line != line) {
-      const uint64_t s = set_index(line);
-      w = find(s, line);
+      const uint64_t s = set_index(abs_line);
+      w = find_rel(s, line);
       if (w == nullptr) return false;
       move_to_front(s, position(s, static_cast<uint16_t>(w - &ways_v_[s * ways_])));
       recent_ = w;
@@ -68,8 +77,8 @@ class CacheLevel {
   // The contents in LRU order set by set, lines less `shift`: two states that encode alike
   // behave alike on any accesses shifted by `shift` lines (a multiple of sets()).
   void encode(uint64_t shift, std::vector<uint64_t>& out) const;
-  // Adds `delta` (a multiple of sets()) to every line held.
-  void shift_lines(uint64_t delta);
+  // Adds `delta` (a multiple of sets()) to every line held: O(1), the base moves.
+  void shift_lines(uint64_t delta) { base_ += delta; }
 
   // The lines, their LRU stamps and dirty bits (a level of the same geometry loads them).
   void save(StateWriter& w) const;
@@ -81,8 +90,10 @@ class CacheLevel {
     uint64_t stamp = 0;  // 0: empty
     bool dirty = false;
   };
+  // Of an absolute line (a relative one may have wrapped below 0).
   uint64_t set_index(uint64_t line) const { return pow2_ ? line & (sets_ - 1) : line % sets_; }
-  Way* find(uint64_t s, uint64_t line) {
+  // `line` relative to base_ (equality holds modulo 2^64).
+  Way* find_rel(uint64_t s, uint64_t line) {
     Way* set = &ways_v_[s * ways_];
     for (unsigned i = 0; i < ways_; ++i) {
       if (set[i].line == line && set[i].stamp != 0) return &set[i];
@@ -98,6 +109,8 @@ class CacheLevel {
 
   uint64_t sets_;
   bool pow2_;  // sets_ is a power of two
+  // Ways hold lines less base_ (shift_lines moves it; save() writes absolute lines).
+  uint64_t base_ = 0;
   unsigned ways_;
   uint64_t clock_ = 0;
   std::vector<Way> ways_v_;
@@ -181,6 +194,21 @@ class CacheModel {
   std::vector<uint64_t> state_a_, state_b_;
   std::vector<double> period_clocks_;
   bool recording_ = false;
+  // The last stream, when it was walked from a state encoded before it (Recorded), or
+  // when it repeated the one before it moved by `advance` lines (Settled); any other
+  // cache operation forgets it. Not saved: it only spares walks.
+  struct Repeat {
+    enum class Kind : uint8_t { None, Recorded, Settled };
+    Kind kind = Kind::None;
+    uint64_t in = 0, in_len = 0, out = 0, out_len = 0;
+    uint64_t advance = 0;  // Settled: lines from one call to the next (mod 2^64)
+    MemCost cost;
+  } repeat_;
+  std::vector<uint64_t> repeat_start_;  // Recorded: the state before that stream
+  // The stream repeated from repeat_ (is_repeat: the lines it moved), else false.
+  bool is_repeat(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len,
+                 uint64_t* advance) const;
+  MemCost take_repeat(uint64_t in, uint64_t out, uint64_t advance);
   uint64_t unwalked_lines_ = 0;
   // The last cache operation, when it was a stream that hit L1 on every line.
   struct AllHit {

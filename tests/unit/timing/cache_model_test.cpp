@@ -9,6 +9,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -284,6 +285,156 @@ TEST(CacheModel, ResumedStreamPartsEqualTheStepWalk) {
         }
         // Long parts that start settled are walked for less than two periods.
         EXPECT_GT(settled_parts, 0u) << g.name << " dist " << dist << (sha ? " sha" : "");
+      }
+    }
+  }
+}
+
+// Bytes of both caches, of a line, and of the period after which both levels' set
+// indices repeat.
+struct Sizes {
+  uint64_t cap, line, period;
+};
+Sizes sizes_of(const MemoryParams& p) {
+  const uint64_t line = static_cast<uint64_t>(p.line_bytes.value);
+  return {static_cast<uint64_t>(p.l1d_bytes.value + p.l2_bytes.value), line,
+          line * std::lcm(static_cast<uint64_t>(p.l1d_bytes.value / line / p.l1d_ways.value),
+                          static_cast<uint64_t>(p.l2_bytes.value / line / p.l2_ways.value))};
+}
+
+// Loops of streams, each the one before moved by a stride (whole periods, less than a
+// period, down, or not at all: the same buffers again), in place, into a separate buffer,
+// with the output behind the input, into one output buffer that stays, or hashing; now and then
+// broken by an ordinary access or a stream of another length. stream() takes the repeats without
+// walking once a state repeats; every call costs what the step walk says, and the states left
+// agree.
+TEST(CacheModel, MovedAndRepeatedStreamsEqualTheStepWalk) {
+  uint64_t repeated = 0;
+  for (const Geometry& g : geometries()) {
+    const auto [cap, line, period] = sizes_of(g.p);
+    for (uint64_t seed = 0; seed < 6; ++seed) {
+      CacheModel fast(g.p), ref(g.p);
+      std::mt19937_64 rng(seed * 77 + 5);
+      std::set<uint64_t> reached;  // lines the caches may still hold
+      for (int loop = 0; loop < 6; ++loop) {
+        // Lengths from below a period to beyond the caches, ending anywhere in a line.
+        const uint64_t len = 16 * (1 + rng() % ((rng() % 2 ? period : 3 * cap) / 16));
+        const int64_t strides[] = {0,
+                                   static_cast<int64_t>(period),
+                                   static_cast<int64_t>(period * (1 + len / period)),
+                                   -static_cast<int64_t>(period * (2 + len / period)),
+                                   static_cast<int64_t>(len),
+                                   static_cast<int64_t>(period) + 16};
+        const int64_t stride = strides[rng() % 6];
+        // In place, separate, behind, hash, into a buffer that stays.
+        const int shape = static_cast<int>(rng() % 5);
+        const int64_t dist[] = {0, 0x4000000 + 16 * static_cast<int64_t>(rng() % 8), -16 * 3, 0, 0};
+        const uint64_t in0 = 0x10000000 + 16 * (rng() % 512);
+        uint64_t in = in0;
+        const uint64_t out_len = shape == 3 ? 0 : len;
+        const int calls = 2 + static_cast<int>(rng() % 9);
+        for (int c = 0; c < calls; ++c) {
+          const uint64_t out = shape == 4
+                                   ? in0 - 2 * cap
+                                   : static_cast<uint64_t>(static_cast<int64_t>(in) + dist[shape]);
+          const std::string where = std::string(g.name) + " len " + std::to_string(len) +
+                                    " stride " + std::to_string(stride) + " shape " +
+                                    std::to_string(shape) + " call " + std::to_string(c) +
+                                    " seed " + std::to_string(seed);
+          const uint64_t before = fast.unwalked_lines();
+          const MemCost f = fast.stream(in, len, out, out_len);
+          expect_same(f, ref.stream_by_steps(in, len, out, out_len), where);
+          if (fast.unwalked_lines() - before == f.l1_hits + f.l2_hits + f.mem_fills) ++repeated;
+          for (const uint64_t end : {in + len, out + out_len}) {
+            for (uint64_t a = end - std::min(end, 2 * cap); a < end + cap; a += line) {
+              reached.insert(a / line);
+            }
+          }
+          if (rng() % 8 == 0) {  // an interrupt handler's store, or a short stream elsewhere
+            const uint64_t a = 0x400000 + (rng() % 4096) * line;
+            if (rng() % 2) {
+              ASSERT_EQ(fast.access(a, 8, true), ref.access(a, 8, true)) << where;
+            } else {
+              expect_same(fast.stream(a, 64, a, 64), ref.stream_by_steps(a, 64, a, 64), where);
+            }
+          }
+          in = static_cast<uint64_t>(static_cast<int64_t>(in) + stride);
+          if (::testing::Test::HasFailure()) return;
+        }
+      }
+      // Every line the loops reached last, probed alike.
+      for (const uint64_t l : reached) {
+        const uint64_t a = l * line;
+        MemCost cf, cr;
+        fast.access(a, 1, (a / line) % 3 == 0, &cf);
+        ref.access(a, 1, (a / line) % 3 == 0, &cr);
+        expect_same(cf, cr, std::string(g.name) + " probe");
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(repeated, 50u);  // the repeats were taken, not only walked
+}
+
+// Settled loops, then a stream whose output moves a period more than its input, then one
+// whose input and output move by another stride: each costs and leaves what the step
+// walk says. Over buffers the caches hold (the same again) and over longer steps.
+TEST(CacheModel, SettledLoopLeftByOneStreamEqualsTheStepWalk) {
+  for (const Geometry& g : geometries()) {
+    const auto [cap, line, period] = sizes_of(g.p);
+    for (const bool sha : {false, true}) {
+      for (const uint64_t len : {cap / 2 + 16, 2 * cap + 48}) {
+        const uint64_t stride = len < cap ? 0 : period * (len / period + 1);
+        CacheModel fast(g.p), ref(g.p);
+        const uint64_t in0 = 0x10000000, out0 = 0x30000000;
+        uint64_t in = in0, out = out0;
+        for (int c = 0; c < 12; ++c) {
+          const std::string where = std::string(g.name) + (sha ? " sha" : "") + " len " +
+                                    std::to_string(len) + " call " + std::to_string(c);
+          const uint64_t out_len = sha ? 0 : len;
+          expect_same(fast.stream(in, len, out, out_len),
+                      ref.stream_by_steps(in, len, out, out_len), where);
+          in += stride + (c == 8 ? period : 0);
+          out += stride + (c == 6 || c == 8 ? period : 0);
+          if (::testing::Test::HasFailure()) return;
+        }
+        for (const uint64_t from : {in0, out0}) {
+          for (uint64_t a = from; a < from + (in - in0) + len + cap; a += line) {
+            MemCost cf, cr;
+            fast.access(a, 1, false, &cf);
+            ref.access(a, 1, false, &cr);
+            expect_same(cf, cr, std::string(g.name) + " probe");
+            if (::testing::Test::HasFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A loop of 1 MiB steps from one 64 MiB buffer into another, and the same 64 MiB buffers
+// again and again, on every CPU model: from the third call on, no line is walked.
+TEST(CacheModel, StepLoopsAndRepeatedBuffersAreNotWalked) {
+  for (const CpuModel* cpu : all_cpu_models()) {
+    CacheModel m(cpu->memory);
+    const uint64_t step = 1 << 20, in = 0x10000000, out = 0x20000000;
+    MemCost third;
+    for (uint64_t k = 0; k < 64; ++k) {
+      const uint64_t before = m.unwalked_lines();
+      const MemCost c = m.stream(in + k * step, step, out + k * step, step);
+      const uint64_t lines = c.l1_hits + c.l2_hits + c.mem_fills;
+      if (k == 8) third = c;
+      if (k >= 8) {  // settled (the caches hold at most 8 MiB)
+        EXPECT_EQ(m.unwalked_lines() - before, lines) << cpu->name << " step " << k;
+        expect_same(c, third, std::string(cpu->name) + " step " + std::to_string(k));
+      }
+    }
+    const uint64_t big = 64 << 20;
+    for (int k = 0; k < 4; ++k) {
+      const uint64_t before = m.unwalked_lines();
+      const MemCost c = m.stream(in, big, out, big);
+      if (k >= 2) {
+        EXPECT_EQ(m.unwalked_lines() - before, c.l1_hits + c.l2_hits + c.mem_fills) << cpu->name;
       }
     }
   }
