@@ -474,6 +474,34 @@ TEST(CacheModel, RestoredModelCostsWhatTheSavedOneCosts) {
   }
 }
 
+// A model saved after a loop of moved streams (its levels' lines relative to a moved base)
+// restores to one that costs what the saved one costs.
+TEST(CacheModel, RestoredAfterMovedStreamsCostsWhatTheSavedOneCosts) {
+  for (const Geometry& g : geometries()) {
+    const auto [cap, line, period] = sizes_of(g.p);
+    CacheModel saved(g.p);
+    const uint64_t len = 2 * cap + 16, stride = period * (len / period + 1);
+    for (uint64_t k = 0; k < 6; ++k) {
+      saved.stream(0x10000000 + k * stride, len, 0x30000000 + k * stride, len);
+    }
+    std::vector<uint8_t> bytes;
+    StateWriter w(bytes);
+    saved.save(w);
+    CacheModel restored(g.p);
+    StateReader r(bytes.data(), bytes.size());
+    restored.load(r);
+    for (const uint64_t from : {0x10000000 + 5 * stride, 0x30000000 + 5 * stride}) {
+      for (uint64_t a = from; a < from + len + cap; a += line) {
+        MemCost cs, cr;
+        saved.access(a, 1, false, &cs);
+        restored.access(a, 1, false, &cr);
+        expect_same(cs, cr, std::string(g.name) + " probe");
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
 // The same stream twice over data L1 holds: the second costs the same, and is not walked.
 TEST(CacheModel, RepeatedAllHitStreamIsNotWalked) {
   CacheModel m(small_params());
