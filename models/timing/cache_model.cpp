@@ -204,7 +204,8 @@ CacheModel::CacheModel(const MemoryParams& p)
   const uint64_t held = (l1_.sets() * l1_.ways() + l2_.sets() * l2_.ways());
   state_a_.reserve(held + l1_.sets() + l2_.sets() + 2);
   state_b_.reserve(state_a_.capacity());
-  repeat_start_.reserve(state_a_.capacity());
+  ref_.start.reserve(state_a_.capacity());
+  cand_.start.reserve(state_a_.capacity());
   // At most two line accesses per stream per 16-byte step, one per line and stream
   // otherwise.
   period_clocks_.reserve(4 * period_lines_ + 16);
@@ -222,12 +223,18 @@ void CacheModel::load(StateReader& r) {
   l2_.load(r);
   r.pod(unwalked_lines_);
   r.pod(all_hit_);
-  repeat_.kind = Repeat::Kind::None;
+  forget_repeats();
+}
+
+void CacheModel::forget_repeats() {
+  ref_.recorded = cand_.recorded = false;
+  just_recorded_ = settled_ = false;
+  last_in_len_ = last_out_len_ = ~0ull;
 }
 
 void CacheModel::clear() {
   all_hit_.valid = false;
-  repeat_.kind = Repeat::Kind::None;
+  forget_repeats();
   l1_.clear();
   l2_.clear();
 }
@@ -288,7 +295,7 @@ double CacheModel::line_miss(uint64_t line, bool write, MemCost& c) {
 double CacheModel::access(uint64_t addr, uint64_t len, bool write, MemCost* acc) {
   if (len == 0) return 0;
   all_hit_.valid = false;
-  repeat_.kind = Repeat::Kind::None;
+  just_recorded_ = settled_ = false;  // ref_ stays true of any later state
   MemCost local;
   MemCost& c = acc != nullptr ? *acc : local;
   double clocks = 0;
@@ -379,23 +386,37 @@ MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t 
     unwalked_lines_ += h.cost.l1_hits;
     return h.cost;
   }
-  uint64_t advance = 0;
-  if (is_repeat(in, in_len, out, out_len, &advance)) {
-    if (repeat_.kind == Repeat::Kind::Settled && repeat_.advance == advance) {
-      return take_repeat(in, out, advance);
-    }
-    if (repeat_.kind == Repeat::Kind::Recorded) {
-      Walk none{in, 0, out, 0};  // no stream has stepped yet: encoded as the recorded one
-      encode_state(none, advance, state_b_);
-      if (state_b_ == repeat_start_) return take_repeat(in, out, advance);
+  uint64_t moved = 0;
+  if (settled_ && ref_.same_lengths(in_len, out_len) &&
+      moved_from(last_in_, last_out_, in, out, out_len, &moved) && moved == ref_.advance) {
+    return take_repeat(in, out);
+  }
+  if (ref_.same_lengths(in_len, out_len) &&
+      moved_from(ref_.in, ref_.out, in, out, out_len, &moved)) {
+    Walk none{in, 0, out, 0};  // no stream has stepped yet: encoded as the recorded one
+    encode_state(none, moved, state_b_);
+    if (state_b_ == ref_.start) return take_repeat(in, out);
+  }
+  if (just_recorded_ && cand_.same_lengths(in_len, out_len) &&
+      moved_from(cand_.in, cand_.out, in, out, out_len, &moved)) {
+    Walk none{in, 0, out, 0};
+    encode_state(none, moved, state_b_);
+    if (state_b_ == cand_.start) {  // the state cand_ left: proven
+      cand_.advance = moved;
+      std::swap(ref_, cand_);
+      cand_.recorded = false;
+      return take_repeat(in, out);
     }
   }
-  // Recorded when the walk is likely to cost more than encoding the caches twice.
+  // A candidate is recorded when a loop is likely (the lengths of the stream before) and
+  // the walk costs more than encoding the caches. The proven one stays until a candidate
+  // is proven, so that a loop an interrupt splits (§3.1) resumes with one comparison.
   const uint64_t stream_lines = (in_len + out_len) / line_;
-  const bool record = stream_lines >= kRecordPeriods * period_lines_;
+  const bool record = stream_lines >= kRecordPeriods * period_lines_ && in_len == last_in_len_ &&
+                      out_len == last_out_len_;
   if (record) {
     Walk none{in, 0, out, 0};
-    encode_state(none, 0, repeat_start_);
+    encode_state(none, 0, cand_.start);
   }
   Walk w{in, in_len, out, out_len};
   const uint64_t steps = std::max((in_len + 15) / 16, (out_len + 15) / 16);
@@ -465,36 +486,46 @@ MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t 
   w.c.stalled_stores = stalled_stores(out_len);
   w.c.store_clocks = static_cast<double>(w.c.stalled_stores) * p_.store_drain_clocks.value;
   h = AllHit{w.c.l2_hits + w.c.mem_fills + w.c.writebacks == 0, in, in_len, out, out_len, w.c};
-  repeat_ = record ? Repeat{Repeat::Kind::Recorded, in, in_len, out, out_len, 0, w.c} : Repeat{};
+  if (record) {
+    cand_.recorded = true;
+    cand_.in = in;
+    cand_.in_len = in_len;
+    cand_.out = out;
+    cand_.out_len = out_len;
+    cand_.cost = w.c;
+  }
+  just_recorded_ = record;
+  settled_ = false;
+  last_in_len_ = in_len;
+  last_out_len_ = out_len;
   return w.c;
 }
 
-// The same lengths, the input (and output, if any) moved by one number of whole periods,
-// the same for both, and nothing in between: then the walk would be the last one's moved.
-bool CacheModel::is_repeat(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len,
-                           uint64_t* advance) const {
-  const Repeat& r = repeat_;
-  if (r.kind == Repeat::Kind::None || r.in_len != in_len || r.out_len != out_len) return false;
-  const uint64_t moved = in - r.in;  // modulo 2^64: a stream may move down
-  if (out_len != 0 && out - r.out != moved) return false;
+// Whole periods, the same for the output: then every line maps to the set it mapped to.
+bool CacheModel::moved_from(uint64_t from_in, uint64_t from_out, uint64_t in, uint64_t out,
+                            uint64_t out_len, uint64_t* lines) const {
+  const uint64_t moved = in - from_in;  // modulo 2^64: a stream may move down
+  if (out_len != 0 && out - from_out != moved) return false;
   const uint64_t period_bytes = period_lines_ * line_;
   // Whole periods either way.
   if (moved % period_bytes != 0 && (0 - moved) % period_bytes != 0) return false;
-  *advance = line_of(in) - line_of(r.in);
+  *lines = line_of(in) - line_of(from_in);
   return true;
 }
 
-// The last stream's cost again; the caches move as its walk would have moved them (the
-// state before it, moved by `advance`, equals the state now, so the state after this one
-// is the state after it, moved alike).
-MemCost CacheModel::take_repeat(uint64_t in, uint64_t out, uint64_t advance) {
-  Repeat& r = repeat_;
-  l1_.shift_lines(advance);
-  l2_.shift_lines(advance);
-  r.kind = Repeat::Kind::Settled;
-  r.advance = advance;
-  r.in = in;
-  r.out = out;
+// ref_'s cost again. The state now is ref_'s start moved by some M (compared, or the last
+// repeat's state moved by `advance`); the walk would leave ref_'s end moved by M, which is
+// ref_'s start moved by M + advance (proven): the state now moved by `advance`.
+MemCost CacheModel::take_repeat(uint64_t in, uint64_t out) {
+  const Repeat& r = ref_;
+  l1_.shift_lines(r.advance);
+  l2_.shift_lines(r.advance);
+  settled_ = true;
+  just_recorded_ = false;
+  last_in_ = in;
+  last_out_ = out;
+  last_in_len_ = r.in_len;
+  last_out_len_ = r.out_len;
   const MemCost& c = r.cost;
   unwalked_lines_ += c.l1_hits + c.l2_hits + c.mem_fills;
   all_hit_ = AllHit{c.l2_hits + c.mem_fills + c.writebacks == 0, in, r.in_len, out, r.out_len, c};

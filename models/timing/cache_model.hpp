@@ -22,12 +22,11 @@
 // it cost and is not walked.
 //
 // Calls over data that goes on past them repeat too: a loop of 1 MiB steps from one buffer
-// into another, or the same 64 MiB buffers again. When a stream is the one before it moved
-// by whole periods (or not at all), and the caches now are the caches before that one, so
-// moved, it does exactly what that one did, moved: its cost is the same and the caches
-// move by as much (in O(1): a level keeps its lines relative to a base). One comparison of
-// the two states starts such a run; the calls after it are not compared again, since each
-// leaves the caches moved as the one before did.
+// into another, or the same 64 MiB buffers again. A stream moved by whole periods (or not
+// at all) from a recorded one, from the caches that one started from moved alike, does
+// exactly what it did, moved: its cost is the same. Proven by the stream right after it,
+// the record also says how the caches move (in O(1): a level keeps its lines relative to
+// a base), and the calls that follow by the same advance are not compared again.
 #pragma once
 
 #include <cstdint>
@@ -194,21 +193,33 @@ class CacheModel {
   std::vector<uint64_t> state_a_, state_b_;
   std::vector<double> period_clocks_;
   bool recording_ = false;
-  // The last stream, when it was walked from a state encoded before it (Recorded), or
-  // when it repeated the one before it moved by `advance` lines (Settled); any other
-  // cache operation forgets it. Not saved: it only spares walks.
+  // A stream walked from a state encoded before it (`start`): from any state equal to
+  // that one moved by whole periods, the stream so moved costs what it cost. Proven once
+  // the stream after it, with nothing in between, found the state it left equal to its
+  // start moved by `advance` lines: then such a repeat leaves the state before it moved by
+  // `advance`. A candidate (cand_) becomes the proven one (ref_); a proven one stays until
+  // then. Not saved: they only spare walks.
   struct Repeat {
-    enum class Kind : uint8_t { None, Recorded, Settled };
-    Kind kind = Kind::None;
+    bool recorded = false;
     uint64_t in = 0, in_len = 0, out = 0, out_len = 0;
-    uint64_t advance = 0;  // Settled: lines from one call to the next (mod 2^64)
+    uint64_t advance = 0;
     MemCost cost;
-  } repeat_;
-  std::vector<uint64_t> repeat_start_;  // Recorded: the state before that stream
-  // The stream repeated from repeat_ (is_repeat: the lines it moved), else false.
-  bool is_repeat(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len,
-                 uint64_t* advance) const;
-  MemCost take_repeat(uint64_t in, uint64_t out, uint64_t advance);
+    std::vector<uint64_t> start;
+    bool same_lengths(uint64_t il, uint64_t ol) const {
+      return recorded && in_len == il && out_len == ol;
+    }
+  } ref_, cand_;
+  // The last cache operation recorded cand_ (just_recorded_), or was a repeat of ref_ at
+  // last_in_/last_out_ (settled_: the next one moved by `advance` need not compare).
+  bool just_recorded_ = false, settled_ = false;
+  uint64_t last_in_ = 0, last_out_ = 0;
+  uint64_t last_in_len_ = ~0ull, last_out_len_ = ~0ull;  // the last stream's lengths
+  // The lines from `from_in` to `in`, when that is whole periods and the output (if any)
+  // moved alike.
+  bool moved_from(uint64_t from_in, uint64_t from_out, uint64_t in, uint64_t out, uint64_t out_len,
+                  uint64_t* lines) const;
+  MemCost take_repeat(uint64_t in, uint64_t out);
+  void forget_repeats();
   uint64_t unwalked_lines_ = 0;
   // The last cache operation, when it was a stream that hit L1 on every line.
   struct AllHit {

@@ -341,10 +341,19 @@ TEST(CacheModel, MovedAndRepeatedStreamsEqualTheStepWalk) {
                                     " stride " + std::to_string(stride) + " shape " +
                                     std::to_string(shape) + " call " + std::to_string(c) +
                                     " seed " + std::to_string(seed);
-          const uint64_t before = fast.unwalked_lines();
-          const MemCost f = fast.stream(in, len, out, out_len);
-          expect_same(f, ref.stream_by_steps(in, len, out, out_len), where);
-          if (fast.unwalked_lines() - before == f.l1_hits + f.l2_hits + f.mem_fills) ++repeated;
+          if (len >= 32 && rng() % 6 == 0) {  // an interrupt splits it into two parts (§3.1)
+            const uint64_t k = 16 * (1 + rng() % (len / 16 - 1)), k_out = out_len != 0 ? k : 0;
+            expect_same(fast.stream(in, k, out, k_out), ref.stream_by_steps(in, k, out, k_out),
+                        where + " part 1");
+            expect_same(fast.stream(in + k, len - k, out + k, out_len - k_out),
+                        ref.stream_by_steps(in + k, len - k, out + k, out_len - k_out),
+                        where + " part 2");
+          } else {
+            const uint64_t before = fast.unwalked_lines();
+            const MemCost f = fast.stream(in, len, out, out_len);
+            expect_same(f, ref.stream_by_steps(in, len, out, out_len), where);
+            if (fast.unwalked_lines() - before == f.l1_hits + f.l2_hits + f.mem_fills) ++repeated;
+          }
           for (const uint64_t end : {in + len, out + out_len}) {
             for (uint64_t a = end - std::min(end, 2 * cap); a < end + cap; a += line) {
               reached.insert(a / line);
@@ -413,7 +422,8 @@ TEST(CacheModel, SettledLoopLeftByOneStreamEqualsTheStepWalk) {
 }
 
 // A loop of 1 MiB steps from one 64 MiB buffer into another, and the same 64 MiB buffers
-// again and again, on every CPU model: from the third call on, no line is walked.
+// again and again, on every CPU model: once the caches hold only the loop's lines, no line
+// is walked, also after a step an interrupt split.
 TEST(CacheModel, StepLoopsAndRepeatedBuffersAreNotWalked) {
   for (const CpuModel* cpu : all_cpu_models()) {
     CacheModel m(cpu->memory);
@@ -429,6 +439,14 @@ TEST(CacheModel, StepLoopsAndRepeatedBuffersAreNotWalked) {
         expect_same(c, third, std::string(cpu->name) + " step " + std::to_string(k));
       }
     }
+    // An interrupt splits step 64 (§3.1): step 65 resumes the loop with one comparison.
+    const uint64_t half = step / 2;
+    m.stream(in + 64 * step, half, out + 64 * step, half);
+    m.stream(in + 64 * step + half, half, out + 64 * step + half, half);
+    const uint64_t before = m.unwalked_lines();
+    const MemCost c = m.stream(in + 65 * step, step, out + 65 * step, step);
+    EXPECT_EQ(m.unwalked_lines() - before, c.l1_hits + c.l2_hits + c.mem_fills) << cpu->name;
+    expect_same(c, third, std::string(cpu->name) + " after a split step");
     const uint64_t big = 64 << 20;
     for (int k = 0; k < 4; ++k) {
       const uint64_t before = m.unwalked_lines();
