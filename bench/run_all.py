@@ -6,10 +6,14 @@ Rows (CPU time of whole runs, best of REPEAT, the runs of one row interleaved so
 change of the machine's load hits baseline and emulator alike):
   plain i386 / x86-64 code   bench/guest/compute.c under qemu-i386 / qemu-x86_64 and under
                              padlock-emu with --timing off and on
-  bulk REP XCRYPTECB, REP XSHA256
-                             bench/guest/xcrypt_loop.c over one buffer, timing off and on,
-                             against host `openssl speed` of the same mode and size; the
-                             loop's time is the run's minus a run doing the set-up only
+  bulk REP XCRYPTECB         bench/guest/xcrypt_loop.c in each stream shape (in place over
+                             8 KiB and 64 MiB; from one 64 MiB buffer into another in one
+                             instruction per pass, and in 1 MiB steps), timing off and on,
+                             against bench/host_stream.c: the host's OpenSSL (AES-NI) over
+                             the same buffers in the same shape, whose output must match;
+                             each loop's time is the run's minus a run doing the set-up only
+  bulk REP XSHA256           the same guest over one buffer against host `openssl speed`
+                             sha256 of the same size
   short REP XCRYPTECB        single-block instructions, host time per instruction
   openssl speed              Debian's i386 openssl with the padlock engine (nehemiah,
                              1.2 GHz, --chip-check warn: the engine's PXOR is SSE2, which a
@@ -26,7 +30,7 @@ change of the machine's load hits baseline and emulator alike):
 
 usage: bench/run_all.py [--build DIR] [--before EMU] [--only ROW[,ROW...]]
   --before EMU: another padlock-emu binary (an earlier build) run interleaved with this
-  one in the plain, short and openssl rows, printed as a "before" column
+  one in the plain, bulk, short and openssl rows, printed as a "before" column
   rows: plain, mix, bulk, short, openssl, harness, check
   env: REPEAT (default 3), ROUNDS (compute's work factor, default 16),
        SHORT_N (single-block instructions, default 10000000),
@@ -60,6 +64,7 @@ BULK_BYTES = int(os.environ.get("BULK_BYTES", str(8 << 30)))
 BEFORE: Path | None = None  # --before
 CHECK_REPEAT = int(os.environ.get("CHECK_REPEAT", "11"))
 SPEED_REPEAT = 3  # openssl speed runs 12 s of CPU each
+LABEL_W = 48  # width of the rows' labels
 CHECK_ENC_BYTES = int(os.environ.get("CHECK_ENC_BYTES", str(4 << 20)))
 
 
@@ -98,7 +103,10 @@ def best_interleaved(cmds: dict[str, list[str]], repeat: int = REPEAT) -> dict[s
 
 def build_guests(work: Path) -> dict[str, Path]:
     cc = shutil.which("gcc") or sys.exit("run_all: gcc not found")
-    guests = {}
+    out = work / "host_stream"
+    subprocess.run([cc, "-O2", f"-I{HERE}", "-o", out, HERE / "host_stream.c", "-lcrypto"],
+                   check=True)
+    guests = {"host_stream": out}
     for bits in ("32", "64"):
         out = work / f"compute{bits}"
         subprocess.run([cc, f"-m{bits}", "-static", "-O2", "-o", out, HERE / "guest/compute.c"],
@@ -106,7 +114,8 @@ def build_guests(work: Path) -> dict[str, Path]:
         guests[f"compute{bits}"] = out
     out = work / "xcrypt_loop"
     subprocess.run([cc, "-m32", "-march=i686", "-static", "-fno-pie", "-no-pie", "-O2",
-                    f"-I{REPO / 'tests/guest'}", "-o", out, HERE / "guest/xcrypt_loop.c"],
+                    f"-I{REPO / 'tests/guest'}", f"-I{HERE}", "-o", out,
+                    HERE / "guest/xcrypt_loop.c"],
                    check=True)
     guests["xcrypt_loop"] = out
     return guests
@@ -118,12 +127,12 @@ def row(label: str, emu: float, base: float | None, base_label: str, unit: str =
     base_s = f"{base:9.3f} {unit}" if base is not None else " " * 11
     if before is not None:
         ratio += f"  (before: {before:.3f} {unit}" + (f", {before / base:.2f}x)" if base else ")")
-    print(f"  {label:<34} {emu:9.3f} {unit}  {base_s}  {ratio}  {goal}".rstrip())
+    print(f"  {label:<{LABEL_W}} {emu:9.3f} {unit}  {base_s}  {ratio}  {goal}".rstrip())
 
 
 def plain_code(emu: Path, guests: dict[str, Path]) -> None:
     print("plain code (bench/guest/compute.c, CPU time, best of %d)" % REPEAT)
-    print(f"  {'':<34} {'padlock-emu':>11}  {'baseline':>11}")
+    print(f"  {'':<{LABEL_W}} {'padlock-emu':>11}  {'baseline':>11}")
     for bits, qemu in (("32", "qemu-i386"), ("64", "qemu-x86_64")):
         prog = str(guests[f"compute{bits}"])
         if shutil.which(qemu) is None:
@@ -159,41 +168,63 @@ def host_speed(mode: str, size: int) -> float:
 
 
 def loop_time(emu: Path, prog: Path, mode: str, size: int, count: int,
-              before: Path | None = None) -> dict[str, float]:
-    """Host seconds of `count` instructions (set-up subtracted), timing off and on; with
-    `before`, also "b_off" and "b_on" for that binary, interleaved."""
+              before: Path | None = None, shape: str = "inplace",
+              host: Path | None = None) -> dict[str, float]:
+    """Host seconds of `count` passes (set-up subtracted), timing off and on; with
+    `before`, also "b_off" and "b_on" for that binary; with `host` (bench/host_stream.c),
+    also "host", whose output must equal the emulator's; all interleaved."""
     cmds = {}
     emus = {"": emu} if before is None else {"": emu, "b_": before}
     for tag, binary in emus.items():
         for timing in ("off", "on"):
             for n in (0, count):
                 cmds[f"{tag}{timing}{n}"] = [str(binary), "run", "--cpu", "esther", "--timing",
-                                             timing, str(prog), mode, str(size), str(n)]
+                                             timing, str(prog), mode, str(size), str(n), shape]
+    tags = [f"{tag}{t}" for tag in emus for t in ("off", "on")]
+    if host is not None:
+        for n in (0, count):
+            cmds[f"host{n}"] = [str(host), str(size), str(n), shape]
+        tags.append("host")
     best: dict[str, float] = {}
+    outs: dict[str, str] = {}
     for _ in range(REPEAT):
         for name, cmd in cmds.items():
-            cpu, _, _ = Timer.run(cmd)
+            cpu, _, out = Timer.run(cmd)
             best[name] = min(best.get(name, cpu), cpu)
-    return {f"{tag}{t}": max(best[f"{tag}{t}{count}"] - best[f"{tag}{t}0"], 1e-9)
-            for tag in emus for t in ("off", "on")}
+            outs[name] = out
+    if host is not None and outs[f"host{count}"] != outs[f"off{count}"]:
+        sys.exit(f"run_all: host and emulator outputs differ: {outs[f'host{count}']!r} vs "
+                 f"{outs[f'off{count}']!r}")
+    return {t: max(best[f"{t}{count}"] - best[f"{t}0"], 1e-9) for t in tags}
 
 
 def bulk(emu: Path, guests: dict[str, Path]) -> None:
     print(f"bulk data, esther, {BULK_BYTES >> 20} MiB per run (MB/s from CPU time; baseline: "
-          "host openssl speed, same mode and size)")
-    print(f"  {'':<34} {'padlock-emu':>11}  {'baseline':>11}")
-    for mode, host_mode, label in (("ecb", "aes-128-ecb", "REP XCRYPTECB"),
-                                   ("sha256", "sha256", "REP XSHA256")):
-        for size in (8192, 64 << 20):
-            count = max(1, BULK_BYTES // size)
-            t = loop_time(emu, guests["xcrypt_loop"], mode, size, count)
-            host = host_speed(host_mode, size) / 1e6
-            mb = {k: count * size / v / 1e6 for k, v in t.items()}
-            sz = f"{size >> 10} KiB" if size < (1 << 20) else f"{size >> 20} MiB"
-            row(f"{label} {sz}, --timing off", mb["off"], host, "host", "MB/s")
-            row(f"{label} {sz}, timing on", mb["on"], host, "host", "MB/s",
-                goal="(goal >= 0.8x)")
-            print(f"  {'':<34} timing on / off: {t['on'] / t['off']:.2f}x time (goal <= 1.25x)")
+          "host OpenSSL over the same buffers (ECB), openssl speed of the same size (SHA))")
+    print(f"  {'':<{LABEL_W}} {'padlock-emu':>11}  {'baseline':>11}")
+
+    def show(label: str, t: dict[str, float], count: int, size: int, host: float) -> None:
+        mb = {k: count * size / v / 1e6 for k, v in t.items()}
+        row(f"{label}, --timing off", mb["off"], host, "host", "MB/s", before=mb.get("b_off"))
+        row(f"{label}, timing on", mb["on"], host, "host", "MB/s", goal="(goal >= 0.8x)",
+            before=mb.get("b_on"))
+        was = f" (before: {t['b_on'] / t['b_off']:.2f}x)" if "b_on" in t else ""
+        print(f"  {'':<{LABEL_W}} timing on / off: {t['on'] / t['off']:.2f}x time{was} (goal <= 1.25x)")
+
+    # ECB in every stream shape, the host doing the same passes over the same buffers.
+    for shape, size, label in (("inplace", 8192, "8 KiB in place"),
+                               ("inplace", 64 << 20, "64 MiB in place"),
+                               ("separate", 64 << 20, "64 MiB -> 64 MiB"),
+                               ("steps", 64 << 20, "64 MiB in 1 MiB steps")):
+        count = max(1, BULK_BYTES // size)
+        t = loop_time(emu, guests["xcrypt_loop"], "ecb", size, count, BEFORE, shape=shape,
+                      host=guests["host_stream"])
+        show(f"REP XCRYPTECB {label}", t, count, size, count * size / t["host"] / 1e6)
+    for size in (8192, 64 << 20):
+        count = max(1, BULK_BYTES // size)
+        t = loop_time(emu, guests["xcrypt_loop"], "sha256", size, count, BEFORE)
+        sz = f"{size >> 10} KiB" if size < (1 << 20) else f"{size >> 20} MiB"
+        show(f"REP XSHA256 {sz}", t, count, size, host_speed("sha256", size) / 1e6)
 
 
 def short(emu: Path, guests: dict[str, Path]) -> None:
@@ -232,7 +263,7 @@ def mix(emu: Path, guests: dict[str, Path]) -> None:
     """--mix against the same run without it (docs/debugging.md: goal <= 1.3x), on compute:
     short blocks and no PadLock, the worst case for a per-block count."""
     print("--mix cost (bench/guest/compute.c i386, CPU time, best of %d)" % REPEAT)
-    print(f"  {'':<34} {'--mix':>11}  {'without':>11}")
+    print(f"  {'':<{LABEL_W}} {'--mix':>11}  {'without':>11}")
     prog = str(guests["compute32"])
     with tempfile.TemporaryDirectory() as tmp:
         out = str(Path(tmp) / "mix.txt")

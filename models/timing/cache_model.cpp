@@ -12,6 +12,11 @@ uint64_t as_u64(double v, uint64_t fallback) {
   return v >= 1 ? static_cast<uint64_t>(std::llround(v)) : fallback;
 }
 
+// A stream of at least this many periods of lines (both streams counted) encodes the
+// caches before its walk, to be compared with the next stream's start: below it the
+// walk is cheaper than the encoding.
+constexpr uint64_t kRecordPeriods = 1;
+
 bool is_pow2(uint64_t v) {
   return v != 0 && (v & (v - 1)) == 0;
 }
@@ -101,17 +106,17 @@ CacheLevel::Victim CacheLevel::insert(uint64_t line, bool dirty) {
     move_to_front(s, position(s, way));
   } else {
     way = order_[s * ways_ + ways_ - 1];  // the least recent
-    v = {true, set[way].dirty, set[way].line};
+    v = {true, set[way].dirty, set[way].line + base_};
     move_to_front(s, ways_ - 1);
   }
-  set[way] = Way{line, ++clock_, dirty};
+  set[way] = Way{line - base_, ++clock_, dirty};
   recent_ = &set[way];
   return v;
 }
 
 bool CacheLevel::take(uint64_t line, bool* dirty) {
   const uint64_t s = set_index(line);
-  Way* w = find(s, line);
+  Way* w = find_rel(s, line - base_);
   if (w == nullptr) return false;
   if (dirty != nullptr) *dirty = w->dirty;
   *w = Way{};
@@ -127,6 +132,7 @@ bool CacheLevel::take(uint64_t line, bool* dirty) {
 void CacheLevel::clear() {
   std::fill(ways_v_.begin(), ways_v_.end(), Way{});
   clock_ = 0;
+  base_ = 0;
   recent_ = nullptr;
   rebuild_order();
 }
@@ -147,12 +153,21 @@ void CacheLevel::rebuild_order() {
 
 void CacheLevel::save(StateWriter& w) const {
   w.pod(clock_);
-  w.pods(ways_v_);
+  if (base_ == 0) {
+    w.pods(ways_v_);
+  } else {  // absolute lines, as a level that never moved holds them
+    std::vector<Way> ways = ways_v_;
+    for (Way& way : ways) {
+      if (way.stamp != 0) way.line += base_;
+    }
+    w.pods(ways);
+  }
   w.pod<int64_t>(recent_ == nullptr ? -1 : recent_ - ways_v_.data());
 }
 
 void CacheLevel::load(StateReader& r) {
   const size_t size = ways_v_.size();
+  base_ = 0;
   r.pod(clock_);
   r.pods(ways_v_);
   const auto recent = r.pod<int64_t>();
@@ -171,14 +186,8 @@ void CacheLevel::encode(uint64_t shift, std::vector<uint64_t>& out) const {
     out.push_back(n);
     for (unsigned k = n; k-- > 0;) {  // least recent first
       const Way& w = set[order[k]];
-      out.push_back(((w.line - shift) << 1) | (w.dirty ? 1 : 0));
+      out.push_back(((w.line + base_ - shift) << 1) | (w.dirty ? 1 : 0));
     }
-  }
-}
-
-void CacheLevel::shift_lines(uint64_t delta) {
-  for (Way& w : ways_v_) {
-    if (w.stamp != 0) w.line += delta;
   }
 }
 
@@ -195,6 +204,8 @@ CacheModel::CacheModel(const MemoryParams& p)
   const uint64_t held = (l1_.sets() * l1_.ways() + l2_.sets() * l2_.ways());
   state_a_.reserve(held + l1_.sets() + l2_.sets() + 2);
   state_b_.reserve(state_a_.capacity());
+  ref_.start.reserve(state_a_.capacity());
+  cand_.start.reserve(state_a_.capacity());
   // At most two line accesses per stream per 16-byte step, one per line and stream
   // otherwise.
   period_clocks_.reserve(4 * period_lines_ + 16);
@@ -212,10 +223,18 @@ void CacheModel::load(StateReader& r) {
   l2_.load(r);
   r.pod(unwalked_lines_);
   r.pod(all_hit_);
+  forget_repeats();
+}
+
+void CacheModel::forget_repeats() {
+  ref_.recorded = cand_.recorded = false;
+  just_recorded_ = settled_ = false;
+  last_in_len_ = last_out_len_ = ~0ull;
 }
 
 void CacheModel::clear() {
   all_hit_.valid = false;
+  forget_repeats();
   l1_.clear();
   l2_.clear();
 }
@@ -276,6 +295,7 @@ double CacheModel::line_miss(uint64_t line, bool write, MemCost& c) {
 double CacheModel::access(uint64_t addr, uint64_t len, bool write, MemCost* acc) {
   if (len == 0) return 0;
   all_hit_.valid = false;
+  just_recorded_ = settled_ = false;  // ref_ stays true of any later state
   MemCost local;
   MemCost& c = acc != nullptr ? *acc : local;
   double clocks = 0;
@@ -366,6 +386,38 @@ MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t 
     unwalked_lines_ += h.cost.l1_hits;
     return h.cost;
   }
+  uint64_t moved = 0;
+  if (settled_ && ref_.same_lengths(in_len, out_len) &&
+      moved_from(last_in_, last_out_, in, out, out_len, &moved) && moved == ref_.advance) {
+    return take_repeat(in, out);
+  }
+  if (ref_.same_lengths(in_len, out_len) &&
+      moved_from(ref_.in, ref_.out, in, out, out_len, &moved)) {
+    Walk none{in, 0, out, 0};  // no stream has stepped yet: encoded as the recorded one
+    encode_state(none, moved, state_b_);
+    if (state_b_ == ref_.start) return take_repeat(in, out);
+  }
+  if (just_recorded_ && cand_.same_lengths(in_len, out_len) &&
+      moved_from(cand_.in, cand_.out, in, out, out_len, &moved)) {
+    Walk none{in, 0, out, 0};
+    encode_state(none, moved, state_b_);
+    if (state_b_ == cand_.start) {  // the state cand_ left: proven
+      cand_.advance = moved;
+      std::swap(ref_, cand_);
+      cand_.recorded = false;
+      return take_repeat(in, out);
+    }
+  }
+  // A candidate is recorded when a loop is likely (the lengths of the stream before) and
+  // the walk costs more than encoding the caches. The proven one stays until a candidate
+  // is proven, so that a loop an interrupt splits (§3.1) resumes with one comparison.
+  const uint64_t stream_lines = (in_len + out_len) / line_;
+  const bool record = stream_lines >= kRecordPeriods * period_lines_ && in_len == last_in_len_ &&
+                      out_len == last_out_len_;
+  if (record) {
+    Walk none{in, 0, out, 0};
+    encode_state(none, 0, cand_.start);
+  }
   Walk w{in, in_len, out, out_len};
   const uint64_t steps = std::max((in_len + 15) / 16, (out_len + 15) / 16);
   const uint64_t in_last = in_len != 0 ? line_of(in + in_len - 1) : 0;
@@ -434,7 +486,50 @@ MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t 
   w.c.stalled_stores = stalled_stores(out_len);
   w.c.store_clocks = static_cast<double>(w.c.stalled_stores) * p_.store_drain_clocks.value;
   h = AllHit{w.c.l2_hits + w.c.mem_fills + w.c.writebacks == 0, in, in_len, out, out_len, w.c};
+  if (record) {
+    cand_.recorded = true;
+    cand_.in = in;
+    cand_.in_len = in_len;
+    cand_.out = out;
+    cand_.out_len = out_len;
+    cand_.cost = w.c;
+  }
+  just_recorded_ = record;
+  settled_ = false;
+  last_in_len_ = in_len;
+  last_out_len_ = out_len;
   return w.c;
+}
+
+// Whole periods, the same for the output: then every line maps to the set it mapped to.
+bool CacheModel::moved_from(uint64_t from_in, uint64_t from_out, uint64_t in, uint64_t out,
+                            uint64_t out_len, uint64_t* lines) const {
+  const uint64_t moved = in - from_in;  // modulo 2^64: a stream may move down
+  if (out_len != 0 && out - from_out != moved) return false;
+  const uint64_t period_bytes = period_lines_ * line_;
+  // Whole periods either way.
+  if (moved % period_bytes != 0 && (0 - moved) % period_bytes != 0) return false;
+  *lines = line_of(in) - line_of(from_in);
+  return true;
+}
+
+// ref_'s cost again. The state now is ref_'s start moved by some M (compared, or the last
+// repeat's state moved by `advance`); the walk would leave ref_'s end moved by M, which is
+// ref_'s start moved by M + advance (proven): the state now moved by `advance`.
+MemCost CacheModel::take_repeat(uint64_t in, uint64_t out) {
+  const Repeat& r = ref_;
+  l1_.shift_lines(r.advance);
+  l2_.shift_lines(r.advance);
+  settled_ = true;
+  just_recorded_ = false;
+  last_in_ = in;
+  last_out_ = out;
+  last_in_len_ = r.in_len;
+  last_out_len_ = r.out_len;
+  const MemCost& c = r.cost;
+  unwalked_lines_ += c.l1_hits + c.l2_hits + c.mem_fills;
+  all_hit_ = AllHit{c.l2_hits + c.mem_fills + c.writebacks == 0, in, r.in_len, out, r.out_len, c};
+  return c;
 }
 
 double CacheModel::combine(double engine, const MemCost& m) const {

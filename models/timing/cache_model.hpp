@@ -20,6 +20,13 @@
 // L1 on every line leaves its lines most recent in its own order; the same stream again,
 // with no other access in between, hits alike and leaves the same order, so it costs what
 // it cost and is not walked.
+//
+// Calls over data that goes on past them repeat too: a loop of 1 MiB steps from one buffer
+// into another, or the same 64 MiB buffers again. A stream moved by whole periods (or not
+// at all) from a recorded one, from the caches that one started from moved alike, does
+// exactly what it did, moved: its cost is the same. Proven by the stream right after it,
+// the record also says how the caches move (in O(1): a level keeps its lines relative to
+// a base), and the calls that follow by the same advance are not compared again.
 #pragma once
 
 #include <cstdint>
@@ -42,11 +49,12 @@ class CacheLevel {
     uint64_t line = 0;  // line number (address / line size)
   };
   // Hit: the line becomes most recent (and dirty on a write). Miss: nothing changes.
-  bool touch(uint64_t line, bool write) {
+  bool touch(uint64_t abs_line, bool write) {
+    const uint64_t line = abs_line - base_;
     Way* w = recent_;
     if (w == nullptr || w->stamp == 0 || w->line != line) {
-      const uint64_t s = set_index(line);
-      w = find(s, line);
+      const uint64_t s = set_index(abs_line);
+      w = find_rel(s, line);
       if (w == nullptr) return false;
       move_to_front(s, position(s, static_cast<uint16_t>(w - &ways_v_[s * ways_])));
       recent_ = w;
@@ -68,8 +76,8 @@ class CacheLevel {
   // The contents in LRU order set by set, lines less `shift`: two states that encode alike
   // behave alike on any accesses shifted by `shift` lines (a multiple of sets()).
   void encode(uint64_t shift, std::vector<uint64_t>& out) const;
-  // Adds `delta` (a multiple of sets()) to every line held.
-  void shift_lines(uint64_t delta);
+  // Adds `delta` (a multiple of sets()) to every line held: O(1), the base moves.
+  void shift_lines(uint64_t delta) { base_ += delta; }
 
   // The lines, their LRU stamps and dirty bits (a level of the same geometry loads them).
   void save(StateWriter& w) const;
@@ -81,8 +89,10 @@ class CacheLevel {
     uint64_t stamp = 0;  // 0: empty
     bool dirty = false;
   };
+  // Of an absolute line (a relative one may have wrapped below 0).
   uint64_t set_index(uint64_t line) const { return pow2_ ? line & (sets_ - 1) : line % sets_; }
-  Way* find(uint64_t s, uint64_t line) {
+  // `line` relative to base_ (equality holds modulo 2^64).
+  Way* find_rel(uint64_t s, uint64_t line) {
     Way* set = &ways_v_[s * ways_];
     for (unsigned i = 0; i < ways_; ++i) {
       if (set[i].line == line && set[i].stamp != 0) return &set[i];
@@ -98,6 +108,8 @@ class CacheLevel {
 
   uint64_t sets_;
   bool pow2_;  // sets_ is a power of two
+  // Ways hold lines less base_ (shift_lines moves it; save() writes absolute lines).
+  uint64_t base_ = 0;
   unsigned ways_;
   uint64_t clock_ = 0;
   std::vector<Way> ways_v_;
@@ -181,6 +193,33 @@ class CacheModel {
   std::vector<uint64_t> state_a_, state_b_;
   std::vector<double> period_clocks_;
   bool recording_ = false;
+  // A stream walked from a state encoded before it (`start`): from any state equal to
+  // that one moved by whole periods, the stream so moved costs what it cost. Proven once
+  // the stream after it, with nothing in between, found the state it left equal to its
+  // start moved by `advance` lines: then such a repeat leaves the state before it moved by
+  // `advance`. A candidate (cand_) becomes the proven one (ref_); a proven one stays until
+  // then. Not saved: they only spare walks.
+  struct Repeat {
+    bool recorded = false;
+    uint64_t in = 0, in_len = 0, out = 0, out_len = 0;
+    uint64_t advance = 0;
+    MemCost cost;
+    std::vector<uint64_t> start;
+    bool same_lengths(uint64_t il, uint64_t ol) const {
+      return recorded && in_len == il && out_len == ol;
+    }
+  } ref_, cand_;
+  // The last cache operation recorded cand_ (just_recorded_), or was a repeat of ref_ at
+  // last_in_/last_out_ (settled_: the next one moved by `advance` need not compare).
+  bool just_recorded_ = false, settled_ = false;
+  uint64_t last_in_ = 0, last_out_ = 0;
+  uint64_t last_in_len_ = ~0ull, last_out_len_ = ~0ull;  // the last stream's lengths
+  // The lines from `from_in` to `in`, when that is whole periods and the output (if any)
+  // moved alike.
+  bool moved_from(uint64_t from_in, uint64_t from_out, uint64_t in, uint64_t out, uint64_t out_len,
+                  uint64_t* lines) const;
+  MemCost take_repeat(uint64_t in, uint64_t out);
+  void forget_repeats();
   uint64_t unwalked_lines_ = 0;
   // The last cache operation, when it was a stream that hit L1 on every line.
   struct AllHit {
