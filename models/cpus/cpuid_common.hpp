@@ -90,13 +90,15 @@ constexpr uint32_t l2_descriptor(uint32_t kb, uint32_t assoc_code, uint32_t line
 
 // What differs between the models' CPUID answers.
 struct CpuidIdentity {
-  uint32_t family, model, stepping;          // §1.1, §7.1
-  uint32_t leaf1_ebx, leaf1_ecx, leaf1_edx;  // feature bits of the core
-  const char* leaf1_source;
-  uint32_t ext_ecx, ext_edx;  // leaf 0x80000001
-  const char* ext_source;
-  uint32_t line_bytes;  // cache line
-  uint32_t l2_kb;
+  // Zero until given: the Zhaoxin models name only some fields and let zhaoxin_identity()
+  // fill the others (models/cpus/late_nano.hpp).
+  uint32_t family = 0, model = 0, stepping = 0;          // §1.1, §7.1
+  uint32_t leaf1_ebx = 0, leaf1_ecx = 0, leaf1_edx = 0;  // feature bits of the core
+  const char* leaf1_source = nullptr;
+  uint32_t ext_ecx = 0, ext_edx = 0;  // leaf 0x80000001
+  const char* ext_source = nullptr;
+  uint32_t line_bytes = 0;  // cache line
+  uint32_t l2_kb = 0;
   // Leaf 0's vendor string and where it comes from.
   const char* vendor = kCentaurHauls;
   const char* vendor_source = "§1.1 vendor CentaurHauls";
