@@ -134,16 +134,9 @@ std::string finding_json(const Finding& f, const ReportInfo& info) {
   j["severity"] = severity_name(k.severity);
   j["section"] = k.section;
   j["insn"] = insn_name(f);
-  j["pc"] = hex(f.pc);
-  if (!top.function.empty()) j["function"] = top.function;
-  if (!top.module.empty()) {
-    j["module"] = top.module;
-    j["offset"] = top.offset;
-  }
-  if (!top.file.empty()) {
-    j["file"] = top.file;
-    j["line"] = top.line;
-  }
+  // The top frame's members (pc, function, module, offset, file, line), in its order.
+  Json frame = frame_json(top);
+  for (auto& [key, value] : frame.items()) j[key] = std::move(value);
   j["count"] = f.count;
   j["first"] = f.first;
   j["message"] = message(f);
