@@ -44,9 +44,10 @@ bool parse_record(std::string_view line, Record& out, std::string& error) {
   };
   try {
     out = Record::parse(line, depth);
-  } catch (const Record::parse_error& e) {
+  } catch (const Record::exception& e) {
     // "[json.exception.parse_error.101] parse error at line 1, column 5: ...": the part
-    // after the library's tag.
+    // after the library's tag. A number too large for a double ("1e874") is the library's
+    // out_of_range.406, not a parse_error: catch their common base.
     const std::string_view what = e.what();
     const size_t tag = what.find("] ");
     error = std::string(tag == std::string_view::npos ? what : what.substr(tag + 2));

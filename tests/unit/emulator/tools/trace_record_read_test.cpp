@@ -41,8 +41,9 @@ TEST(TraceRecordRead, KeepsWhatTheToolsRead) {
 
 TEST(TraceRecordRead, RejectsMalformedLinesWithOneLineReasons) {
   Record r;
-  for (const char* bad : {"", "{", "{\"a\":}", "[1,]", "{\"a\":1} x", "tru", "\"abc", "01x",
-                          "{\"a\" 1}", "[1 2]", "\"\\q\"", "{\"a\":\"\xff\"}"}) {
+  for (const char* bad :
+       {"", "{", "{\"a\":}", "[1,]", "{\"a\":1} x", "tru", "\"abc", "01x", "{\"a\" 1}", "[1 2]",
+        "\"\\q\"", "{\"a\":\"\xff\"}", "{\"seq\":40e874}", "-1e400"}) {
     std::string err;
     EXPECT_FALSE(parse_record(bad, r, err)) << bad;
     EXPECT_FALSE(err.empty()) << bad;
