@@ -143,3 +143,18 @@ def test_system_options_share_runs_checks(emulator_path, args, message):
                          capture_output=True, text=True)
     if "--cpu" in args:
         assert run.stderr == r.stderr
+
+
+def test_help_names_every_pinned_suite_and_the_default(emulator_path):
+    """--debian-suite's help lists the suites emulator/system/debian-kernels.txt pins, each
+    with its kernel, and bookworm as the default (docs/system.md, "Debian's suites")."""
+    pins = Path(__file__).resolve().parents[2] / "emulator/system/debian-kernels.txt"
+    suites = {line.split()[0] for line in pins.read_text().splitlines()
+              if line.strip() and not line.startswith("#")}
+    r = subprocess.run([str(emulator_path), "system", "--help"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())  # the list wraps across lines
+    assert "bookworm (default;" in text
+    for suite in suites:
+        assert f"{suite} (" in text, suite

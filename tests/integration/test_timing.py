@@ -76,7 +76,8 @@ def test_ecb_table_exact_through_emulator_Sec3_3(runner, cpu):
             sse = SSE_BASE[2][col] + n * R + (R - 2 if n % 2 else 0)  # odd ECX > 2 adds R - 2
             # not tabled: released by the one-block overlap and, fitted to the §3.3 ECB
             # rates, ecb_release_many earlier (docs/timing.md, "PadLock timing parts")
-            overlap = SSE_BASE[0][col] + 2 * R - INT_BASE[0][col] + ecb_release(cpu)
+            release = param(cpu, "ace.ecb_release_many")
+            overlap = SSE_BASE[0][col] + 2 * R - INT_BASE[0][col] + release
             assert int(r["int"]) == round(max(0.0, sse - overlap)), r
         assert int(r["sse"]) == round(sse), r
     # the guide's worked example: 31 SSE clocks, 12 integer clocks (R = 10, ECX = 2, loaded)
@@ -202,13 +203,6 @@ def test_interrupts_cost_2000_clocks_each_and_the_parts_add_up(runner):
 def gbps(runner, *args) -> float:
     out = emu(runner, *args).stdout
     return float(re.search(r"gbps=([0-9.]+)", out).group(1))
-
-
-def ecb_release(cpu: str) -> float:
-    """AceParams::ecb_release_many of the CPU's family (models/cpus/calibrated.hpp)."""
-    text = (Path(__file__).resolve().parents[2] / "models" / "cpus" / "calibrated.hpp").read_text()
-    machine = "Nehemiah" if cpu.startswith("nehemiah") else "Esther"
-    return float(re.search(rf"k{machine}EcbRelease = \{{([0-9.]+),", text).group(1))
 
 
 def test_baes_throughput_emerges_and_scales_with_clock_Sec3_3_Sec6_2(runner):

@@ -1,6 +1,6 @@
 """The Debian kernels system mode boots are pinned in one file,
-emulator/system/debian-kernels.txt (docs/system.md, "Debian's suites"). The docs' table, the
-CLI's help and its shell completion must name what the file pins, no more, no less."""
+emulator/system/debian-kernels.txt (docs/system.md, "Debian's suites"). The docs' table and
+the shell completion must name what the file pins, no more, no less."""
 
 from __future__ import annotations
 
@@ -40,15 +40,12 @@ def test_the_docs_table_names_exactly_the_pinned_kernels():
     assert sorted(docs_table()) == sorted(pins())
 
 
-def test_every_suite_is_in_the_help_and_the_completion():
+def test_every_suite_is_in_the_completion():
+    # The help's list is checked on the built binary (tests/integration/test_system_cli.py).
     suites = {p[0] for p in pins()}
-    assert "bookworm" in suites  # the default of --debian-suite (system_cmd.cpp)
-    help_text = (REPO / "emulator/cli/system_cmd.cpp").read_text()
     completion = (REPO / "emulator/cli/padlock-emu.bash").read_text()
     offered = re.search(r'--debian-suite\) COMPREPLY=\(\$\(compgen -W "([^"]*)"', completion)
     assert offered and set(offered[1].split()) == suites
-    for suite in suites:
-        assert re.search(rf"\b{re.escape(suite)} \(", help_text), suite
 
 
 def test_each_suite_pins_one_kernel_per_architecture():
