@@ -1,6 +1,7 @@
-"""Reader for the Botan-style vector files under tests/vectors/ (the format of
-tests/common/vector_file.hpp): '# comment', '[section]', 'Key = value' lines, a blank
-line ends a record."""
+"""The one Python reader for the Botan-style vector files under tests/vectors/ (the format of
+tests/common/vector_file.hpp): '# comment', '[section]', 'Key = value' lines; a blank line
+or a section ends a record. tests/python imports it too (its conftest.py puts this folder on
+sys.path)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,22 @@ class Record:
     line: int
     fields: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def source(self) -> str:
+        """'file.vec:LINE', the record's first line: a test id that says where it is."""
+        return f"{self.file}:{self.line}"
+
     def hex(self, key: str) -> bytes:
         return bytes.fromhex(self.fields[key])
+
+    def num(self, key: str) -> int:
+        return int(self.fields[key], 0)
+
+    def __getitem__(self, key: str) -> str:
+        return self.fields[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.fields
 
 
 def read_vectors(path: Path) -> list[Record]:

@@ -8,9 +8,9 @@ import random
 import pytest
 
 import padlock_emu as pe
-from _vectors import ROOT, read_vectors
+from vectors import VECTOR_DIR, read_vectors
 
-MONTMUL_VECTORS = read_vectors(ROOT / "tests/vectors/pmm/montmul.vec")
+MONTMUL_VECTORS = read_vectors(VECTOR_DIR / "pmm/montmul.vec")
 
 
 def big(rec, key):

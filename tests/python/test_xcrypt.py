@@ -9,9 +9,9 @@ import pytest
 
 import padlock_emu as pe
 from aes_ref import ace_key_ram, expand_key  # tests/integration/aes_ref.py
-from _vectors import ROOT, read_vectors
+from vectors import VECTOR_DIR, read_vectors
 
-VECTORS = read_vectors(ROOT / "tests/vectors/aes/fips197.vec") + read_vectors(ROOT / "tests/vectors/aes/sp800_38a.vec")
+VECTORS = read_vectors(VECTOR_DIR / "aes/fips197.vec") + read_vectors(VECTOR_DIR / "aes/sp800_38a.vec")
 KSIZE = {16: pe.KeySize.Aes128, 24: pe.KeySize.Aes192, 32: pe.KeySize.Aes256}
 
 

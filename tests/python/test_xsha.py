@@ -6,10 +6,10 @@ import hashlib
 import pytest
 
 import padlock_emu as pe
-from _vectors import ROOT, read_vectors
+from vectors import VECTOR_DIR, read_vectors
 
 # FIPS 180-2 Appendix A/B examples (tests/vectors/sha/).
-SHA_VECTORS = read_vectors(ROOT / "tests/vectors/sha/sha1.vec") + read_vectors(ROOT / "tests/vectors/sha/sha256.vec")
+SHA_VECTORS = read_vectors(VECTOR_DIR / "sha/sha1.vec") + read_vectors(VECTOR_DIR / "sha/sha256.vec")
 ALGO = {"SHA-1": "sha1", "SHA-256": "sha256"}
 
 # Lengths around the 55/56/64-byte padding boundaries and several blocks.

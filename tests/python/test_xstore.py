@@ -7,9 +7,9 @@ Quality Factor: EDX" and §2.3 "XSTORE execution clocks").
 import pytest
 
 import padlock_emu as pe
-from _vectors import ROOT, read_vectors
+from vectors import VECTOR_DIR, read_vectors
 
-QUALITY = read_vectors(ROOT / "tests/vectors/rng/xstore_quality.vec")
+QUALITY = read_vectors(VECTOR_DIR / "rng/xstore_quality.vec")
 FILL = 0xCC
 
 
