@@ -782,8 +782,8 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
              "source out\"). The BAES run's ECB line stays in every fit: it only fixes that "
              "run's clock. Predictions are linear in the parts (scripts/timing_fit.py).", "",
              "### What leave-one-source-out cannot see", "",
-             "Each source that misses 5 % left out again, with the one unknown that it alone "
-             "sets moved over a range (docs/timing.md, \"What leave-one-source-out cannot "
+             "Each source that alone sets an unknown (or, for Esther, once did), left out "
+             "again with that unknown moved over a range (docs/timing.md, \"What leave-one-source-out cannot "
              "see\"): Esther's per-store cost, which sets the BAES run's clock on its ECB line "
              "and so Esther's clocks, at each reading of InstLat's Esther-over-Nehemiah "
              "16-byte load and store; the chain reload and IV store at a fraction of their fitted "
