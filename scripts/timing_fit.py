@@ -22,8 +22,7 @@ which a per-block or per-store cost cannot give and a slower clock does
 Timing v3 adds four silicon sources (docs/timing.md, "Calibration"), each a cell kind:
 the guide's BAES run (rates at one unknown clock, fitted on its ECB line), CTR_ERRATA's two
 timed phases (rates on the same host), the Dedibox C7 ratios (a cell over a denominator
-cell, linear as num - ratio x den) and the parts they alone see: Esther's per-store cost,
-digest mode, the per-round clocks, SHA-256's block overhead and aligned CTR. Every part has
+cell, linear as num - ratio x den) and the parts they alone see: digest mode, the per-round clocks, SHA-256's block overhead and aligned CTR. Every part has
 a prior, the value it takes when no cell sees it (leave-one-source-out: loso()).
 
 The fit minimises the sum of |relative error| (iteratively reweighted least squares), so a
@@ -146,11 +145,13 @@ def iv_writeback_cell(c: Cell) -> bool:
 
 
 def part_names(cells: list[Cell]) -> list[tuple]:
+    """The parts the cells see and a fit moves. Esther's per-store cost is not one: it is
+    measured (InstLat's load/store pairs, docs/timing.md "Esther's clocks"); its kind
+    ("store", "Esther") still moves a cell's stalled stores where a reading is tried
+    (identifiability)."""
     names = set()
     for c in cells:
         for d in (c, c.den) if c.den is not None else (c,):
-            if d.stalled and d.machine == "Esther":
-                names.add(("store", "Esther"))
             if d.digest:
                 names.add(("dgest",))
             if d.rounds != ROUNDS:
@@ -364,8 +365,6 @@ def owners(name: tuple) -> set[str]:
     tell it apart from their own unknowns: the BAES run's ECB line from its clock, the
     CTR_ERRATA phases from aligned CTR's clocks, the Dedibox ratios from the round clocks."""
     kind = name[0]
-    if kind == "store":
-        return {"§3.3 Esther"}
     if kind == "dgest":
         return {"BAES run"}
     if kind in ("round", "sha256"):
@@ -395,12 +394,9 @@ def loso(cells: list[Cell], mhz0: dict, fit_mhz: set, prior: dict) -> dict[str, 
 
 
 def loso_one(cells: list[Cell], src: str, mhz0: dict, fit_mhz: set, prior: dict,
-             free: tuple = (), fixed: dict | None = None) -> Fit:
-    """One leave-one-source-out fit (loso). `free`: parts fitted although only `src` owns
-    them (another source sees them once `fixed` gives its clock); `fixed`: clocks held at
-    these MHz instead of fitted."""
-    fixed = fixed or {}
-    mhz0 = {**mhz0, **fixed}
+             moved: dict | None = None) -> Fit:
+    """One leave-one-source-out fit (loso). `moved`: changes of measured constants that no
+    fit moves (part name -> clocks), applied to every cell."""
     # The BAES run's plain lines are predictions in the fit to all sources (its cross-check,
     # one clock on ECB); another source left out is predicted from them too.
     train_all = [c for c in cells if c.in_fit or (c.source == "baes" and judged(c))]
@@ -408,14 +404,15 @@ def loso_one(cells: list[Cell], src: str, mhz0: dict, fit_mhz: set, prior: dict,
     train = [c for c in train_all if source_of(c) != src or reference(c)]
     if src == "BAES run":
         train = [c for c in train if c.in_fit]
-    clocks = ({c.clock for c in train if is_rate(c)} & set(fit_mhz)) - set(fixed)
-    held = {n: prior.get(n, 0.0) for n in names if not owners(n) - {src} and n not in free}
-    moved = [shifted(c, Fit("", held, {}, [])) for c in train]
-    f = solve(f"without {src}", moved, [n for n in names if n not in held], mhz0, clocks,
+    clocks = {c.clock for c in train if is_rate(c)} & set(fit_mhz)
+    held = {n: prior.get(n, 0.0) for n in names if not owners(n) - {src}}
+    held.update(moved or {})
+    train_now = [shifted(c, Fit("", held, {}, [])) for c in train]
+    f = solve(f"without {src}", train_now, [n for n in names if n not in held], mhz0, clocks,
               prior=prior)
     f = Fit(f.label, {**f.delta, **held}, f.mhz, train)
     own = [c for c in cells if source_of(c) == src and c.in_fit and is_rate(c)
-           and c.clock in set(fit_mhz) - clocks - set(fixed)]
+           and c.clock in set(fit_mhz) - clocks]
     if own:
         clock = solve(f.label, [shifted(c, f) for c in own], [], f.mhz,
                       {c.clock for c in own})
@@ -428,6 +425,19 @@ def loso_median(cells: list[Cell], src: str, f: Fit) -> float:
     return statistics.median(errs)
 
 
+# Readings of Esther's per-store cost (clocks), from InstLat's T in RDTSC cycles: Esther
+# (CentaurHauls00006A9_C5J_Esther_InstLatX86.txt) over Nehemiah
+# (CentaurHauls0000698_C5P_Nehemiah_InstLatX86.txt, no SSE2: MOVAPS for every Esther form).
+ESTHER_STORE_READINGS = (
+    ("none (Nehemiah's)", 0.0),
+    ("MOVUPS aligned LS pair, 4.00 - 4.00 (:610, :602)", 4.00 - 4.00),
+    ("MOVAPS store alone, 2.75 - 2.17 (:605, :597)", 2.75 - 2.17),
+    ("MOVDQA LS pair, 5.33 - 3.92 (:787, :598)", 5.33 - 3.92),
+    ("MOVAPD LS pair, 5.75 - 3.92 (:691, :598)", 5.75 - 3.92),
+    ("MOVAPS LS pair, 5.92 - 3.92 (:606, :598), the model's", 5.92 - 3.92),
+)
+
+
 def identifiability(cells: list[Cell], mhz0: dict, fit_mhz: set, prior: dict,
                     now: dict) -> list[tuple[str, str, str, float]]:
     """What the sources that only they can judge need from elsewhere (docs/timing.md, "What
@@ -435,12 +445,13 @@ def identifiability(cells: list[Cell], mhz0: dict, fit_mhz: set, prior: dict,
     sets moved over a range. `now`: part name -> its fitted value, prior: part name -> the
     change to its prior value. Rows (source, unknown, value, median |error| left out)."""
     rows = []
-    # §3.3 Esther: the only Esther clocks at a stated clock. Fix the BAES run's clock and its
-    # ECB line sets Esther's per-store cost.
-    for mhz in (1000, 1100, 1150, 1200, 1250, 1300, 1400, 1600):
-        f = loso_one(cells, "§3.3 Esther", mhz0, fit_mhz, prior, free=(("store", "Esther"),),
-                     fixed={"BAES": float(mhz)})
-        rows.append(("§3.3 Esther", "the BAES run's clock (MHz)", f"{mhz}",
+    # §3.3 Esther: the only Esther clocks at a stated clock. The others fix Esther's clocks
+    # through the per-store cost, which sets the BAES run's clock on its ECB line: each
+    # reading of InstLat's Esther-over-Nehemiah 16-byte data path (docs/timing.md).
+    for what, clocks in ESTHER_STORE_READINGS:
+        f = loso_one(cells, "§3.3 Esther", mhz0, fit_mhz, prior,
+                     moved={("store", "Esther"): clocks - now[("store", "Esther")]})
+        rows.append(("§3.3 Esther", f"Esther's per-store cost: {what}", f"{clocks:.2f}",
                      loso_median(cells, "§3.3 Esther", f)))
     # Gladman: the chain reload after a key load and the IV store, at a fraction of their
     # fitted values.

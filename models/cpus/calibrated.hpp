@@ -74,13 +74,6 @@ inline constexpr const char* kEcbRelease =
 inline constexpr Clocks kNehemiahEcbRelease = {14.1, kEcbRelease};
 inline constexpr Clocks kEstherEcbRelease = {0.0, kEcbRelease};
 
-// Esther's per-store cost: clocks per 16-byte ACE store beyond the store buffer
-// (MemoryParams::store_drain_clocks).
-inline constexpr const char* kEstherEcbAtNominal =
-    "calibrated: the §3.3 Esther tables at their nominal 1.6 GHz, whose ECB rows take 12 clocks a "
-    "block where the §3.3 formula gives 10 (scripts/calibrate.py, docs/timing.md)";
-inline constexpr Clocks kEstherStoreDrain = {2.0, kEstherEcbAtNominal};
-
 // Digest mode (DGEST = 1): extra clocks per block (AceParams::dgest_per_block).
 inline constexpr const char* kBaesCbcMac =
     "calibrated: the guide's BAES run, CBC-MAC mode (DGEST = 1) at about half of plain CBC, our "

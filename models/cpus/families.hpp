@@ -232,6 +232,17 @@ constexpr double in_place_bytes_per_clock(double gbps, const MHz& table_clock) {
 // §3.3 tables were measured at").
 inline constexpr MHz kEstherTableNominal = {1600, "§3.3: \"1.6 GHz Esther\""};
 
+// Esther's per-store cost beyond the store buffer: what its SSE data path takes more than
+// Nehemiah's for an aligned 16-byte load and store, the data an ACE block moves. InstLat's
+// MOVAPS LS pair, the one aligned 16-byte form both cores have, in RDTSC cycles: 5.92 on
+// Esther, 3.92 on Nehemiah, whose ACE streams stores without a stall (kNoStoreStall). A
+// measured constant, not fitted: the §3.3 Esther tables at 1.6 GHz (12 clocks a block for
+// ECB, N*R = 10) check it (docs/timing.md, "Esther's clocks").
+inline constexpr Clocks kEstherStoreDrain = {
+    5.92 - 3.92,
+    "InstLat MOVAPS LS pair T: 5.92 (CentaurHauls00006A9_C5J_Esther_InstLatX86.txt:606) - "
+    "3.92 (CentaurHauls0000698_C5P_Nehemiah_InstLatX86.txt:598) (docs/timing.md)"};
+
 // Esther caches (64 KB L1 data, 128 KB L2), the §3.3 1 MB-row bandwidth, and the per-store
 // cost beyond the store buffer that makes the §3.3 ECB rows 12 clocks a block at 1.6 GHz
 // where the §3.3 formula gives N*R = 10 (docs/timing.md, "Esther's clocks").
@@ -247,7 +258,7 @@ constexpr MemoryParams esther_memory() {
       .l1d_ways = {4, "Esther L1 data cache 4-way"},
       .l2_ways = {32, "Esther L2 32-way"},
       .store_buffer_bytes = {64, "choice: calibrated on the §3.3 Esther 16-128 B rows"},
-      .store_drain_clocks = calibrated::kEstherStoreDrain,
+      .store_drain_clocks = kEstherStoreDrain,
       .stream_overlap = {0.6, "choice: calibrated on the §3.3 Esther 1 MB rows"},
       .l2_exclusive = true,
   };
