@@ -116,6 +116,12 @@ CheckMode parse_check(const std::string& s) {
   throw OptionError("--check takes warn or error, not '" + s + "'");
 }
 
+bool parse_on_off(const std::string& what, const std::string& s) {
+  if (s == "on") return true;
+  if (s == "off") return false;
+  throw OptionError(what + " expects on or off, got '" + s + "'");
+}
+
 std::string cpu_names(std::string* aliases) {
   return cpu_model_names(aliases);
 }

@@ -41,6 +41,8 @@ uint64_t parse_seed(const std::string& s, const char* where = "");
 int parse_port(const std::string& s);
 bool parse_memory(const std::string& s, const char* where = "");  // true: direct, false: tlb
 CheckMode parse_check(const std::string& s);
+// "on" or "off"; else "WHAT expects on or off, got 'S'" (WHAT: the option or variable).
+bool parse_on_off(const std::string& what, const std::string& s);
 
 // The CPU models: "name, name, ..." (and "alias = name, ..." in *aliases), and a model by
 // name or alias.

@@ -393,6 +393,11 @@ def test_e_and_u_split_on_commas_as_qemu(emulator_path, hello32):
     assert r.returncode == 0
     assert ("PADLOCK_CLI_A=1\nPADLOCK_CLI_B=2\nPADLOCK_CLI_X=(unset)\nPADLOCK_CLI_Y=(unset)\n"
             in r.stdout)
+    # qemu-user's attached forms: -EVAR=VALUE, -UVAR
+    r = run(emulator_path, "run", "-EPADLOCK_CLI_A=3", "-UPADLOCK_CLI_X", str(hello32), "--env",
+            "PADLOCK_CLI_A", "--env", "PADLOCK_CLI_X", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "PADLOCK_CLI_A=3\nPADLOCK_CLI_X=(unset)\n" in r.stdout
 
 
 def test_qemu_single_dash_spellings(emulator_path, hello32, hello64):
@@ -431,3 +436,23 @@ def test_cli_never_hangs_on_stdin(emulator_path, hello32):
     r = subprocess.run([str(emulator_path), "run", str(hello32)], input="", capture_output=True,
                        text=True, timeout=30)
     assert r.returncode == 0
+
+
+def test_every_spelling_in_the_run_help_is_an_option(emulator_path):
+    """The parser and `run --help` come from one table (emulator/cli/run_option_table.cpp):
+    each spelling the help names, qemu-user's included, is parsed: alone it asks for its
+    value or for PROGRAM, never 'unknown option'."""
+    text = run(emulator_path, "run", "--help").stdout
+    labels = [line[2:] for line in text.splitlines() if line.startswith("  -")]
+    qemu = [line for line in text.splitlines() if line.startswith("qemu-user spellings:")]
+    assert len(labels) > 30 and len(qemu) == 1
+    spellings = set(re.findall(r"(?<![\w\[-])-{1,2}[A-Za-z0-9][\w-]*", " ".join(labels + qemu)))
+    assert {"--cpu", "-cpu", "-L", "--sysroot", "--check", "--trace-fn", "-V", "--net"} <= spellings
+    for s in sorted(spellings):
+        r = run(emulator_path, "run", s)
+        assert "unknown option" not in r.stderr, (s, r.stderr)
+        if s in ("-h", "--help", "-V", "--version"):
+            assert r.returncode == 0, s
+        else:
+            assert r.returncode == 2, s
+            assert "needs a value" in r.stderr or "missing PROGRAM" in r.stderr, (s, r.stderr)
