@@ -113,15 +113,15 @@ uint64_t last_where(const uint8_t* f, uint64_t n, uint8_t flag, bool set) {
   return n;
 }
 
-// Bytes from f on equal to `value`, at most n.
-uint64_t run_of(const uint8_t* f, uint64_t n, uint8_t value) {
+// Bytes from f on whose bits of `mask` equal `value`, at most n.
+uint64_t run_of(const uint8_t* f, uint64_t n, uint8_t value, uint8_t mask = 0xFF) {
   uint64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
-    const uint64_t m = block_where(f + i, 0xFF, value);
+    const uint64_t m = block_where(f + i, mask, value);
     if (m != ~uint64_t{0}) return i + std::countr_one(m);
   }
-  while (i + 8 <= n && eight(f + i) == value * kEachByte) i += 8;
-  while (i < n && f[i] == value) ++i;
+  while (i + 8 <= n && (eight(f + i) & (mask * kEachByte)) == value * kEachByte) i += 8;
+  while (i < n && (f[i] & mask) == value) ++i;
   return i;
 }
 
@@ -535,32 +535,30 @@ uint64_t AddressSpace::next_mapped(uint64_t va, uint64_t end) const {
   return end;
 }
 
-uint64_t AddressSpace::next_run(uint64_t va, uint64_t* end, uint8_t* flags) const {
-  const uint64_t per_leaf = uint64_t{1} << kLeafBits, mask = per_leaf - 1;
-  const uint64_t last = size_ / kPageSize;
-  uint64_t page = va / kPageSize, start = last;
-  uint8_t want = 0;
+uint64_t AddressSpace::next_run(uint64_t va, uint64_t* end, uint8_t* run_flags) const {
+  // The run's start from the summaries, its end 64 flag bytes a step: /proc/self/maps walks
+  // the whole window, and the i386 stack's leaf is 2^18 mostly unmapped pages.
+  const uint64_t mask = (uint64_t{1} << kLeafBits) - 1;
+  const uint8_t same = static_cast<uint8_t>(~(kPageCode | kPageTranslated));
+  const uint64_t last = size_ / kPageSize, start = next_mapped(va, size_);
+  if (start >= size_) {
+    *end = std::max(va / kPageSize, last) * kPageSize;
+    *run_flags = 0;
+    return size_;
+  }
+  const uint8_t want = flags(start) & same;
+  uint64_t page = start / kPageSize + 1;
   while (page < last) {
     const uint8_t* l = leaf(page);
-    if (l == nullptr) {
-      if (start != last) break;
-      page = (page | mask) + 1;  // an unallocated leaf maps nothing
-      continue;
-    }
-    const uint8_t f = l[page & mask] & static_cast<uint8_t>(~(kPageCode | kPageTranslated));
-    if (start == last) {
-      if (f & kPageMapped) {
-        start = page;
-        want = f;
-      }
-    } else if (f != want) {
-      break;
-    }
-    ++page;
+    if (l == nullptr) break;
+    const uint64_t n = std::min(last, (page | mask) + 1) - page;
+    const uint64_t i = run_of(l + (page & mask), n, want, same);
+    page += i;
+    if (i < n) break;
   }
   *end = page * kPageSize;
-  *flags = want;
-  return start == last ? size_ : start * kPageSize;
+  *run_flags = want;
+  return start;
 }
 
 bool AddressSpace::map_anonymous(uint64_t va, uint64_t len, uint8_t prot) {

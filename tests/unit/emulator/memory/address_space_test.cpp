@@ -208,6 +208,51 @@ TEST(AddressSpace, RangeScansAgreeWithEachPagesFlags) {
   }
 }
 
+// next_run (what /proc/self/maps lists) against a page-by-page reading: runs of one to
+// thousands of pages with one protection, some with translated code (which does not split
+// a run), across the leaf boundary at 1 GiB, from every start page.
+TEST(AddressSpace, NextRunAgreesWithEachPagesFlags) {
+  AddressSpace as(false);
+  as.track_code([](uint64_t, void*) {}, nullptr);
+  const uint64_t base = (uint64_t{1} << 30) - 3000 * kPage, pages = 6000;
+  std::mt19937_64 rng(7);
+  for (uint64_t i = 0; i < pages;) {
+    const uint64_t n = std::min(pages - i, 1 + rng() % (rng() % 3 == 0 ? 2500 : 70));
+    const unsigned kind = rng() % 4;  // 0: unmapped, else the protection
+    if (kind != 0) ASSERT_TRUE(as.map_anonymous(base + i * kPage, n * kPage, uint8_t(kind)));
+    for (uint64_t k = 0; kind != 0 && k < n; ++k) {
+      if (rng() % 5 == 0) as.protect_code(base + (i + k) * kPage);
+    }
+    i += n;
+  }
+  // One run over the leaf boundary with code in its last pages before it, which the scan
+  // reads eight and one flag bytes at a time (fewer than 64 are left in the leaf).
+  ASSERT_TRUE(as.map_anonymous(base + 2900 * kPage, 200 * kPage, kPageRead | kPageWrite));
+  for (uint64_t i = 2940; i < 3060; i += 3) as.protect_code(base + i * kPage);
+  const uint8_t same = static_cast<uint8_t>(~(kPageCode | kPageTranslated));
+  const auto f = [&](uint64_t i) { return i < pages ? as.flags(base + i * kPage) : uint8_t{0}; };
+  bool split_by_code = false;
+  for (uint64_t s = 0; s <= pages; s += 1 + s % 7) {
+    uint64_t p = s;
+    while (p < pages && !(f(p) & kPageMapped)) ++p;
+    uint64_t e = p + 1;
+    while (e < pages && (f(e) & same) == (f(p) & same)) split_by_code |= f(e++) != f(p);
+    uint64_t end = 0;
+    uint8_t flags = 0xEE;
+    const uint64_t start = as.next_run(base + s * kPage, &end, &flags);
+    if (p == pages) {
+      EXPECT_EQ(start, as.size()) << s;
+      EXPECT_EQ(end, as.size()) << s;
+      EXPECT_EQ(flags, 0) << s;
+    } else {
+      EXPECT_EQ(start, base + p * kPage) << s;
+      EXPECT_EQ(end, base + e * kPage) << s;
+      EXPECT_EQ(flags, f(p) & same) << s;
+    }
+  }
+  EXPECT_TRUE(split_by_code);  // the layout has runs that only code marks would split
+}
+
 // The same over a larger space, with runs up to thousands of pages across a leaf boundary
 // (1 GiB), changed by maps and unmaps at random: the scans skip whole 64-page blocks and
 // words of 64 blocks by the leaf's summary, which must follow every change.
