@@ -2,12 +2,14 @@
 // against OpenSSL 3's SM2 verification (EVP_PKEY_verify) of the same digest e, public key
 // and r, s. OpenSSL alone decides valid or invalid; the harness only builds the inputs.
 // Input (shorter inputs are padded with zeros to 225 bytes):
-//   byte 0, flags: bit 0 the key is the raw X || Y at bytes 161..224, else d·G;
-//     bit 1 the harness signs e with d and the nonce k (GB/T 32918.2-2016 §6.1, OpenSSL's
-//     BN and EC arithmetic) and XORs r || s with bytes 97..160 (all zero: a valid
-//     signature); bit 2 s = n - r (t = 0, §7.1 B5); bits 3 and 4 add n to r, to s (out of
-//     range, B1 and B2); bits 5 and 6 add p to X, to Y (a coordinate >= p);
-//     bit 7 the key's first byte is not 0x04;
+//   byte 0: bit 0 the key is the raw X || Y at bytes 161..224, else d·G; bit 1 r || s are
+//     bytes 97..160 as they are, else the harness signs e with d and the nonce k
+//     (GB/T 32918.2-2016 §6.1, OpenSSL's BN and EC arithmetic) and, when byte 97's low
+//     two bits are zero, XORs r || s with bytes 97..160 (else, or when they are all zero,
+//     the signature is valid); bits 2..7 one change: 1 s = n - r (t = 0, §7.1 B5),
+//     2 and 3 add n to r, to s (out of range, B1 and B2), 4 and 5 add p to X, to Y (a
+//     coordinate >= p), 6 the key's first byte is not 0x04; other values none (most
+//     random inputs keep their signature valid);
 //   bytes 1..32 d, 33..64 k (each reduced to [1, n-1]), 65..96 e, 97..160 r || s.
 // A first byte other than 0x04 fails by our documented choice (docs/fidelity/gmi.md: the
 // key as the driver keeps it); OpenSSL is asked about the point alone.
@@ -42,7 +44,7 @@ struct Sm2Curve {
 };
 
 // x in [1, n-1] from 32 bytes.
-BIGNUM* scalar(const Sm2Curve& c, const uint8_t* b) {
+BIGNUM* to_scalar(const Sm2Curve& c, const uint8_t* b) {
   BIGNUM* x = BN_bin2bn(b, 32, nullptr);
   BIGNUM* m = BN_dup(c.n);
   BN_sub_word(m, 1);
@@ -61,12 +63,33 @@ void add_wrapped(const Sm2Curve& c, uint8_t* b, const BIGNUM* y) {
   BN_free(x);
 }
 
+// X || Y of [x]G for x = to_scalar(b). One entry is kept: mutations of e, r, s or byte 0
+// keep d and k, and OpenSSL's scalar multiplications are most of an execution's time.
+struct PointCache {
+  uint8_t scalar[32];
+  uint8_t xy[64];
+  bool filled = false;
+  const uint8_t* of(const Sm2Curve& c, const uint8_t* b) {
+    if (filled && std::memcmp(scalar, b, 32) == 0) return xy;
+    BIGNUM* x = to_scalar(c, b);
+    EC_POINT* q = EC_POINT_new(c.group);
+    EC_POINT_mul(c.group, q, x, nullptr, nullptr, c.ctx);
+    uint8_t pub[65];
+    EC_POINT_point2oct(c.group, q, POINT_CONVERSION_UNCOMPRESSED, pub, sizeof pub, c.ctx);
+    std::memcpy(xy, pub + 1, 64);
+    std::memcpy(scalar, b, 32);
+    filled = true;
+    EC_POINT_free(q);
+    BN_free(x);
+    return xy;
+  }
+};
+
 // §6.1 A4-A6: (x1, y1) = [k]G, r = (e + x1) mod n, s = (1 + d)^-1 (k - r d) mod n.
-void sign(const Sm2Curve& c, const BIGNUM* d, const BIGNUM* k, const uint8_t* e, uint8_t* rs) {
-  EC_POINT* kg = EC_POINT_new(c.group);
-  EC_POINT_mul(c.group, kg, k, nullptr, nullptr, c.ctx);
-  BIGNUM *x1 = BN_new(), *r = BN_bin2bn(e, 32, nullptr), *s = BN_new(), *t = BN_new();
-  EC_POINT_get_affine_coordinates(c.group, kg, x1, nullptr, c.ctx);
+void sign(const Sm2Curve& c, const BIGNUM* d, const BIGNUM* k, const uint8_t* kg, const uint8_t* e,
+          uint8_t* rs) {
+  BIGNUM *x1 = BN_bin2bn(kg, 32, nullptr), *r = BN_bin2bn(e, 32, nullptr), *s = BN_new(),
+         *t = BN_new();
   BN_mod_add(r, r, x1, c.n, c.ctx);
   BN_mod_mul(t, r, d, c.n, c.ctx);
   BN_mod_sub(t, k, t, c.n, c.ctx);
@@ -77,7 +100,6 @@ void sign(const Sm2Curve& c, const BIGNUM* d, const BIGNUM* k, const uint8_t* e,
   BN_bn2binpad(r, rs, 32);
   BN_bn2binpad(s, rs + 32, 32);
   BN_free(x1), BN_free(r), BN_free(s), BN_free(t);
-  EC_POINT_free(kg);
 }
 
 // OpenSSL's verdict on (e, 0x04 || xy, r || s): a key it does not import is invalid.
@@ -118,43 +140,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Sm2Curve c;
   uint8_t in[kLen] = {};
   std::memcpy(in, data, size < kLen ? size : kLen);
-  const uint8_t flags = in[0];
+  const uint8_t mode = in[0] & 3, change = in[0] >> 2;
   const uint8_t* e = in + 65;
   uint8_t rs[64], xy[64];
-  BIGNUM* d = scalar(c, in + 1);
-  if (flags & 1) {
+  static PointCache dg, kg;
+  if (mode & 1)
     std::memcpy(xy, in + 161, 64);
-  } else {
-    EC_POINT* q = EC_POINT_new(c.group);
-    EC_POINT_mul(c.group, q, d, nullptr, nullptr, c.ctx);
-    uint8_t pub[65];
-    EC_POINT_point2oct(c.group, q, POINT_CONVERSION_UNCOMPRESSED, pub, sizeof pub, c.ctx);
-    std::memcpy(xy, pub + 1, 64);
-    EC_POINT_free(q);
-  }
-  if (flags & 2) {
-    BIGNUM* k = scalar(c, in + 33);
-    sign(c, d, k, e, rs);
-    BN_free(k);
-    for (int i = 0; i < 64; ++i) rs[i] ^= in[97 + i];
-  } else {
+  else
+    std::memcpy(xy, dg.of(c, in + 1), 64);
+  if (mode & 2) {
     std::memcpy(rs, in + 97, 64);
+  } else {
+    BIGNUM *d = to_scalar(c, in + 1), *k = to_scalar(c, in + 33);
+    sign(c, d, k, kg.of(c, in + 33), e, rs);
+    BN_free(d), BN_free(k);
+    if ((in[97] & 3) == 0)
+      for (int i = 0; i < 64; ++i) rs[i] ^= in[97 + i];
   }
-  BN_free(d);
-  if (flags & 4) {
+  if (change == 1) {
     BIGNUM* rr = BN_bin2bn(rs, 32, nullptr);
     BN_mod_sub(rr, c.n, rr, c.n, c.ctx);  // n - r for r in [1, n-1]
     BN_bn2binpad(rr, rs + 32, 32);
     BN_free(rr);
   }
-  if (flags & 8) add_wrapped(c, rs, c.n);
-  if (flags & 16) add_wrapped(c, rs + 32, c.n);
-  if (flags & 32) add_wrapped(c, xy, c.p);
-  if (flags & 64) add_wrapped(c, xy + 32, c.p);
+  if (change == 2) add_wrapped(c, rs, c.n);
+  if (change == 3) add_wrapped(c, rs + 32, c.n);
+  if (change == 4) add_wrapped(c, xy, c.p);
+  if (change == 5) add_wrapped(c, xy + 32, c.p);
+  const bool prefix_04 = change != 6;
 
   constexpr uint64_t kE = fuzz::ZxRig::kState, kKey = kE + 0x100, kSig = kE + 0x200;
   uint8_t* key = r.mem.host(kKey, 65);
-  key[0] = (flags & 128) ? static_cast<uint8_t>(0x04 ^ (in[161] | 1)) : 0x04;
+  key[0] = prefix_04 ? 0x04 : static_cast<uint8_t>(0x04 ^ (in[161] | 1));
   std::memcpy(key + 1, xy, 64);
   std::memcpy(r.mem.host(kE, 32), e, 32);
   std::memcpy(r.mem.host(kSig, 64), rs, 64);
@@ -166,7 +183,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s[Gpr::DI] = kSig;
   s[Gpr::CX] = 0x55;
   r.run({0xF2, 0x0F, 0xA6, 0xC0}, s, 0);
-  const bool want = !(flags & 128) && openssl_verifies(e, xy, rs);
+  const bool want = prefix_04 && openssl_verifies(e, xy, rs);
   if (s[Gpr::CX] != (want ? 1u : 0u)) __builtin_trap();
   if (s[Gpr::AX] != kE || s[Gpr::BX] != kKey || s[Gpr::DI] != kSig) __builtin_trap();
   return 0;

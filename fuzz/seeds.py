@@ -119,12 +119,15 @@ def main() -> int:
         put(out, "xsha512_vs_openssl", bytes([ctl]) + b"abc" * (ctl % 90))
         put(out, "sm3_vs_openssl", bytes([ctl]) + b"abcd" * (ctl % 40))
         put(out, "sm4_vs_openssl", bytes([ctl]) + bytes(range(32)) + bytes(16 * (ctl % 9)))
-    # SM2 verify: flags, d, k, e, then r || s (an XOR mask when the harness signs) and a raw
-    # key; bit 1 signs, so a zero mask is a valid signature.
-    for flags in (0, 1, 2, 3, 2 | 4, 2 | 8, 2 | 16, 2 | 32, 2 | 64, 2 | 128):
-        for mask in (bytes(64), bytes([1] + [0] * 63), bytes([0] * 63 + [0x80])):
-            put(out, "sm2_verify_vs_openssl", bytes([flags]) + bytes(range(1, 33)) +
-                bytes(range(33, 65)) + hashlib.sha256(mask).digest() + mask + bytes(range(64)))
+    # SM2 verify: mode and change, d, k, e, then r || s (an XOR mask when the harness signs)
+    # and a raw key; mode 0 signs, so a zero mask (or one whose first byte's low bits are
+    # set: not applied) leaves a valid signature.
+    for change in range(8):
+        for mode in range(4):
+            for mask in (bytes(64), bytes([1] + [0] * 63), bytes([4] + [0] * 62 + [0x80])):
+                put(out, "sm2_verify_vs_openssl", bytes([change << 2 | mode]) +
+                    bytes(range(1, 33)) + bytes(range(33, 65)) + hashlib.sha256(mask).digest() +
+                    mask + bytes(range(64)))
     return 0
 
 
