@@ -119,6 +119,15 @@ def main() -> int:
         put(out, "xsha512_vs_openssl", bytes([ctl]) + b"abc" * (ctl % 90))
         put(out, "sm3_vs_openssl", bytes([ctl]) + b"abcd" * (ctl % 40))
         put(out, "sm4_vs_openssl", bytes([ctl]) + bytes(range(32)) + bytes(16 * (ctl % 9)))
+    # SM2 verify: mode and change, d, k, e, then r || s (an XOR mask when the harness signs)
+    # and a raw key; mode 0 signs, so a zero mask (or one whose first byte's low bits are
+    # set: not applied) leaves a valid signature.
+    for change in range(8):
+        for mode in range(4):
+            for mask in (bytes(64), bytes([1] + [0] * 63), bytes([4] + [0] * 62 + [0x80])):
+                put(out, "sm2_verify_vs_openssl", bytes([change << 2 | mode]) +
+                    bytes(range(1, 33)) + bytes(range(33, 65)) + hashlib.sha256(mask).digest() +
+                    mask + bytes(range(64)))
     return 0
 
 

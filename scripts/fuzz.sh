@@ -10,16 +10,17 @@
 # usage: scripts/fuzz.sh TARGET SECONDS      TARGET: decoder, elf_loader, object_loader,
 #                                            memory_syscalls, path_syscalls, cli, trace_reader,
 #                                            xsha_vs_openssl, xcrypt_vs_openssl, montmul_vs_gmp,
-#                                            xsha512_vs_openssl, sm3_vs_openssl, sm4_vs_openssl
+#                                            xsha512_vs_openssl, sm3_vs_openssl, sm4_vs_openssl,
+#                                            sm2_verify_vs_openssl
 #        scripts/fuzz.sh --list
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev; scripts/setup.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGETS="decoder elf_loader object_loader memory_syscalls path_syscalls cli trace_reader xsha_vs_openssl
-xcrypt_vs_openssl montmul_vs_gmp xsha512_vs_openssl sm3_vs_openssl sm4_vs_openssl"
+xcrypt_vs_openssl montmul_vs_gmp xsha512_vs_openssl sm3_vs_openssl sm4_vs_openssl sm2_verify_vs_openssl"
 TARGETS=$(echo $TARGETS)
 if [ "${1:-}" = "--list" ]; then echo "$TARGETS"; exit 0; fi
-[ $# = 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+[ $# = 2 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
 target=$1 seconds=$2
 case " $TARGETS " in *" $target "*) ;; *) echo "fuzz.sh: unknown target '$target' ($TARGETS)" >&2; exit 2 ;; esac
 

@@ -1,9 +1,14 @@
 // SM2 verify (F2 0F A6 C0, EDX = 8) as openEuler's sm2-zhaoxin-gmi.c calls it, against
 // OpenSSL 3's SM2: signatures OpenSSL makes verify (ECX = 1), tampered ones do not (ECX = 0)
 // and OpenSSL agrees on each; other EDX values stop as not modelled.
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/evp.h>
+#include <openssl/obj_mac.h>
+#include <openssl/param_build.h>
 
+#include "common/vector_file.hpp"
 #include "tests/unit/gmi/zx_rig.hpp"
 
 namespace padlock::test {
@@ -69,6 +74,111 @@ Outcome verify(ZxRig& rig, const std::vector<uint8_t>& e, const std::vector<uint
   rig.reg(Gpr::DI) = kSigVa;
   rig.reg(Gpr::CX) = 0x55;
   return rig.exec(kSm2);
+}
+
+// OpenSSL's verdict on (e, pub = 04 || X || Y, r || s), the key imported from its bytes.
+bool openssl_verifies(const std::vector<uint8_t>& e, const std::vector<uint8_t>& pub,
+                      const std::vector<uint8_t>& rs) {
+  OSSL_PARAM_BLD* bld = OSSL_PARAM_BLD_new();
+  OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "SM2", 0);
+  OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pub.data(), pub.size());
+  OSSL_PARAM* params = OSSL_PARAM_BLD_to_param(bld);
+  EVP_PKEY_CTX* from = EVP_PKEY_CTX_new_from_name(nullptr, "SM2", nullptr);
+  EVP_PKEY* key = nullptr;
+  bool ok = false;
+  if (EVP_PKEY_fromdata_init(from) == 1 &&
+      EVP_PKEY_fromdata(from, &key, EVP_PKEY_PUBLIC_KEY, params) == 1) {
+    ECDSA_SIG* sig = ECDSA_SIG_new();
+    ECDSA_SIG_set0(sig, BN_bin2bn(rs.data(), 32, nullptr), BN_bin2bn(rs.data() + 32, 32, nullptr));
+    uint8_t* der = nullptr;
+    const int len = i2d_ECDSA_SIG(sig, &der);
+    EVP_PKEY_CTX* v = EVP_PKEY_CTX_new(key, nullptr);
+    ok = EVP_PKEY_verify_init(v) == 1 &&
+         EVP_PKEY_verify(v, der, static_cast<size_t>(len), e.data(), e.size()) == 1;
+    EVP_PKEY_CTX_free(v);
+    OPENSSL_free(der);
+    ECDSA_SIG_free(sig);
+  }
+  EVP_PKEY_free(key);
+  EVP_PKEY_CTX_free(from);
+  OSSL_PARAM_free(params);
+  OSSL_PARAM_BLD_free(bld);
+  return ok;
+}
+
+// GB/T 32918.5-2017 Appendix A's signature example (tests/vectors/gmi/sm2.vec) verifies;
+// one flipped bit of e, r, s or Y does not. OpenSSL agrees on each.
+TEST(Sm2, GbT32918Vectors) {
+  for (const VectorRecord& v : read_vectors("gmi/sm2.vec")) {
+    SCOPED_TRACE(v.str("Name"));
+    const std::vector<uint8_t> pub = v.hex("Pub"), e = v.hex("E"), sig = v.hex("Sig");
+    ZxRig rig;
+    ASSERT_EQ(verify(rig, e, pub, sig).status, Status::Completed);
+    EXPECT_EQ(rig.reg(Gpr::CX), 1u);
+    EXPECT_TRUE(openssl_verifies(e, pub, sig));
+    for (int what = 0; what < 4; ++what) {
+      std::vector<uint8_t> e2 = e, pub2 = pub, sig2 = sig;
+      if (what == 0) e2[31] ^= 1;
+      if (what == 1) sig2[0] ^= 1;
+      if (what == 2) sig2[63] ^= 1;
+      if (what == 3) pub2[64] ^= 1;
+      ZxRig t;
+      verify(t, e2, pub2, sig2);
+      EXPECT_EQ(t.reg(Gpr::CX), 0u) << what;
+      EXPECT_FALSE(openssl_verifies(e2, pub2, sig2)) << what;
+    }
+  }
+}
+
+// [s]G + [t]P is one double-and-add over both scalars (models/gmi/sm2_unit.cpp). Keys and
+// scalars chosen so that its steps meet the cases random signatures never do: P = G and
+// P = -G (the table's G + P is 2G or infinity), a step adding a point to itself (P = 2G)
+// or to its negative (P = -2G, then adding to infinity), and a sum at infinity. r = t - s,
+// and e is chosen from OpenSSL's x1 of the sum so that the signature is valid.
+TEST(Sm2, LadderEdgeCasesAgreeWithOpenSsl) {
+  EC_GROUP* group = EC_GROUP_new_by_curve_name(NID_sm2);
+  BN_CTX* ctx = BN_CTX_new();
+  const BIGNUM* n = EC_GROUP_get0_order(group);
+  struct Case {
+    long d, s, t;  // negative: n + value
+    bool valid;
+  };
+  for (const Case k : {Case{1, 3, 1, true}, Case{-1, 3, 1, true}, Case{2, 2, 1, true},
+                       Case{-2, 5, 2, true}, Case{1, 1, -1, false}}) {
+    SCOPED_TRACE(testing::Message() << "d " << k.d << " s " << k.s << " t " << k.t);
+    auto scalar = [&](long x) {
+      BIGNUM* b = BN_new();
+      BN_set_word(b, static_cast<BN_ULONG>(x < 0 ? -x : x));
+      if (x < 0) BN_sub(b, n, b);
+      return b;
+    };
+    BIGNUM *d = scalar(k.d), *s = scalar(k.s), *t = scalar(k.t), *r = BN_new(), *x1 = BN_new();
+    BN_mod_sub(r, t, s, n, ctx);
+    EC_POINT *q = EC_POINT_new(group), *sum = EC_POINT_new(group);
+    EC_POINT_mul(group, q, d, nullptr, nullptr, ctx);
+    EC_POINT_mul(group, sum, s, q, t, ctx);
+    std::vector<uint8_t> pub(65), e(32), rs(64);
+    EC_POINT_point2oct(group, q, POINT_CONVERSION_UNCOMPRESSED, pub.data(), 65, ctx);
+    ASSERT_EQ(EC_POINT_is_at_infinity(group, sum) == 1, !k.valid);
+    if (k.valid) {
+      EC_POINT_get_affine_coordinates(group, sum, x1, nullptr, ctx);
+      BIGNUM* eb = BN_new();
+      BN_mod_sub(eb, r, x1, n, ctx);
+      BN_bn2binpad(eb, e.data(), 32);
+      BN_free(eb);
+    }
+    BN_bn2binpad(r, rs.data(), 32);
+    BN_bn2binpad(s, rs.data() + 32, 32);
+    ZxRig rig;
+    verify(rig, e, pub, rs);
+    EXPECT_EQ(rig.reg(Gpr::CX), k.valid ? 1u : 0u);
+    EXPECT_EQ(openssl_verifies(e, pub, rs), k.valid);
+    for (BIGNUM* b : {d, s, t, r, x1}) BN_free(b);
+    EC_POINT_free(q);
+    EC_POINT_free(sum);
+  }
+  BN_CTX_free(ctx);
+  EC_GROUP_free(group);
 }
 
 TEST(Sm2, VerifiesOpenSslSignaturesAndRejectsTamperedOnes) {
