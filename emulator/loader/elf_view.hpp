@@ -2,7 +2,7 @@
 // the ELF header, program headers, section headers, symbol tables, string tables and
 // relocations in a form that does not depend on the ELF class. The program loader
 // (elf_loader.hpp), the harness's object loader (emulator/harness/object_loader.hpp) and
-// the profiler's symbol reader (emulator/observe/profile/elf_symbols.hpp) read ELF files
+// the profiler's segment reader (emulator/observe/profile/elf_segments.hpp) read ELF files
 // only through it. Every read past the end throws LoadError("<path>: <reason>").
 #pragma once
 

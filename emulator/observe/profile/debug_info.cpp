@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -134,11 +135,43 @@ DebugInfo::DebugInfo(const std::string& host_path, const std::string& sysroot)
   dwfl_module_info(s.module, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &debug_file);
   if (debug_file == nullptr) return;
   debug_file_ = debug_file;
-  const ElfSymbols syms = read_elf_symbols(debug_file_);
-  if (syms.full_symtab) functions_ = syms.functions;
 }
 
 DebugInfo::~DebugInfo() = default;
+
+const std::vector<FunctionSymbol>& DebugInfo::functions() const {
+  if (functions_read_) return functions_;
+  functions_read_ = true;
+  Dwfl_Module* mod = search_->module;
+  Dwarf_Addr bias = 0;
+  if (mod == nullptr || dwfl_module_getelf(mod, &bias) == nullptr) return functions_;
+  std::vector<SymbolCandidate> cands;
+  const int n = dwfl_module_getsymtab(mod);
+  for (int i = 1; i < n; ++i) {  // 0: the null symbol
+    GElf_Sym sym;
+    GElf_Addr addr = 0;
+    GElf_Word shndx = SHN_UNDEF;
+    Elf* elf = nullptr;
+    const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, nullptr);
+    const int type = GELF_ST_TYPE(sym.st_info);
+    if (name == nullptr || name[0] == '\0' || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+        shndx == SHN_UNDEF || sym.st_value == 0) {
+      continue;
+    }
+    // `addr` is in the module's addresses, whichever file (the debug file) held the symbol.
+    const uint64_t link = addr - bias;
+    uint64_t section_end = UINT64_MAX;
+    GElf_Shdr shdr_mem;
+    Elf_Scn* scn = elf != nullptr ? elf_getscn(elf, shndx) : nullptr;
+    if (const GElf_Shdr* shdr = scn != nullptr ? gelf_getshdr(scn, &shdr_mem) : nullptr) {
+      section_end = shdr->sh_addr + shdr->sh_size + (link - sym.st_value);
+    }
+    cands.push_back(
+        {{link, sym.st_size, name}, static_cast<uint8_t>(GELF_ST_BIND(sym.st_info)), section_end});
+  }
+  functions_ = function_table(std::move(cands));
+  return functions_;
+}
 
 bool DebugInfo::line_at(uint64_t link_addr, SourceLine& out) const {
   if (search_->module == nullptr) return false;

@@ -23,24 +23,25 @@ uint32_t ObjectMap::add(const std::string& host_path, const std::string& guest_p
     if (objects_[i].live && objects_[i].path == guest_path && objects_[i].bias == bias) return i;
   }
   FileIdentity identity;
-  const ElfSymbols head = read_elf_segments(host_path, &identity);
-  return add_mapped(head.ok ? host_path : "", identity, head, guest_path, bias);
+  const ElfSegments head = read_elf_segments(host_path, &identity);
+  return add_mapped(head.ok ? host_path : "", identity, head.segments, guest_path, bias);
 }
 
-uint32_t ObjectMap::add(const ElfSymbols& syms, const std::string& guest_path, uint64_t bias,
-                        std::shared_ptr<const DebugInfo> debug) {
-  const uint32_t index = add_mapped("", {}, syms, guest_path, bias);
+uint32_t ObjectMap::add(const std::vector<LoadSegment>& segments,
+                        const std::vector<FunctionSymbol>& functions, const std::string& guest_path,
+                        uint64_t bias, std::shared_ptr<const DebugInfo> debug) {
+  const uint32_t index = add_mapped("", {}, segments, guest_path, bias);
   GuestObject& o = objects_[index];
   o.debug = std::move(debug);
   o.first_fn = static_cast<uint32_t>(functions_.size());
-  o.functions = syms.functions;
+  o.functions = functions;
   for (const FunctionSymbol& f : o.functions) functions_.push_back({f.name, index, f.addr + bias});
   return index;
 }
 
 uint32_t ObjectMap::add_mapped(const std::string& host_path, const FileIdentity& identity,
-                               const ElfSymbols& head, const std::string& guest_path,
-                               uint64_t bias) {
+                               const std::vector<LoadSegment>& segments,
+                               const std::string& guest_path, uint64_t bias) {
   GuestObject o;
   o.path = guest_path;
   o.name = base_name(guest_path);
@@ -49,7 +50,7 @@ uint32_t ObjectMap::add_mapped(const std::string& host_path, const FileIdentity&
   o.identity = identity;
   o.symbols_read = o.debug_read = host_path.empty();
   uint64_t lo = UINT64_MAX, hi = 0;
-  for (const LoadSegment& s : head.segments) {
+  for (const LoadSegment& s : segments) {
     lo = std::min(lo, s.vaddr & ~(kPage - 1));
     hi = std::max(hi, s.vaddr + s.memsz);
   }
@@ -74,16 +75,18 @@ bool ObjectMap::file_changed(uint32_t index) const {
   return !o.host_path.empty() && !same_file(o);
 }
 
-const DebugInfo* ObjectMap::debug_info(uint32_t index) const {
+const DebugInfo* ObjectMap::module(uint32_t index) const {
   GuestObject& o = objects_[index];
   if (!o.debug_read) {
     o.debug_read = true;
-    if (same_file(o)) {
-      auto info = std::make_shared<const DebugInfo>(o.host_path, sysroot_);
-      if (!info->debug_file().empty()) o.debug = std::move(info);
-    }
+    if (same_file(o)) o.debug = std::make_shared<const DebugInfo>(o.host_path, sysroot_);
   }
   return o.debug.get();
+}
+
+const DebugInfo* ObjectMap::debug_info(uint32_t index) const {
+  const DebugInfo* m = module(index);
+  return m != nullptr && !m->debug_file().empty() ? m : nullptr;
 }
 
 bool ObjectMap::any_debug_info() const {
@@ -98,14 +101,12 @@ const GuestObject& ObjectMap::symbols(uint32_t index) const {
   o.symbols_read = true;
   o.first_fn = static_cast<uint32_t>(functions_.size());
   if (!same_file(o)) return o;
-  ElfSymbols syms = read_elf_symbols(o.host_path);
-  if (!syms.ok) return o;
-  // A stripped file (.dynsym only): the debug file's .symtab names every function.
-  const DebugInfo* debug = debug_info(index);
-  if (!syms.full_symtab && debug != nullptr && !debug->functions().empty()) {
-    syms.functions = debug->functions();
-  }
-  o.functions = std::move(syms.functions);
+  // A stripped file's (.dynsym only) debug file names every function (DebugInfo).
+  const DebugInfo* m = module(index);
+  if (m == nullptr) return o;
+  o.functions = m->functions();
+  // Only a handle with debug information is kept (its lines are read later).
+  if (m->debug_file().empty()) o.debug.reset();
   for (const FunctionSymbol& f : o.functions)
     functions_.push_back({f.name, index, f.addr + o.bias});
   return o;
@@ -125,12 +126,12 @@ void ObjectMap::file_mapped(const std::string& host_path, const std::string& gue
     if (o.live && o.path == guest_path && va >= o.lo && va < o.hi) return;  // known already
   }
   FileIdentity identity;
-  const ElfSymbols head = read_elf_segments(host_path, &identity);
+  const ElfSegments head = read_elf_segments(host_path, &identity);
   if (!head.ok) return;
   // ld.so maps each PT_LOAD at bias + page_down(vaddr) from page_down(offset).
   for (const LoadSegment& s : head.segments) {
     if ((s.offset & ~(kPage - 1)) == offset) {
-      add_mapped(host_path, identity, head, guest_path, va - (s.vaddr & ~(kPage - 1)));
+      add_mapped(host_path, identity, head.segments, guest_path, va - (s.vaddr & ~(kPage - 1)));
       return;
     }
   }

@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "emulator/observe/profile/debug_info.hpp"
-#include "emulator/observe/profile/elf_symbols.hpp"
+#include "emulator/observe/profile/elf_segments.hpp"
+#include "emulator/observe/profile/function_symbols.hpp"
 
 namespace padlock::emu::profile {
 
@@ -43,7 +44,7 @@ struct GuestObject {
   bool symbols_read = false, debug_read = false;
   uint32_t first_fn = 0;  // ids first_fn .. first_fn + symbols - 1
   std::vector<FunctionSymbol> functions;
-  // Its separate debug information (a stripped file's debug file), when found; shared
+  // Its libdwfl handle (symbols and, when found, debug information), once read; shared
   // because objects are copied when the vector grows.
   std::shared_ptr<const DebugInfo> debug;
 };
@@ -74,9 +75,10 @@ class ObjectMap {
   // is read for symbols (on the first lookup in it); `guest_path` names it. The same file
   // at the same bias is added once. Returns the object's index.
   uint32_t add(const std::string& host_path, const std::string& guest_path, uint64_t bias);
-  // The same with symbols already read (tests, and callers that hold them).
-  uint32_t add(const ElfSymbols& syms, const std::string& guest_path, uint64_t bias,
-               std::shared_ptr<const DebugInfo> debug = nullptr);
+  // The same with segments and symbols already read (tests, and callers that hold them).
+  uint32_t add(const std::vector<LoadSegment>& segments,
+               const std::vector<FunctionSymbol>& functions, const std::string& guest_path,
+               uint64_t bias, std::shared_ptr<const DebugInfo> debug = nullptr);
 
   // A file mapping made by the guest (mmap with a descriptor, as ld.so maps shared
   // objects): when `host_path` is an ELF file and the mapping holds one of its PT_LOAD
@@ -126,7 +128,10 @@ class ObjectMap {
   std::string sysroot_;
 
   uint32_t add_mapped(const std::string& host_path, const FileIdentity& identity,
-                      const ElfSymbols& head, const std::string& guest_path, uint64_t bias);
+                      const std::vector<LoadSegment>& segments, const std::string& guest_path,
+                      uint64_t bias);
+  // Object o's libdwfl handle (read now if not yet), or null when its file changed.
+  const DebugInfo* module(uint32_t o) const;
   // Object o with its functions read (from its debug file when the file itself is
   // stripped) and given ids.
   const GuestObject& symbols(uint32_t o) const;

@@ -41,9 +41,10 @@ TEST(ElfView, ReadsHeaderSegmentsSectionsAndSymbols) {
   EXPECT_EQ(p.vaddr, 0x1000u);
   EXPECT_EQ(p.flags, uint32_t{PF_R | PF_X});
   const std::vector<ElfSection> sections = v.sections();
-  ASSERT_EQ(sections.size(), 4u);
+  ASSERT_EQ(sections.size(), 5u);
   EXPECT_EQ(sections[1].addr, 0x1000u);
-  EXPECT_EQ(v.section_name(sections[1]), "");  // no section-name table (e_shstrndx 0)
+  EXPECT_EQ(v.section_name(sections[1]), ".text");  // through e_shstrndx
+  EXPECT_EQ(v.section_name(sections[4]), ".shstrtab");
   const ElfSection& symtab = sections[2];
   ASSERT_EQ(symtab.type, uint32_t{SHT_SYMTAB});
   ASSERT_EQ(v.symbol_count(symtab), 7u);  // the null symbol and six
@@ -60,7 +61,7 @@ TEST(ElfView, ReadsHeaderSegmentsSectionsAndSymbols) {
 }
 
 TEST(ElfView, RelocationsToTheLastByteOfTheFile) {
-  // A fifth section, SHT_REL with two entries, placed after the section table at the
+  // A sixth section, SHT_REL with two entries, placed after the section table at the
   // very end of the file.
   std::vector<uint8_t> img = image();
   Elf32_Ehdr eh;
@@ -80,7 +81,7 @@ TEST(ElfView, RelocationsToTheLastByteOfTheFile) {
   img.insert(img.end(), reinterpret_cast<const uint8_t*>(rel),
              reinterpret_cast<const uint8_t*>(rel) + sizeof rel);
   const ElfView v("obj", img);
-  const std::vector<ElfRelocation> r = v.relocations(v.section(4));
+  const std::vector<ElfRelocation> r = v.relocations(v.section(5));
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].offset, 0x1004u);
   EXPECT_EQ(r[0].sym, 1u);
@@ -92,7 +93,7 @@ TEST(ElfView, RelocationsToTheLastByteOfTheFile) {
   // One byte short: the last entry lies past the end.
   img.pop_back();
   const ElfView cut("obj", img);
-  EXPECT_EQ(error_of([&] { cut.relocations(cut.section(4)); }),
+  EXPECT_EQ(error_of([&] { cut.relocations(cut.section(5)); }),
             "obj: truncated ELF file (section past the end)");
 }
 

@@ -1,5 +1,6 @@
 // A tiny ELF32 image built in memory for the symbol-reader tests: one executable PT_LOAD,
-// a .text section, a .symtab and its .strtab, with the symbols the test asks for.
+// a .text section, a .symtab, its .strtab and the section names, with the symbols the test
+// asks for.
 #pragma once
 
 #include <elf.h>
@@ -37,8 +38,11 @@ inline std::vector<uint8_t> make_elf32(uint32_t text_addr, uint32_t text_size,
   const uint32_t text_off = 0x1000;
   const uint32_t symtab_off = text_off + text_size;
   const uint32_t strtab_off = symtab_off + static_cast<uint32_t>(table.size() * sizeof(Elf32_Sym));
-  const uint32_t shoff = (strtab_off + static_cast<uint32_t>(strtab.size()) + 3) & ~3u;
-  std::vector<uint8_t> img(shoff + 4 * sizeof(Elf32_Shdr));
+  // Section names, as every linker writes them (libdwfl reads them).
+  static const char kShstrtab[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+  const uint32_t shstrtab_off = strtab_off + static_cast<uint32_t>(strtab.size());
+  const uint32_t shoff = (shstrtab_off + sizeof kShstrtab + 3) & ~3u;
+  std::vector<uint8_t> img(shoff + 5 * sizeof(Elf32_Shdr));
 
   Elf32_Ehdr eh{};
   std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
@@ -54,7 +58,8 @@ inline std::vector<uint8_t> make_elf32(uint32_t text_addr, uint32_t text_size,
   eh.e_phentsize = sizeof(Elf32_Phdr);
   eh.e_phnum = 1;
   eh.e_shentsize = sizeof(Elf32_Shdr);
-  eh.e_shnum = 4;
+  eh.e_shnum = 5;
+  eh.e_shstrndx = 4;
   std::memcpy(img.data(), &eh, sizeof eh);
 
   Elf32_Phdr ph{};
@@ -68,21 +73,29 @@ inline std::vector<uint8_t> make_elf32(uint32_t text_addr, uint32_t text_size,
 
   std::memcpy(img.data() + symtab_off, table.data(), table.size() * sizeof(Elf32_Sym));
   std::memcpy(img.data() + strtab_off, strtab.data(), strtab.size());
+  std::memcpy(img.data() + shstrtab_off, kShstrtab, sizeof kShstrtab);
 
-  Elf32_Shdr sh[4]{};
+  Elf32_Shdr sh[5]{};
+  sh[1].sh_name = 1;
   sh[1].sh_type = SHT_PROGBITS;
   sh[1].sh_flags = SHF_ALLOC | SHF_EXECINSTR;
   sh[1].sh_addr = text_addr;
   sh[1].sh_offset = text_off;
   sh[1].sh_size = text_size;
+  sh[2].sh_name = 7;
   sh[2].sh_type = SHT_SYMTAB;
   sh[2].sh_offset = symtab_off;
   sh[2].sh_size = static_cast<uint32_t>(table.size() * sizeof(Elf32_Sym));
   sh[2].sh_link = 3;
   sh[2].sh_entsize = sizeof(Elf32_Sym);
+  sh[3].sh_name = 15;
   sh[3].sh_type = SHT_STRTAB;
   sh[3].sh_offset = strtab_off;
   sh[3].sh_size = static_cast<uint32_t>(strtab.size());
+  sh[4].sh_name = 23;
+  sh[4].sh_type = SHT_STRTAB;
+  sh[4].sh_offset = shstrtab_off;
+  sh[4].sh_size = sizeof kShstrtab;
   std::memcpy(img.data() + shoff, sh, sizeof sh);
   return img;
 }

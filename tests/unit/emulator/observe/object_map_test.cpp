@@ -11,14 +11,15 @@
 namespace padlock::emu::profile {
 namespace {
 
-ElfSymbols standard() {
-  const std::vector<uint8_t> img = test::make_elf32(0x1000, 0x100, test::standard_symbols());
-  return parse_elf_symbols(img.data(), img.size());
+// standard_symbols() as the symbol reader keeps them (function_symbols_test.cpp).
+std::vector<FunctionSymbol> standard() {
+  return {{0x1000, 0x20, "main"}, {0x1040, 0x40, "asm_fn"}, {0x1080, 0x80, "last_fn"}};
 }
+const std::vector<LoadSegment> kText = {{0x1000, 0x1000, 0x100, true}};
 
 TEST(ObjectMap, FunctionsUnknownGroupsAndAnonymous) {
   ObjectMap m;
-  const uint32_t obj = m.add(standard(), "/opt/bin/prog", 0x40000);
+  const uint32_t obj = m.add(kText, standard(), "/opt/bin/prog", 0x40000);
   EXPECT_EQ(m.function(m.function_at(0x41000)).name, "main");
   EXPECT_EQ(m.function(m.function_at(0x4101f)).name, "main");
   EXPECT_EQ(m.function(m.function_at(0x41020)).name, "??? (prog)");  // the gap after main

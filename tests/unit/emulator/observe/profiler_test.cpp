@@ -7,20 +7,14 @@
 #include <cstdio>
 #include <string>
 
-#include "observe/elf_image.hpp"
-
 namespace padlock::emu::profile {
 namespace {
 
 // main [0x1000,0x1040), f [0x1040,0x1080), g [0x1080,0x1100) at bias 0.
 ObjectMap three_functions() {
-  const std::vector<uint8_t> img =
-      test::make_elf32(0x1000, 0x100,
-                       {{"main", 0x1000, 0x40, STT_FUNC, STB_GLOBAL, 1},
-                        {"f", 0x1040, 0x40, STT_FUNC, STB_GLOBAL, 1},
-                        {"g", 0x1080, 0x80, STT_FUNC, STB_GLOBAL, 1}});
   ObjectMap m;
-  m.add(parse_elf_symbols(img.data(), img.size()), "/bin/prog", 0);
+  m.add({{0x1000, 0x1000, 0x100, true}},
+        {{0x1000, 0x40, "main"}, {0x1040, 0x40, "f"}, {0x1080, 0x80, "g"}}, "/bin/prog", 0);
   return m;
 }
 
