@@ -510,7 +510,6 @@ class Process {
   bool main_exited_ = false;        // the first thread called exit: its status is the process's
   int main_exit_code_ = 0;
 
-  friend struct SyscallContext;
   friend class GdbSession;
 };
 
