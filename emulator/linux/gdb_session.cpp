@@ -140,7 +140,7 @@ void GdbSession::stop_watcher() {
 }
 
 void GdbSession::after_stop() {
-  if (!active_ || p_.exited_ || p_.fatal_) return;
+  if (!active_ || p_.ended()) return;
   if (interrupted_.exchange(false)) {
     gdb::Stop s;
     s.linux_signal = SIGINT;
@@ -338,39 +338,27 @@ int GdbSession::pid() const {
 }
 
 std::vector<int> GdbSession::threads() {
-  std::vector<int> ids;
-  for (const auto& t : p_.threads_) {
-    if (t->state != Process::Thread::State::Dead) ids.push_back(t->tid);
-  }
-  return ids;
+  return p_.threads().live_tids();
 }
 
 int GdbSession::current_thread() {
-  return p_.tid();
+  return p_.threads().running_tid();
 }
 
 bool GdbSession::select_thread(int id) {
-  if (id == 0 || id == p_.tid()) {
+  if (id == 0 || id == current_thread()) {
     selected_ = 0;
     return true;
   }
-  for (const auto& t : p_.threads_) {
-    if (t->tid == id && t->state != Process::Thread::State::Dead) {
-      selected_ = id;
-      return true;
-    }
-  }
-  return false;
+  if (p_.threads().saved_registers(id) == nullptr) return false;
+  selected_ = id;
+  return true;
 }
 
-CpuContext& GdbSession::context(bool& running) {
-  running = selected_ == 0;
-  if (!running) {
-    for (const auto& t : p_.threads_) {
-      if (t->tid == selected_ && t->state != Process::Thread::State::Dead) return t->ctx;
-    }
-    running = true;  // gone since Hg: the running thread
-  }
+const CpuContext& GdbSession::context(bool& running) {
+  const CpuContext* saved = selected_ != 0 ? p_.threads().saved_registers(selected_) : nullptr;
+  running = saved == nullptr;  // also when the thread is gone since Hg
+  if (!running) return *saved;
   if (!ctx_valid_) {
     p_.cpu().save(ctx_);
     ctx_valid_ = true;
@@ -457,7 +445,7 @@ void GdbSession::read_register(size_t regno, uint8_t* out) {
 void GdbSession::write_register(size_t regno, const uint8_t* in) {
   const gdb::RegDesc& r = gdb::x86_registers(guest64())[regno];
   bool running;
-  CpuContext& c = context(running);
+  CpuContext c = context(running);
   uint8_t* fx = c.fxsave;
   const size_t n = r.bits / 8;
   uint64_t v = 0;
@@ -476,8 +464,7 @@ void GdbSession::write_register(size_t regno, const uint8_t* in) {
       // is switched in, whatever gdb writes.)
       if (!running) break;
       if (v & (uint64_t{1} << 30)) {
-        p_.eflags30_ = true;
-        p_.enable_block_hook();
+        p_.set_eflags30();
       } else {
         p_.clear_eflags30();
       }
@@ -515,6 +502,8 @@ void GdbSession::write_register(size_t regno, const uint8_t* in) {
   if (running) {
     p_.cpu().load(c);
     ctx_valid_ = false;
+  } else {
+    p_.threads().set_saved_registers(selected_, c);
   }
 }
 
@@ -587,7 +576,7 @@ bool GdbSession::remove_watchpoint(gdb::WatchKind k, uint64_t addr, uint64_t len
 }
 
 std::string GdbSession::auxv() {
-  return p_.auxv_;
+  return p_.saved_auxv();
 }
 
 std::string GdbSession::exec_file() {

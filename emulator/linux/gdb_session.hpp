@@ -89,9 +89,9 @@ class GdbSession final : public gdb::Target {
   // watchpoints and stepping need them, and drops translated code when that changed.
   void update_hooks(bool changed);
   void detach();
-  // The registers gdb reads and writes: the running thread's (from the CPU) or, after Hg,
-  // another thread's saved ones (`running`: false).
-  CpuContext& context(bool& running);
+  // The registers gdb reads: the running thread's (from the CPU) or, after Hg, another
+  // thread's saved ones (`running`: false; written back through Process::threads()).
+  const CpuContext& context(bool& running);
   // The guest runs (the watcher may read ^C from the socket) or is stopped (the run loop
   // talks to gdb).
   void set_running(bool running);

@@ -24,6 +24,7 @@
 #include "emulator/linux/run_deadline.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
+#include "emulator/linux/threads/guest_threads.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
@@ -136,9 +137,6 @@ class Process {
   uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
   VirtualTime& vtime() { return *vt_; }
   double mhz() const { return mhz_; }
-  // Timing (docs/timing.md): after virtual time moved, take due interrupts and fire due timers
-  // (their signals are queued for the guest).
-  void time_events();
   // A sleep or wait: advance virtual time to `cycle` (counted as idle), handling every
   // event on the way; stops early when a signal for the guest became deliverable.
   // Returns true when it stopped early.
@@ -171,9 +169,6 @@ class Process {
   // Before [va, va+len) is unmapped, replaced or reprotected: if it holds executable
   // pages, drop the blocks translated from them (QEMU's and our block facts).
   void invalidate_code(uint64_t va, uint64_t len);
-  // After the guest's view of [va, va+len) changed: drop stale TLB entries.
-  void memory_changed(uint64_t va, uint64_t len);
-  uint8_t prot_to_flags(uint64_t prot) const;
 
   // In the child of a fork of the emulator (syscall/clone.cpp): a process of its own from
   // now on, as Linux makes a child: its PID, statistics from zero, no timers or pending
@@ -208,11 +203,17 @@ class Process {
   // To the process (kill, a timer, the host): pending for the process; a thread that waits
   // and does not block it is woken when the running thread blocks it (threads.cpp).
   void queue_process_signal(const GuestSiginfo& si);
+  // The process ends by the fatal signal `sig` (its default action; gdb's kill).
+  void die(int sig, const GuestSiginfo& si);
+  // exit_group or a fatal signal ended it: the run loop stops.
+  bool ended() const { return exited_ || fatal_; }
 
   // --- threads (emulator/linux/threads.cpp; docs/emulator.md, "Threads") -------------
   // Guest threads share this process's memory and run one at a time on its CPU; the
   // scheduler switches them only at deterministic points of virtual time.
   int tid() const { return threads_[cur_]->tid; }
+  // The threads as a debugger sees them (emulator/linux/threads/guest_threads.hpp).
+  GuestThreads& threads() { return threads_view_; }
   int live_threads() const;
   // clone(CLONE_VM | CLONE_THREAD | ...): the new thread's TID. It starts from the caller's
   // registers once the system call has returned (RAX 0, the stack `sp`, TLS `tls`); for
@@ -260,6 +261,11 @@ class Process {
     if (eflags30_) ++stats_.eflags30_clears;
     eflags30_ = false;
   }
+  // Set from outside a hook (gdb's write of EFLAGS): from now on PUSHF must see it.
+  void set_eflags30() {
+    eflags30_ = true;
+    enable_block_hook();
+  }
 
   // Hooks (called through static trampolines).
   void on_syscall_insn();
@@ -278,9 +284,6 @@ class Process {
   // for blocks that need it (block_cost) or once an event is due.
   void on_costed_block(uint64_t address, uint32_t size);
   uint32_t block_cost(uint64_t address, uint32_t size, uint64_t* tag);  // at translation
-  // A block with a REP string instruction (BlockInfo::rep): charges its start-up once per
-  // execution of the instruction and each element as it is processed.
-  void charge_rep_string(const BlockInfo& b);
   // A REP MOVS or REP STOS about to run all its `count` elements in one execution of its
   // block (our Unicorn patch, UC_CTL_REP_STRING): charges start-up and elements at once.
   void on_rep_string(uint64_t pc, uint64_t count, uint64_t rsi, uint64_t rdi);
@@ -288,6 +291,27 @@ class Process {
   // then they run an iteration at a time, QEMU's way, and charge_rep_string charges them.
   // The caller flushes translated code after.
   void set_rep_loop(bool on);
+  void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
+  bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
+  int on_cpuid();
+  // The chip check's hook on an instruction the chip lacks (--chip-check, the default):
+  // #UD before it runs.
+  void on_code(uint64_t address);
+  int on_rdtsc();
+  HookException& hook_exception() { return hook_exception_; }
+
+ private:
+  // What the destructor releases (also when the constructor throws).
+  void release() noexcept;
+  // Timing (docs/timing.md): after virtual time moved, take due interrupts and fire due timers
+  // (their signals are queued for the guest).
+  void time_events();
+  // After the guest's view of [va, va+len) changed: drop stale TLB entries.
+  void memory_changed(uint64_t va, uint64_t len);
+  uint8_t prot_to_flags(uint64_t prot) const;
+  // A block with a REP string instruction (BlockInfo::rep): charges its start-up once per
+  // execution of the instruction and each element as it is processed.
+  void charge_rep_string(const BlockInfo& b);
   // The profiler sees every block through Unicorn's block log (UC_CTL_BLOCK_LOG): the
   // BlockInfo of each executed block, replayed here in order with its virtual time. Every
   // hook that can move the clock or reach the observers calls this first.
@@ -299,21 +323,9 @@ class Process {
   // the PC to go on at: the next instruction, or this one to run again or to take a signal.
   // `at`: the state from generated code (UC_CTL_PADLOCK_INSN), null from the #UD trap.
   uint64_t padlock_insn(const uc_padlock_state* at = nullptr);
-  void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
-  bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
-  int on_cpuid();
-  // The chip check's hook on an instruction the chip lacks (--chip-check, the default):
-  // #UD before it runs.
-  void on_code(uint64_t address);
-  int on_rdtsc();
-  HookException& hook_exception() { return hook_exception_; }
 
   // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
   std::string disassemble(uint64_t pc);
-
- private:
-  // What the destructor releases (also when the constructor throws).
-  void release() noexcept;
   // The REP string instruction in progress (charge_rep_string): its address, the clock
   // when its last block ended (a block that is the instruction alone costs 0, so an
   // iteration that follows at once finds the clock unchanged), elements charged so far,
@@ -411,7 +423,6 @@ class Process {
   bool deliver_pending();
   bool deliver(int sig, const GuestSiginfo& si, bool forced);
   void do_sigreturn(SigreturnKind k);
-  void die(int sig, const GuestSiginfo& si);
   void print_fatal(int sig, const GuestSiginfo& si);
   // An instruction with no public semantics ran (FaultKind::NotModelled): one line on the
   // log and the guest stops with kNotModelledExit (docs/fidelity/gmi.md).
@@ -509,8 +520,20 @@ class Process {
   std::vector<size_t> host_owner_;  // ... and the index of the thread each belongs to
   bool main_exited_ = false;        // the first thread called exit: its status is the process's
   int main_exit_code_ = 0;
+  // GuestThreads over threads_ (threads.cpp).
+  class ThreadsView final : public GuestThreads {
+   public:
+    explicit ThreadsView(Process& p) : p_(p) {}
+    std::vector<int> live_tids() const override;
+    int running_tid() const override { return p_.tid(); }
+    const CpuContext* saved_registers(int tid) const override;
+    bool set_saved_registers(int tid, const CpuContext& regs) override;
 
-  friend class GdbSession;
+   private:
+    Thread* switched_out(int tid) const;
+    Process& p_;
+  };
+  ThreadsView threads_view_{*this};
 };
 
 // The process whose hooks are running (host signal handlers forward to it).

@@ -25,6 +25,33 @@
 
 namespace padlock::emu {
 
+std::vector<int> Process::ThreadsView::live_tids() const {
+  std::vector<int> ids;
+  for (const auto& t : p_.threads_) {
+    if (t->state != Thread::State::Dead) ids.push_back(t->tid);
+  }
+  return ids;
+}
+
+Process::Thread* Process::ThreadsView::switched_out(int tid) const {
+  for (size_t i = 0; i < p_.threads_.size(); ++i) {
+    Thread* t = p_.threads_[i].get();
+    if (t->tid == tid && t->state != Thread::State::Dead && i != p_.cur_) return t;
+  }
+  return nullptr;
+}
+
+const CpuContext* Process::ThreadsView::saved_registers(int tid) const {
+  const Thread* t = switched_out(tid);
+  return t != nullptr ? &t->ctx : nullptr;
+}
+
+bool Process::ThreadsView::set_saved_registers(int tid, const CpuContext& regs) {
+  Thread* t = switched_out(tid);
+  if (t != nullptr) t->ctx = regs;
+  return t != nullptr;
+}
+
 int Process::live_threads() const {
   int n = 0;
   for (const auto& t : threads_) n += t->state != Thread::State::Dead;

@@ -120,11 +120,17 @@ def test_rep_string_clocks_are_the_same_while_watched(runner):
 def test_threads_are_listed_and_switched(runner, target):
     # qfThreadInfo names every guest thread by its TID (PID, PID + 1, ... in creation
     # order), the stop reply the one that hit the breakpoint, and Hg reads another
-    # thread's saved registers (docs/debugging.md).
+    # thread's saved registers (docs/debugging.md). A register written there is the
+    # thread's own: read back from the stub after gdb's cache is flushed, and put back before
+    # the run goes on.
     program = runner.guest_dir / f"guest_threads_{target.arch}"
     text, rc, out, err = debug(runner.emulator, ["--cpu", target.cpu, "--quantum", "5"], program,
                                ["break do_item", "continue", "info threads",
-                                "p/x $pc", "thread 1", "p/x $pc", "delete", "continue"],
+                                "p/x $pc", "thread 1", "p/x $pc",
+                                "set $keep = $ebx", "set var $ebx = 0x5a5a1234",
+                                "maint flush register-cache", "thread 2", "thread 1", "p/x $ebx",
+                                "set var $ebx = $keep", "maint flush register-cache",
+                                "p $ebx == $keep", "delete", "continue"],
                                guest_args=["8"])
     rows = re.findall(r"^(\*?)\s+(\d+)\s+Thread (\d+)\s+(0x[0-9a-f]+) in (\w+)", text, re.M)
     assert len(rows) == 5, text
@@ -137,6 +143,7 @@ def test_threads_are_listed_and_switched(runner, target):
     v = values(text)
     assert int(v[1], 16) == int(current[0][3], 16)
     assert int(v[2], 16) == int(main[3], 16) != int(v[1], 16)
+    assert v[3] == "0x5a5a1234" and v[4] == "1", text
     assert rc == 0, err
     # The run went on to the same result as without gdb (the interleaving may differ: a stop
     # inside a block charges its rest again, see "Modelled time").
