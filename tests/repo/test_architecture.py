@@ -169,6 +169,22 @@ def test_process_interface_shrinks_and_has_no_friends():
     assert friends == [], friends
 
 
+# The system calls (emulator/linux/syscall/) reach the guest threads and the address space
+# only through their public headers, never their internals (docs/architecture.md).
+SYSCALL_MAY_INCLUDE_ONLY: dict[str, set[str]] = {
+    "emulator/linux/threads": {"emulator/linux/threads/guest_threads.hpp"},
+    "emulator/memory": {"emulator/memory/address_space.hpp"},
+}
+
+
+def test_system_calls_stay_out_of_the_threads_and_address_space_internals():
+    bad = [f"{f}:{n}: {inc}" for f, n, inc in includes()
+           if f.startswith("emulator/linux/syscall/")
+           for part, public in SYSCALL_MAY_INCLUDE_ONLY.items()
+           if inc.startswith(part + "/") and inc not in public]
+    assert not bad, "syscall/ includes internals:\n" + "\n".join(bad)
+
+
 def test_no_tracker_numbers_in_code_or_docs():
     """Comments and docs cite guide sections and docs/ pages: a tracker number means nothing to a
     maintainer outside the tracker."""
