@@ -20,24 +20,13 @@ constexpr int kRobustListLimit = 2048;
 
 }  // namespace
 
-Process::Thread* Process::pi_waiter(uint64_t uaddr) {
-  Thread* first = nullptr;
-  for (const auto& t : threads_) {
-    if (t->state == Thread::State::Waiting && t->pi_wait && t->futex_addr == uaddr &&
-        (first == nullptr || t->wait_seq < first->wait_seq)) {
-      first = t.get();
-    }
-  }
-  return first;
-}
-
 // The oldest waiter becomes the owner and returns from FUTEX_LOCK_PI with 0. Linux keeps
 // FUTEX_WAITERS set on a handed-over word (the new owner unlocks through the kernel).
 bool Process::pi_hand_over(uint64_t uaddr, uint32_t owner_died) {
-  Thread* next = pi_waiter(uaddr);
+  GuestThread* next = threads_.pi_waiter(uaddr);
   if (next == nullptr) return false;
   put(uaddr, static_cast<uint32_t>(next->tid) | kWaiters | owner_died);
-  wake(*next, 0);
+  threads_.wake(*next, 0);
   return true;
 }
 
@@ -92,9 +81,9 @@ void Process::exit_robust_list(int tid, uint64_t head) {
 // that exited already walked its own; a list is walked once.
 void Process::exit_all_robust_lists() {
   for (size_t i = 0; i < threads_.size(); ++i) {
-    Thread& t = *threads_[i];
-    if (t.state == Thread::State::Dead) continue;
-    uint64_t& head = i == cur_ ? kernel_.robust_list : t.robust_list;
+    GuestThread& t = threads_.at(i);
+    if (t.state == GuestThread::State::Dead) continue;
+    uint64_t& head = i == threads_.running_index() ? kernel_.robust_list : t.robust_list;
     const uint64_t h = head;
     head = 0;
     exit_robust_list(t.tid, h);
@@ -112,57 +101,45 @@ int64_t Process::futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, 
   const uint32_t owner = v & kTidMask;
   if (owner == me) return -EDEADLK;
   if (owner == 0) {
-    const uint32_t waiters = pi_waiter(uaddr) != nullptr ? kWaiters : 0;
+    const uint32_t waiters = threads_.pi_waiter(uaddr) != nullptr ? kWaiters : 0;
     return put(uaddr, me | (v & kOwnerDied) | waiters) ? 0 : -EFAULT;
   }
   if (trylock) return -EAGAIN;
-  bool alive = false;
-  for (const auto& t : threads_) {
-    alive |= t->state != Thread::State::Dead && static_cast<uint32_t>(t->tid) == owner;
-  }
-  if (!alive) return -ESRCH;  // Linux: no such task (an owner in another process, too)
+  // Linux: no such task (an owner in another process, too).
+  if (threads_.find_live(static_cast<int>(owner)) == nullptr) return -ESRCH;
   if (deadline <= vt_->now()) return -ETIMEDOUT;
   if (!put(uaddr, v | kWaiters)) return -EFAULT;
   block_thread(uaddr, ~0u, deadline);
-  threads_[cur_]->pi_wait = true;
+  threads_.running().pi_wait = true;
   blocks = true;
   return 0;
 }
 
 void Process::futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, uint64_t deadline) {
   block_thread(uaddr, ~0u, deadline);
-  threads_[cur_]->requeue_pi_to = uaddr2;
+  threads_.running().requeue_pi_to = uaddr2;
 }
 
 // Linux's futex_requeue with requeue_pi: the top waiter gets the PI word at once when it
 // has no owner (futex_proxy_trylock_atomic), the others are moved to wait for it, and the
 // word gets FUTEX_WAITERS while any wait. The result counts both.
 int64_t Process::futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n_requeue) {
-  auto oldest = [&]() -> Thread* {
-    Thread* first = nullptr;
-    for (const auto& t : threads_) {
-      if (t->state == Thread::State::Waiting && t->futex_addr == uaddr &&
-          t->requeue_pi_to == uaddr2 && (first == nullptr || t->wait_seq < first->wait_seq)) {
-        first = t.get();
-      }
-    }
-    return first;
-  };
+  auto oldest = [&] { return threads_.requeue_pi_waiter(uaddr, uaddr2); };
   int64_t n = 0;
-  Thread* top = oldest();
+  GuestThread* top = oldest();
   if (top == nullptr) return 0;
   uint32_t v;
   if (!get(uaddr2, v)) return -EFAULT;
   if ((v & kTidMask) == 0) {
     top->requeue_pi_to = 0;
-    wake(*top, 0);
+    threads_.wake(*top, 0);
     ++n;
-    const bool more = oldest() != nullptr || pi_waiter(uaddr2) != nullptr;
+    const bool more = oldest() != nullptr || threads_.pi_waiter(uaddr2) != nullptr;
     v = static_cast<uint32_t>(top->tid) | (v & kOwnerDied) | (more && n_requeue > 0 ? kWaiters : 0);
     if (!put(uaddr2, v)) return -EFAULT;
   }
   for (int64_t moved = 0; moved < n_requeue; ++moved) {
-    Thread* t = oldest();
+    GuestThread* t = oldest();
     if (t == nullptr) break;
     t->futex_addr = uaddr2;
     t->requeue_pi_to = 0;

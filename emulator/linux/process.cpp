@@ -143,8 +143,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     cs_ = h;
     pid_ = getpid();
     // The first thread's TID is the PID; clone numbers the others from PID + 1.
-    threads_.push_back(std::make_unique<Thread>());
-    threads_[0]->tid = pid_;
+    threads_.restart(pid_);
     next_tid_ = pid_ + 1;
     emulator_path_ = find_cli();
     kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
@@ -236,11 +235,7 @@ void Process::become_child() {
   pid_ = getpid();
   // Linux: the child of fork has one thread, a copy of the caller.
   {
-    std::unique_ptr<Thread> self = std::move(threads_[cur_]);
-    threads_.clear();
-    threads_.push_back(std::move(self));
-    cur_ = 0;
-    threads_[0]->tid = pid_;
+    threads_.restart(pid_);
     next_tid_ = pid_ + 1;
     switch_pending_ = false;
     clone_.active = false;

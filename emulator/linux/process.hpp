@@ -24,7 +24,7 @@
 #include "emulator/linux/run_deadline.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
-#include "emulator/linux/threads/guest_threads.hpp"
+#include "emulator/linux/threads/thread_table.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
@@ -82,15 +82,6 @@ struct KernelState {
   // What /proc/self/fd/N names for descriptors whose host file is a stand-in
   // (/proc/self/mem's /dev/null, the generated /proc files' memory files).
   std::unordered_map<int, std::string> fd_names;
-};
-
-// What a thread waiting in wait4/waitid waits for (syscall/host_wait.cpp): waitid's
-// idtype, id and options.
-struct ChildWait {
-  bool on = false;
-  int idtype = 0;
-  unsigned id = 0;
-  int options = 0;
 };
 
 // The page-granular layout we give a process.
@@ -211,9 +202,9 @@ class Process {
   // --- threads (emulator/linux/threads.cpp; docs/emulator.md, "Threads") -------------
   // Guest threads share this process's memory and run one at a time on its CPU; the
   // scheduler switches them only at deterministic points of virtual time.
-  int tid() const { return threads_[cur_]->tid; }
+  int tid() const { return threads_.running_tid(); }
   // The threads as a debugger sees them (emulator/linux/threads/guest_threads.hpp).
-  GuestThreads& threads() { return threads_view_; }
+  GuestThreads& threads() { return threads_; }
   int live_threads() const;
   // clone(CLONE_VM | CLONE_THREAD | ...): the new thread's TID. It starts from the caller's
   // registers once the system call has returned (RAX 0, the stack `sp`, TLS `tls`); for
@@ -326,64 +317,6 @@ class Process {
 
   // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
   std::string disassemble(uint64_t pc);
-  // The REP string instruction in progress (charge_rep_string): its address, the clock
-  // when its last block ended (a block that is the instruction alone costs 0, so an
-  // iteration that follows at once finds the clock unchanged), elements charged so far,
-  // and the count register when its block was last entered.
-  struct RepRun {
-    uint64_t pc = 0;
-    uint64_t mark = ~0ull;
-    uint64_t elements = 0;
-    uint64_t charged = 0;  // clocks
-    uint64_t count = 0;
-    bool pending_first = false;  // began in a block before it: that block may have run one
-    bool misaligned = false;     // its elements are misaligned (RepStringCost::misaligned)
-  };
-
-  // A guest thread's state while another one runs (threads.cpp): its registers, i386 TLS
-  // descriptors, per-thread signal state and kernel words, and what it waits for.
-  struct Thread {
-    enum class State : uint8_t { Runnable, Waiting, Dead };
-    int tid = 0;
-    State state = State::Runnable;
-    CpuContext ctx;
-    uint64_t tls[kGdtTlsEntries] = {};  // i386: GDT entries 12..14 (per thread in Linux)
-    uint64_t blocked = 0, pending = 0;  // signals
-    uint64_t altstack_sp = 0, altstack_size = 0;
-    int altstack_flags = kSsDisable;
-    bool has_saved_mask = false;
-    uint64_t saved_mask = 0;
-    uint64_t clear_child_tid = 0, robust_list = 0, robust_list_len = 0;
-    RepRun rep;
-    // Waiting: on a futex word (0: a sleep) with a bitset, until a deadline (cycles);
-    // wait_seq orders waiters (oldest woken first).
-    uint64_t futex_addr = 0;
-    uint32_t bitset = 0;
-    uint64_t deadline = VirtualTime::kNever;
-    uint64_t wait_seq = 0;
-    bool pi_wait = false;  // in FUTEX_LOCK_PI: only FUTEX_UNLOCK_PI (or a death) wakes it
-    // FUTEX_WAIT_REQUEUE_PI: waiting on its word for FUTEX_CMP_REQUEUE_PI to `requeue_pi_to`
-    // (then pi_wait on that word, `requeued_pi`).
-    uint64_t requeue_pi_to = 0;
-    bool requeued_pi = false;
-    bool sigwait = false;  // in rt_sigtimedwait: its mask before the wait is sigwait_mask
-    uint64_t sigwait_mask = 0;
-    bool has_result = false;  // the result its system call returns when it runs again
-    int64_t result = 0;
-    // Waiting on host descriptors (syscall/host_wait.cpp) until `host_deadline` (host
-    // steady-clock ns; -1: none); then the call is made again (`retry`), for real once its
-    // timeout has passed (`retry_real`; the wait began at virtual cycle `host_wait_start`).
-    bool host_io = false;
-    std::vector<pollfd> fds;
-    ChildWait child;          // or on a child's state change (rechecked, host_wait.cpp)
-    bool recheck = false;     // or made again at each poll (connect: a full backlog)
-    bool connecting = false;  // connect in progress: the call made again asks SO_ERROR
-    int64_t host_deadline = -1;
-    uint64_t host_wait_start = 0;
-    bool retry = false, retry_real = false;
-    bool virtual_retry = false;  // made again after a virtual event of its descriptors
-    uint64_t write_done = 0;     // a long pipe write: the bytes its pieces wrote so far
-  };
   // The clone whose thread is made when the caller's system call has returned.
   struct PendingClone {
     bool active = false;
@@ -393,21 +326,17 @@ class Process {
   };
   void schedule();  // the run loop, after each stop
   void start_cloned_thread();
-  void save_thread(Thread& t);
-  void load_thread(Thread& t);
-  void wake(Thread& t, int64_t result);
-  void wake_due();
+  void save_thread(GuestThread& t);
+  void load_thread(GuestThread& t);
   void route_signals();
   void wake_for_shared();  // a waiting thread for each signal of the process it may take
   void resume_current();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();
   // Owned futex words (futex_owner.cpp).
-  Thread* pi_waiter(uint64_t uaddr);
   bool pi_hand_over(uint64_t uaddr, uint32_t owner_died);
   void futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending);
   void exit_robust_list(int tid, uint64_t head);
-  bool others_can_run() const;  // a host wait lets them: another thread runs or will
   // Also until the first virtual event of its descriptors (a timerfd's expiry).
   void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
   void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
@@ -509,31 +438,14 @@ class Process {
   void on_deadline();                              // from the watchdog's thread
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
-  // Threads: in creation order (the round-robin order); cur_ runs. Never empty.
-  std::vector<std::unique_ptr<Thread>> threads_;
-  size_t cur_ = 0;
+  ThreadTable threads_{sig_.blocked};              // the running thread's mask is in sig_
   int next_tid_ = 0;
-  uint64_t wait_seq_ = 0;
   bool switch_pending_ = false;  // the running thread waits, ended, yielded or used its slice
   PendingClone clone_;
   std::vector<pollfd> host_fds_;    // poll_host_waiters: every host waiter's descriptors
   std::vector<size_t> host_owner_;  // ... and the index of the thread each belongs to
   bool main_exited_ = false;        // the first thread called exit: its status is the process's
   int main_exit_code_ = 0;
-  // GuestThreads over threads_ (threads.cpp).
-  class ThreadsView final : public GuestThreads {
-   public:
-    explicit ThreadsView(Process& p) : p_(p) {}
-    std::vector<int> live_tids() const override;
-    int running_tid() const override { return p_.tid(); }
-    const CpuContext* saved_registers(int tid) const override;
-    bool set_saved_registers(int tid, const CpuContext& regs) override;
-
-   private:
-    Thread* switched_out(int tid) const;
-    Process& p_;
-  };
-  ThreadsView threads_view_{*this};
 };
 
 // The process whose hooks are running (host signal handlers forward to it).

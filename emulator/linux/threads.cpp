@@ -25,37 +25,8 @@
 
 namespace padlock::emu {
 
-std::vector<int> Process::ThreadsView::live_tids() const {
-  std::vector<int> ids;
-  for (const auto& t : p_.threads_) {
-    if (t->state != Thread::State::Dead) ids.push_back(t->tid);
-  }
-  return ids;
-}
-
-Process::Thread* Process::ThreadsView::switched_out(int tid) const {
-  for (size_t i = 0; i < p_.threads_.size(); ++i) {
-    Thread* t = p_.threads_[i].get();
-    if (t->tid == tid && t->state != Thread::State::Dead && i != p_.cur_) return t;
-  }
-  return nullptr;
-}
-
-const CpuContext* Process::ThreadsView::saved_registers(int tid) const {
-  const Thread* t = switched_out(tid);
-  return t != nullptr ? &t->ctx : nullptr;
-}
-
-bool Process::ThreadsView::set_saved_registers(int tid, const CpuContext& regs) {
-  Thread* t = switched_out(tid);
-  if (t != nullptr) t->ctx = regs;
-  return t != nullptr;
-}
-
 int Process::live_threads() const {
-  int n = 0;
-  for (const auto& t : threads_) n += t->state != Thread::State::Dead;
-  return n;
+  return threads_.live();
 }
 
 int64_t Process::clone_thread(uint64_t flags, uint64_t sp, uint64_t child_tid, uint64_t tls,
@@ -72,7 +43,7 @@ int64_t Process::clone_thread(uint64_t flags, uint64_t sp, uint64_t child_tid, u
 void Process::start_cloned_thread() {
   const PendingClone pc = clone_;
   clone_.active = false;
-  auto t = std::make_unique<Thread>();
+  auto t = std::make_unique<GuestThread>();
   t->tid = pc.tid;
   save_thread(*t);  // the caller's registers, TLS array and signal mask
   t->ctx.gpr[0] = 0;
@@ -93,7 +64,7 @@ void Process::start_cloned_thread() {
   t->clear_child_tid = (pc.flags & CLONE_CHILD_CLEARTID) ? pc.child_tid : 0;
   t->robust_list = t->robust_list_len = 0;
   t->rep = RepRun{};
-  threads_.push_back(std::move(t));
+  threads_.add(std::move(t));
   ++stats_.threads_created;
   // From now on the trace names each instruction's thread (TIDs count from the PID).
   if (obs_) obs_->set_thread(tid() - pid_);
@@ -102,76 +73,17 @@ void Process::start_cloned_thread() {
 }
 
 void Process::block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadline) {
-  Thread& t = *threads_[cur_];
-  t.state = Thread::State::Waiting;
-  t.futex_addr = futex_addr;
-  t.bitset = bitset;
-  t.deadline = deadline;
-  t.wait_seq = ++wait_seq_;
-  t.pi_wait = false;
-  t.requeue_pi_to = 0;
-  t.requeued_pi = false;
-  t.sigwait = false;
-  t.has_result = false;
+  threads_.block(futex_addr, bitset, deadline);
   switch_pending_ = true;
   request_stop();
-}
-
-void Process::wake(Thread& t, int64_t result) {
-  t.state = Thread::State::Runnable;
-  t.deadline = VirtualTime::kNever;
-  t.has_result = true;
-  t.result = result;
-  t.host_io = false;
-  t.child.on = false;
-  t.recheck = t.connecting = false;
-  t.retry = false;
-  // Linux restarts FUTEX_LOCK_PI after a signal's handler instead of failing it, and
-  // FUTEX_WAIT_REQUEUE_PI before its requeue; once requeued, the call returns EAGAIN
-  // (the restart would find the first word changed).
-  if (t.requeued_pi && result == -EINTR) {
-    t.result = -EAGAIN;
-  } else if ((t.pi_wait || t.requeue_pi_to != 0) && result == -EINTR) {
-    t.has_result = false;
-    t.retry = true;
-  }
-  t.pi_wait = false;
-  t.requeue_pi_to = 0;
-  t.requeued_pi = false;
-  // A long pipe write that a signal interrupts returns what it wrote, as Linux's.
-  if (t.write_done > 0 && result == -EINTR) t.result = static_cast<int64_t>(t.write_done);
-  t.write_done = 0;
-  if (t.sigwait) {
-    // rt_sigtimedwait: its mask again; a signal makes the call again (which takes it), the
-    // deadline ends it with EAGAIN.
-    (&t == threads_[cur_].get() ? sig_.blocked : t.blocked) = t.sigwait_mask;
-    t.sigwait = false;
-    if (result == -EINTR) {
-      t.has_result = false;
-      t.retry = true;
-    } else {
-      t.result = -EAGAIN;
-    }
-  }
 }
 
 void Process::sigwait_block(uint64_t set, uint64_t deadline) {
   const uint64_t mask = sig_.blocked;
   sig_.blocked &= ~set;
   block_thread(0, 0, deadline);
-  threads_[cur_]->sigwait = true;
-  threads_[cur_]->sigwait_mask = mask;
-}
-
-bool Process::others_can_run() const {
-  for (size_t i = 0; i < threads_.size(); ++i) {
-    const Thread& t = *threads_[i];
-    if (i == cur_ || t.state == Thread::State::Dead) continue;
-    if (t.state == Thread::State::Runnable || t.host_io || t.deadline != VirtualTime::kNever) {
-      return true;
-    }
-  }
-  return false;
+  threads_.running().sigwait = true;
+  threads_.running().sigwait_mask = mask;
 }
 
 void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
@@ -180,7 +92,7 @@ void Process::host_wait(std::vector<pollfd>& fds, int64_t timeout_ms) {
   // the call is made again (wake_due).
   uint64_t deadline = VirtualTime::kNever;
   for (const pollfd& f : fds) deadline = std::min(deadline, virtual_fd_event(*this, f.fd));
-  Thread& t = *threads_[cur_];
+  GuestThread& t = threads_.running();
   // Made again because a virtual event woke it and found nothing ready: the same wait
   // goes on, its timeout counted from when it began.
   const bool same_wait = t.virtual_retry;
@@ -211,9 +123,9 @@ void Process::poll_host_waiters(int timeout_ms) {
   bool children = false;
   uint64_t own = 0;  // the waiters' own pending signals (the running thread's are in sig_)
   for (size_t i = 0; i < threads_.size(); ++i) {
-    const Thread& t = *threads_[i];
-    if (t.state != Thread::State::Waiting || !t.host_io) continue;
-    own |= i == cur_ ? sig_.pending : t.pending;
+    const GuestThread& t = threads_.at(i);
+    if (t.state != GuestThread::State::Waiting || !t.host_io) continue;
+    own |= i == threads_.running_index() ? sig_.pending : t.pending;
     children |= t.child.on || t.recheck;
     for (const pollfd& f : t.fds) {
       host_fds_.push_back(f);
@@ -229,24 +141,25 @@ void Process::poll_host_waiters(int timeout_ms) {
   const bool waited = timeout_ms != 0;
   if (children && (timeout_ms < 0 || timeout_ms > kChildPollMs)) timeout_ms = kChildPollMs;
   if (poll(host_fds_.data(), host_fds_.size(), timeout_ms) < 0) collect_host_signals(*this);
-  for (const auto& t : threads_) {
-    if (t->state == Thread::State::Waiting && t->host_io &&
-        ((t->recheck && waited) || (t->child.on && child_ready(t->child)))) {
-      t->state = Thread::State::Runnable;
-      t->host_io = false;
-      t->child.on = t->recheck = false;
-      t->retry = true;
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    GuestThread& t = threads_.at(i);
+    if (t.state == GuestThread::State::Waiting && t.host_io &&
+        ((t.recheck && waited) || (t.child.on && child_ready(t.child)))) {
+      t.state = GuestThread::State::Runnable;
+      t.host_io = false;
+      t.child.on = t.recheck = false;
+      t.retry = true;
     }
   }
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
                           .count();
   for (size_t k = 0; k < host_fds_.size(); ++k) {
-    Thread& t = *threads_[host_owner_[k]];
+    GuestThread& t = threads_.at(host_owner_[k]);
     if (!t.host_io) continue;
     const bool timed_out = t.host_deadline >= 0 && now >= t.host_deadline;
     if (host_fds_[k].revents != 0 || timed_out) {
-      t.state = Thread::State::Runnable;
+      t.state = GuestThread::State::Runnable;
       t.host_io = false;
       t.retry = true;
       t.retry_real = timed_out && host_fds_[k].revents == 0;
@@ -255,41 +168,11 @@ void Process::poll_host_waiters(int timeout_ms) {
 }
 
 int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
-  int woken = 0;
-  // Oldest waiter first (a few threads: a scan per wake, no allocation).
-  for (;;) {
-    Thread* first = nullptr;
-    for (const auto& t : threads_) {
-      if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          !t->pi_wait && t->requeue_pi_to == 0 && (t->bitset & bitset) != 0 &&
-          (first == nullptr || t->wait_seq < first->wait_seq)) {
-        first = t.get();
-      }
-    }
-    if (first == nullptr) break;
-    wake(*first, 0);
-    if (++woken >= n) break;  // Linux wakes one even when asked for none
-  }
-  return woken;
+  return threads_.futex_wake(uaddr, n, bitset);
 }
 
 int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue) {
-  const int woken = n_wake > 0 ? futex_wake(uaddr, n_wake, ~0u) : 0;
-  int moved = 0;
-  while (moved < n_requeue) {
-    Thread* first = nullptr;
-    for (const auto& t : threads_) {
-      if (t->state == Thread::State::Waiting && t->futex_addr == uaddr && uaddr != 0 &&
-          !t->pi_wait && t->requeue_pi_to == 0 &&
-          (first == nullptr || t->wait_seq < first->wait_seq)) {
-        first = t.get();
-      }
-    }
-    if (first == nullptr) break;
-    first->futex_addr = to;
-    ++moved;
-  }
-  return woken + moved;
+  return threads_.futex_requeue(uaddr, n_wake, to, n_requeue);
 }
 
 void Process::exit_thread(int code) {
@@ -299,7 +182,7 @@ void Process::exit_thread(int code) {
     exit_group(main_exited_ ? main_exit_code_ : code);
     return;
   }
-  if (cur_ == 0 && !main_exited_) {
+  if (threads_.running_index() == 0 && !main_exited_) {
     // Linux reports the thread-group leader's status when the last thread is gone.
     main_exited_ = true;
     main_exit_code_ = code;
@@ -308,7 +191,7 @@ void Process::exit_thread(int code) {
   if (kernel_.clear_child_tid != 0 && put(kernel_.clear_child_tid, uint32_t{0})) {
     futex_wake(kernel_.clear_child_tid, 1, ~0u);
   }
-  threads_[cur_]->state = Thread::State::Dead;
+  threads_.running().state = GuestThread::State::Dead;
   switch_pending_ = true;
   request_stop();
 }
@@ -321,26 +204,24 @@ void Process::yield_thread() {
 }
 
 bool Process::signal_thread(int tid, const GuestSiginfo& si) {
-  for (const auto& t : threads_) {
-    if (t->tid != tid || t->state == Thread::State::Dead) continue;
-    if (t.get() == threads_[cur_].get()) {
-      queue_signal(si);
-      return true;
-    }
-    if (si.signo < 1 || si.signo > kNumSignals) return true;
-    t->pending |= sig_bit(si.signo);
-    sig_.info[si.signo] = si;
-    // A waiting thread that can take it wakes from its system call with EINTR.
-    if (t->state == Thread::State::Waiting &&
-        (sig_bit(si.signo) & ~(t->blocked & ~kUnblockable)) != 0) {
-      wake(*t, -EINTR);
-    }
+  GuestThread* t = threads_.find_live(tid);
+  if (t == nullptr) return false;
+  if (t == &threads_.running()) {
+    queue_signal(si);
     return true;
   }
-  return false;
+  if (si.signo < 1 || si.signo > kNumSignals) return true;
+  t->pending |= sig_bit(si.signo);
+  sig_.info[si.signo] = si;
+  // A waiting thread that can take it wakes from its system call with EINTR.
+  if (t->state == GuestThread::State::Waiting &&
+      (sig_bit(si.signo) & ~(t->blocked & ~kUnblockable)) != 0) {
+    threads_.wake(*t, -EINTR);
+  }
+  return true;
 }
 
-void Process::save_thread(Thread& t) {
+void Process::save_thread(GuestThread& t) {
   cpu_->save(t.ctx);
   if (!guest64_) {
     for (unsigned i = 0; i < kGdtTlsEntries; ++i) t.tls[i] = cpu_->gdt_entry(kGdtTlsMin + i);
@@ -358,7 +239,7 @@ void Process::save_thread(Thread& t) {
   t.rep = rep_;
 }
 
-void Process::load_thread(Thread& t) {
+void Process::load_thread(GuestThread& t) {
   // The TLS descriptors first: loading the segment registers reads them.
   if (!guest64_) {
     for (unsigned i = 0; i < kGdtTlsEntries; ++i) cpu_->set_gdt_entry(kGdtTlsMin + i, t.tls[i]);
@@ -377,26 +258,6 @@ void Process::load_thread(Thread& t) {
   rep_ = t.rep;
 }
 
-// Waiters whose deadline has passed: a futex wait times out, a sleep completes.
-void Process::wake_due() {
-  const uint64_t now = vt_->now();
-  for (const auto& t : threads_) {
-    if (t->state == Thread::State::Waiting && t->deadline <= now) {
-      if (t->host_io) {
-        // A virtual event of its descriptors (a timerfd's expiry): the call is made again.
-        t->state = Thread::State::Runnable;
-        t->deadline = VirtualTime::kNever;
-        t->host_io = false;
-        t->child.on = t->recheck = false;
-        t->retry = true;
-        t->virtual_retry = true;
-        continue;
-      }
-      wake(*t, t->futex_addr != 0 ? -ETIMEDOUT : 0);
-    }
-  }
-}
-
 // The running thread's slice ends after --quantum of virtual time, or earlier at the first
 // waiter's deadline; with one thread there is no slice.
 void Process::set_slice() {
@@ -404,9 +265,7 @@ void Process::set_slice() {
   if (live_threads() > 1) {
     end = vt_->now() + std::max<uint64_t>(
                            1, vt_->cycles_of_ns(static_cast<uint64_t>(opts_.quantum_us * 1000.0)));
-    for (const auto& t : threads_) {
-      if (t->state == Thread::State::Waiting && t->deadline < end) end = t->deadline;
-    }
+    end = std::min(end, threads_.first_deadline());
   }
   vt_->set_slice_end(end);
 }
@@ -415,17 +274,15 @@ void Process::set_slice() {
 // does; with none, the process waits for a host signal, as a Linux process whose threads
 // all wait forever would.
 void Process::idle() {
-  uint64_t first = VirtualTime::kNever;
+  uint64_t first = threads_.first_deadline();
   bool host_io = false;
   int64_t host_deadline = -1;
-  for (const auto& t : threads_) {
-    if (t->state != Thread::State::Waiting) continue;
-    first = std::min(first, t->deadline);
-    if (t->host_io) {
-      host_io = true;
-      if (t->host_deadline >= 0 && (host_deadline < 0 || t->host_deadline < host_deadline)) {
-        host_deadline = t->host_deadline;
-      }
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const GuestThread& t = threads_.at(i);
+    if (t.state != GuestThread::State::Waiting || !t.host_io) continue;
+    host_io = true;
+    if (t.host_deadline >= 0 && (host_deadline < 0 || t.host_deadline < host_deadline)) {
+      host_deadline = t.host_deadline;
     }
   }
   if (opts_.timing) first = std::min(first, vt_->next_timer());
@@ -445,8 +302,8 @@ void Process::idle() {
       poll_host_waiters(ms);
       return;
     }
-    for (const auto& t : threads_) {
-      if (t->state == Thread::State::Runnable) return;
+    for (size_t i = 0; i < threads_.size(); ++i) {
+      if (threads_.at(i).state == GuestThread::State::Runnable) return;
     }
   }
   if (first != VirtualTime::kNever) {
@@ -455,13 +312,13 @@ void Process::idle() {
     wait_host_signal();
     collect_host_signals(*this);
   }
-  wake_due();
+  threads_.wake_due(vt_->now());
 }
 
 // A thread that has exited loses its own pending signals (Linux flushes them); the
 // process's go to the threads that are left.
 void Process::route_signals() {
-  if (threads_[cur_]->state == Thread::State::Dead) sig_.pending = 0;
+  if (threads_.running().state == GuestThread::State::Dead) sig_.pending = 0;
   wake_for_shared();
 }
 
@@ -471,17 +328,17 @@ void Process::route_signals() {
 // which then takes it), as Linux's complete_signal picks a thread; a runnable one takes
 // it when it runs. One that every thread blocks stays pending for the process.
 void Process::wake_for_shared() {
-  const Thread& cur = *threads_[cur_];
+  const GuestThread& cur = threads_.running();
   uint64_t left = sig_.shared;
-  if (cur.state != Thread::State::Dead) left &= sig_.blocked & ~kUnblockable;
+  if (cur.state != GuestThread::State::Dead) left &= sig_.blocked & ~kUnblockable;
   const size_t n = threads_.size();
   while (left != 0) {
     const uint64_t bit = left & -left;
     left &= left - 1;
     for (size_t i = 1; i < n; ++i) {
-      Thread& t = *threads_[(cur_ + i) % n];
-      if (t.state == Thread::State::Dead || (t.blocked & ~kUnblockable & bit) != 0) continue;
-      if (t.state == Thread::State::Waiting) wake(t, -EINTR);
+      GuestThread& t = threads_.at((threads_.running_index() + i) % n);
+      if (t.state == GuestThread::State::Dead || (t.blocked & ~kUnblockable & bit) != 0) continue;
+      if (t.state == GuestThread::State::Waiting) threads_.wake(t, -EINTR);
       break;
     }
   }
@@ -490,7 +347,7 @@ void Process::wake_for_shared() {
 // The running thread's system call ends as its wait did: with the wake's result, or it is
 // made again (a host wait: back to its 2-byte int 0x80 / syscall / sysenter).
 void Process::resume_current() {
-  Thread& t = *threads_[cur_];
+  GuestThread& t = threads_.running();
   if (t.has_result) {
     t.has_result = false;
     cpu_->set_reg(
@@ -505,18 +362,18 @@ void Process::resume_current() {
 
 void Process::schedule() {
   if (clone_.active) start_cloned_thread();
-  Thread* cur = threads_[cur_].get();
+  GuestThread* cur = &threads_.running();
   // A waiting thread with a signal it can take wakes with EINTR (the running thread's
   // signals are in sig_).
-  if (cur->state == Thread::State::Waiting && sig_.next_deliverable() != 0) {
-    wake(*cur, -EINTR);
+  if (cur->state == GuestThread::State::Waiting && sig_.next_deliverable() != 0) {
+    threads_.wake(*cur, -EINTR);
   }
   if (!switch_pending_) return;
   switch_pending_ = false;
-  wake_due();
+  threads_.wake_due(vt_->now());
   route_signals();
   // A signal to deliver first: the running thread keeps the CPU until it is delivered.
-  if (cur->state == Thread::State::Runnable && sig_.next_deliverable() != 0) {
+  if (cur->state == GuestThread::State::Runnable && sig_.next_deliverable() != 0) {
     resume_current();
     set_slice();
     return;
@@ -525,39 +382,28 @@ void Process::schedule() {
   size_t next = n;
   poll_host_waiters(0);
   while (!exited_ && !fatal_) {
-    for (size_t i = 1; i <= n; ++i) {
-      const size_t k = (cur_ + i) % n;
-      if (threads_[k]->state == Thread::State::Runnable) {
-        next = k;
-        break;
-      }
-    }
+    next = threads_.next_runnable();
     if (next != n) break;
     idle();
-    next = n;
     route_signals();
-    if (cur->state == Thread::State::Waiting && sig_.next_deliverable() != 0) wake(*cur, -EINTR);
+    if (cur->state == GuestThread::State::Waiting && sig_.next_deliverable() != 0) {
+      threads_.wake(*cur, -EINTR);
+    }
   }
   if (next == n) return;  // the process ended while every thread waited
-  if (next != cur_) {
-    if (cur->state != Thread::State::Dead) save_thread(*cur);
-    load_thread(*threads_[next]);
-    cur_ = next;
+  if (next != threads_.running_index()) {
+    if (cur->state != GuestThread::State::Dead) save_thread(*cur);
+    load_thread(threads_.at(next));
+    threads_.switch_to(next);
     ++stats_.thread_switches;
-    if (obs_) obs_->set_thread(threads_[cur_]->tid - pid_);
+    if (obs_) obs_->set_thread(tid() - pid_);
     // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.
     clear_eflags30();
     // An interrupted system call's restart (SA_RESTART) belonged to the other thread.
     last_syscall_eintr_ = false;
   }
   resume_current();
-  // Dead threads leave the table (the running one stays until it is switched out).
-  for (size_t i = threads_.size(); i-- > 0;) {
-    if (i != cur_ && threads_[i]->state == Thread::State::Dead) {
-      threads_.erase(threads_.begin() + static_cast<std::ptrdiff_t>(i));
-      if (i < cur_) --cur_;
-    }
-  }
+  threads_.drop_dead();
   set_slice();
 }
 

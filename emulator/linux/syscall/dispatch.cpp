@@ -104,7 +104,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   // A host allocation that fails inside the call is the guest's ENOMEM, as a kernel
   // allocation failure is (Linux never lets it reach the process any other way).
   try {
-    Thread& self = *threads_[cur_];
+    GuestThread& self = threads_.running();
     bool again_on_eagain = false;
     SyscallHandler fn = e != nullptr ? e->fn : nullptr;
     if (fn != nullptr && names_emulator_fd(*this, *e, c.a)) fn = bad_descriptor;
@@ -116,7 +116,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
     // argument block leaves socketcall to report it).
     if (threaded && fn == sys_socketcall && socketcall_unpack(c, fn) < 0) fn = sys_socketcall;
     ConnectStep step = ConnectStep::Blocking;
-    if (fn == sys_connect && (self.connecting || (threaded && others_can_run()))) {
+    if (fn == sys_connect && (self.connecting || (threaded && threads_.others_can_run()))) {
       step = host_connect(c, self.connecting, self.fds, r);
       self.connecting = step == ConnectStep::Writable;
       self.recheck = step == ConnectStep::Retry;
@@ -128,14 +128,15 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
       host_wait(self.fds, -1);  // until connected, or to try again
       c.blocks = true;
       r = 0;
-    } else if (threaded && (self.write_done > 0 || (others_can_run() && long_pipe_write(c, fn)))) {
+    } else if (threaded &&
+               (self.write_done > 0 || (threads_.others_can_run() && long_pipe_write(c, fn)))) {
       // A long pipe write: a piece now; wait for room while the others run, then go on.
       if (!pipe_write_step(c, self.write_done, self.fds, r)) {
         host_wait(self.fds, -1);
         c.blocks = true;
         r = 0;
       }
-    } else if (threaded && others_can_run() &&
+    } else if (threaded && threads_.others_can_run() &&
                host_wait_set(c, fn, self.fds, self.child, host_timeout, again_on_eagain)) {
       // It would block the other threads: wait in the scheduler, then call again.
       self.virtual_retry = virtual_retry;

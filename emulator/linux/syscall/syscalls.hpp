@@ -18,7 +18,7 @@ namespace padlock::emu {
 
 class Process;
 struct SyscallAbi;
-struct ChildWait;  // process.hpp
+struct ChildWait;  // emulator/linux/threads/guest_thread.hpp
 
 struct SyscallContext {
   Process& p;
