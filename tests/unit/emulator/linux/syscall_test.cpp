@@ -17,6 +17,7 @@ const char* kProgram = R"SRC(
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,31 @@ static void enosys(void) {
   syscall(SYS_io_setup, 1, NULL);
 }
 
+/* futex(2) in a process of one thread: FUTEX_WAIT on a word that no longer holds the
+   expected value fails with EAGAIN at once, one that does waits until its timeout
+   (ETIMEDOUT); FUTEX_WAKE with no waiter wakes 0; FUTEX_CMP_REQUEUE with a changed word
+   fails with EAGAIN; FUTEX_WAIT_BITSET with an empty bitset is EINVAL. The host's kernel
+   prints the same lines for both ABIs. */
+static void futexes(void) {
+  uint32_t word = 1, other = 0;
+  struct timespec ms = {0, 1000 * 1000};
+  errno = 0;
+  long r = syscall(SYS_futex, &word, FUTEX_WAIT, 2, &ms, NULL, 0);
+  printf("wait_changed=%ld %d\n", r, errno == EAGAIN);
+  errno = 0;
+  r = syscall(SYS_futex, &word, FUTEX_WAIT, 1, &ms, NULL, 0);
+  printf("wait_timeout=%ld %d\n", r, errno == ETIMEDOUT);
+  printf("wake_none=%ld\n", syscall(SYS_futex, &word, FUTEX_WAKE, 5, NULL, NULL, 0));
+  errno = 0;
+  r = syscall(SYS_futex, &word, FUTEX_CMP_REQUEUE, 1, (void*)1, &other, 2);
+  printf("cmp_requeue_changed=%ld %d\n", r, errno == EAGAIN);
+  printf("cmp_requeue_none=%ld\n",
+         syscall(SYS_futex, &word, FUTEX_CMP_REQUEUE, 1, (void*)1, &other, 1));
+  errno = 0;
+  r = syscall(SYS_futex, &word, FUTEX_WAIT_BITSET, 1, NULL, NULL, 0);
+  printf("wait_no_bits=%ld %d\n", r, errno == EINVAL);
+}
+
 /* The other entry points: SYSENTER (i386 ABI, 6th argument at [EBP]) and, from 64-bit
    code, INT 0x80 (the i386 ABI). Both must reach the same system calls. */
 static void entries(void) {
@@ -244,6 +270,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(argv[1], "identity")) identity();
   else if (!strcmp(argv[1], "time")) times_();
   else if (!strcmp(argv[1], "enosys")) enosys();
+  else if (!strcmp(argv[1], "futex")) futexes();
   return 0;
 }
 )SRC";
@@ -343,6 +370,16 @@ TEST_P(SyscallTest, Time) {
   EXPECT_EQ(field(r.out, "gettimeofday"), "1");
   EXPECT_EQ(field(r.out, "times"), "1");
   EXPECT_EQ(field(r.out, "getrusage"), "1");
+}
+
+TEST_P(SyscallTest, FutexWaitChecksTheWordAndTimesOut) {
+  RUN_OR_SKIP(r, {"futex"});
+  EXPECT_EQ(field(r.out, "wait_changed"), "-1 1");
+  EXPECT_EQ(field(r.out, "wait_timeout"), "-1 1");
+  EXPECT_EQ(field(r.out, "wake_none"), "0");
+  EXPECT_EQ(field(r.out, "cmp_requeue_changed"), "-1 1");
+  EXPECT_EQ(field(r.out, "cmp_requeue_none"), "0");
+  EXPECT_EQ(field(r.out, "wait_no_bits"), "-1 1");
 }
 
 TEST_P(SyscallTest, Statfs) {
