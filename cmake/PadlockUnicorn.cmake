@@ -80,10 +80,12 @@ if(PADLOCK_UNICORN_FROM)
     message(FATAL_ERROR "padlock-emu: PADLOCK_UNICORN_FROM=${PADLOCK_UNICORN_FROM} has no "
                         "Unicorn built from this sdist and cmake/unicorn/patches/series")
   endif()
+  padlock_shared_include(unicorn "${PADLOCK_UNICORN_FROM}/_deps/${_uc_name}/public-include"
+                         _uc_include)
   add_library(padlock_unicorn STATIC IMPORTED GLOBAL)
   set_target_properties(padlock_unicorn PROPERTIES
     IMPORTED_LOCATION "${_uc_from_lib}"
-    INTERFACE_INCLUDE_DIRECTORIES "${PADLOCK_UNICORN_FROM}/_deps/${_uc_name}/public-include"
+    INTERFACE_INCLUDE_DIRECTORIES "${_uc_include}"
     INTERFACE_LINK_LIBRARIES "pthread;m;dl")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_uc_series}" ${_uc_patches})
   return()
@@ -130,6 +132,7 @@ if(NOT _uc_have STREQUAL _uc_want)
   file(WRITE "${_uc_stamp}" "${_uc_want}")
 endif()
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_uc_series}" ${_uc_patches})
+padlock_shared_include(unicorn "${_uc_root}/public-include" _uc_include)
 
 if(EXISTS "${_uc_cached}/libunicorn.a")
   # Built before with the same key: link the cached library. It also goes where
@@ -142,7 +145,7 @@ if(EXISTS "${_uc_cached}/libunicorn.a")
   add_library(padlock_unicorn STATIC IMPORTED GLOBAL)
   set_target_properties(padlock_unicorn PROPERTIES
     IMPORTED_LOCATION "${_uc_cached}/libunicorn.a"
-    INTERFACE_INCLUDE_DIRECTORIES "${_uc_root}/public-include"
+    INTERFACE_INCLUDE_DIRECTORIES "${_uc_include}"
     INTERFACE_LINK_LIBRARIES "pthread;m;dl")
   return()
 endif()
@@ -166,5 +169,5 @@ add_library(padlock_unicorn STATIC IMPORTED GLOBAL)
 add_dependencies(padlock_unicorn padlock_unicorn_build)
 set_target_properties(padlock_unicorn PROPERTIES
   IMPORTED_LOCATION "${_uc_lib}"
-  INTERFACE_INCLUDE_DIRECTORIES "${_uc_root}/public-include"
+  INTERFACE_INCLUDE_DIRECTORIES "${_uc_include}"
   INTERFACE_LINK_LIBRARIES "pthread;m;dl")

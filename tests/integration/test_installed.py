@@ -42,6 +42,10 @@ def hidden(cmd: list[str], cwd: Path, env: dict | None = None,
     trees = {REPO} | ({build_dir()} if not build_dir().is_relative_to(REPO) else set())
     mounts = " && ".join(f"mount -t tmpfs none {shlex.quote(str(d))}" for d in sorted(trees))
     script = f'{mounts} && cd {shlex.quote(str(cwd))} && exec "$@"'
+    # An install runs without the test suite's pointer at the build tree's binary (the
+    # console script would honour it: docs/python.md).
+    env = {k: v for k, v in (os.environ if env is None else env).items()
+           if k != "PADLOCK_EMU_BIN"}
     r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
                         *map(str, cmd)], capture_output=True, text=True, env=env,
                        timeout=timeout)
