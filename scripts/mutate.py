@@ -58,6 +58,12 @@ class Mutation:
 
 M = Mutation
 CLI = ("padlock-emu",)
+# The address-space policy's and guest memory's unit tests (tests/unit/emulator/linux/vm/).
+VM_POLICY = "emulator/linux/vm/address_space_policy.cpp"
+VM_USER = "emulator/linux/vm/user_memory.cpp"
+VM_GTESTS = (gtest("test_emulator",
+                   "AddressSpacePolicyTest.*:ReadImpliesExecTest.*:MaxMemoryTest.*"),)
+USER_GTESTS = (gtest("test_emulator", "UserMemory.*"),)
 
 MUTATIONS: list[Mutation] = [
     # --- unit register results, faults and restart state --------------------------------
@@ -378,7 +384,8 @@ MUTATIONS: list[Mutation] = [
       "    break;\n  }\n  *end = page * kPageSize;",
       (gtest("test_emulator", "AddressSpace.NextRun*"),)),
     M("self-mem-user-pages", "/proc/self/mem (user pages only)", "emulator/linux/syscall/file.cpp",
-      "  const uint64_t top = p.layout().system_page;", "  const uint64_t top = p.mem().size();",
+      "  const uint64_t top = p.vm().layout().system_page;",
+      "  const uint64_t top = p.mem().size();",
       (pytest("tests/integration/test_guest_boundary.py", "gdt"),)),
     M("self-mem-shared", "/proc/self/mem (no forced write to a shared mapping)",
       "emulator/linux/syscall/file.cpp",
@@ -424,7 +431,8 @@ MUTATIONS: list[Mutation] = [
       (pytest("tests/integration/test_guest_boundary.py", "process_vm_on_itself"),)),
     M("process-vm-user-pages", "process_vm_readv (user pages only)",
       "emulator/linux/syscall/process_vm.cpp",
-      "  const uint64_t top = p.layout().system_page;", "  const uint64_t top = p.mem().size();",
+      "  const uint64_t top = p.vm().layout().system_page;",
+      "  const uint64_t top = p.mem().size();",
       (pytest("tests/integration/test_guest_boundary.py", "process_vm_on_itself and i386"),)),
     M("process-vm-partial", "process_vm_readv (the bytes moved before a fault)",
       "emulator/linux/syscall/process_vm.cpp",
@@ -571,6 +579,49 @@ MUTATIONS: list[Mutation] = [
       "emulator/linux/threads/thread_table.cpp", "  if (t != nullptr) t->ctx = regs;\n", "",
       (gtest("test_emulator", "ThreadTableTest.*"),
        pytest("tests/integration/test_gdb.py", "threads_are_listed"))),
+    # --- the address-space policy and guest memory (emulator/linux/vm/) ---------------------
+    M("vm-mmap-len0", "mmap: length 0", VM_POLICY,
+      "  if (len == 0 || !aligned(offset) ||", "  if (!aligned(offset) ||", VM_GTESTS),
+    M("vm-mmap-noreplace", "mmap: MAP_FIXED_NOREPLACE", VM_POLICY,
+      "    if ((flags & kMapFixedNoreplace) && !mem_.range_free(addr, len)) return -EEXIST;\n", "",
+      VM_GTESTS),
+    M("vm-mmap-hint-aligned", "mmap: an unaligned hint", VM_POLICY,
+      "    if (addr != 0 && aligned(addr) && mem_.range_free(addr, len)) {",
+      "    if (addr != 0 && mem_.range_free(addr, len)) {", VM_GTESTS),
+    M("vm-read-implies-exec", "READ_IMPLIES_EXEC", VM_POLICY,
+      "  if ((f & kPageRead) && config_.read_implies_exec) f |= kPageExec;",
+      "  if (f & kPageRead) f |= kPageExec;", VM_GTESTS),
+    M("vm-max-memory-cap", "--max-memory (RLIMIT_AS)", VM_POLICY,
+      "mem_.mapped_bytes() > config_.max_memory - adding);",
+      "mem_.mapped_bytes() >= config_.max_memory - adding);", VM_GTESTS),
+    M("vm-invalidate-code", "code dropped only where it may be", VM_POLICY,
+      "  if (mem_.may_hold_code(va, len)) host_.drop_code(va, len);",
+      "  host_.drop_code(va, len);", VM_GTESTS),
+    M("vm-munmap-names", "munmap: /proc/self/maps forgets the range", VM_POLICY,
+      "  map_names_.clear(addr, len);\n", "", VM_GTESTS),
+    M("vm-mprotect-hole", "mprotect: ENOMEM for unmapped pages", VM_POLICY,
+      "  if (!user_range(addr, len) || !mem_.range_mapped(addr, len)) return -ENOMEM;",
+      "  if (!user_range(addr, len)) return -ENOMEM;", VM_GTESTS),
+    M("vm-brk-below-start", "brk: below the start, the current break", VM_POLICY,
+      "  if (addr < l.brk_start) return static_cast<int64_t>(l.brk);",
+      "  if (addr < l.brk_start) return -EINVAL;", VM_GTESTS),
+    M("vm-brk-shrink", "brk: a lowered break unmaps its pages", VM_POLICY,
+      "    mem_.unmap_keep_pages(new_end, std::min(old_end, kept) - new_end);\n", "", VM_GTESTS),
+    M("vm-mremap-maymove", "mremap: ENOMEM without MREMAP_MAYMOVE", VM_POLICY,
+      "  if (!(flags & kMremapMaymove)) return -ENOMEM;\n", "", VM_GTESTS),
+    M("vm-mremap-protection", "mremap: a moved range keeps its protection", VM_POLICY,
+      "    mem_.protect(dst, new_len, prot);", "    mem_.protect(dst, new_len, prot | kPageWrite);",
+      VM_GTESTS),
+    M("vm-mremap-names", "mremap: the names move along", VM_POLICY,
+      "    map_names_.move(old_addr, std::min(old_len, new_len), dst);\n", "", VM_GTESTS),
+    M("user-write-access", "EFAULT for a store to a read-only page", VM_USER,
+      "  return mem_->translate(va, len, write ? Access::Write : Access::Read);",
+      "  return mem_->translate(va, len, Access::Read);", USER_GTESTS),
+    M("user-cstring-limit", "a string's length limit", VM_USER,
+      "    const uint64_t n = std::min<uint64_t>(chunk, max - out.size());",
+      "    const uint64_t n = chunk;", USER_GTESTS),
+    M("user-word-width", "pointer-sized words (i386)", VM_USER,
+      "  if (wide_) return put(va, v);", "  return put(va, v);", USER_GTESTS),
     M("switch-eflags30", "EFLAGS[30] at a thread switch", "emulator/linux/threads.cpp",
       "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.\n"
       "    clear_eflags30();",

@@ -25,7 +25,7 @@ constexpr int kRobustListLimit = 2048;
 bool Process::pi_hand_over(uint64_t uaddr, uint32_t owner_died) {
   GuestThread* next = threads_.pi_waiter(uaddr);
   if (next == nullptr) return false;
-  put(uaddr, static_cast<uint32_t>(next->tid) | kWaiters | owner_died);
+  user_.put(uaddr, static_cast<uint32_t>(next->tid) | kWaiters | owner_died);
   threads_.wake(*next, 0);
   return true;
 }
@@ -36,14 +36,14 @@ bool Process::pi_hand_over(uint64_t uaddr, uint32_t owner_died) {
 // whose word is 0 wakes a waiter, as the lock may have been released just before the exit.
 void Process::futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending) {
   uint32_t v;
-  if ((uaddr & 3) != 0 || !get(uaddr, v)) return;
+  if ((uaddr & 3) != 0 || !user_.get(uaddr, v)) return;
   if (pending && !pi && v == 0) {
     futex_wake(uaddr, 1, ~0u);
     return;
   }
   if ((v & kTidMask) != static_cast<uint32_t>(tid)) return;
   if (pi && pi_hand_over(uaddr, kOwnerDied)) return;
-  put(uaddr, (v & kWaiters) | kOwnerDied);
+  user_.put(uaddr, (v & kWaiters) | kOwnerDied);
   if (!pi && (v & kWaiters) != 0) futex_wake(uaddr, 1, ~0u);
 }
 
@@ -55,15 +55,15 @@ void Process::exit_robust_list(int tid, uint64_t head) {
   const unsigned w = guest64_ ? 8 : 4;
   const uint64_t addr_mask = guest64_ ? ~0ull : 0xFFFFFFFFull;
   bool ok = false;
-  uint64_t entry = get_word(head, ok);
+  uint64_t entry = user_.get_word(head, ok);
   if (!ok) return;
-  uint64_t offset = get_word(head + w, ok);
+  uint64_t offset = user_.get_word(head + w, ok);
   if (!ok) return;
   if (!guest64_) offset = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(offset)));
-  const uint64_t pending = get_word(head + 2 * w, ok);
+  const uint64_t pending = user_.get_word(head + 2 * w, ok);
   if (!ok) return;
   for (int n = 0; (entry & ~1ull) != head && n < kRobustListLimit; ++n) {
-    const uint64_t next = get_word(entry & ~1ull, ok);
+    const uint64_t next = user_.get_word(entry & ~1ull, ok);
     if (!ok) return;
     if ((entry & ~1ull) != (pending & ~1ull)) {
       futex_owner_died(((entry & ~1ull) + offset) & addr_mask, tid, (entry & 1) != 0, false);
@@ -96,19 +96,19 @@ void Process::exit_all_robust_lists() {
 // `deadline` passes.
 int64_t Process::futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks) {
   uint32_t v;
-  if (!get(uaddr, v)) return -EFAULT;
+  if (!user_.get(uaddr, v)) return -EFAULT;
   const uint32_t me = static_cast<uint32_t>(tid());
   const uint32_t owner = v & kTidMask;
   if (owner == me) return -EDEADLK;
   if (owner == 0) {
     const uint32_t waiters = threads_.pi_waiter(uaddr) != nullptr ? kWaiters : 0;
-    return put(uaddr, me | (v & kOwnerDied) | waiters) ? 0 : -EFAULT;
+    return user_.put(uaddr, me | (v & kOwnerDied) | waiters) ? 0 : -EFAULT;
   }
   if (trylock) return -EAGAIN;
   // Linux: no such task (an owner in another process, too).
   if (threads_.find_live(static_cast<int>(owner)) == nullptr) return -ESRCH;
   if (deadline <= vt_->now()) return -ETIMEDOUT;
-  if (!put(uaddr, v | kWaiters)) return -EFAULT;
+  if (!user_.put(uaddr, v | kWaiters)) return -EFAULT;
   block_thread(uaddr, ~0u, deadline);
   threads_.running().pi_wait = true;
   blocks = true;
@@ -129,14 +129,14 @@ int64_t Process::futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n
   GuestThread* top = oldest();
   if (top == nullptr) return 0;
   uint32_t v;
-  if (!get(uaddr2, v)) return -EFAULT;
+  if (!user_.get(uaddr2, v)) return -EFAULT;
   if ((v & kTidMask) == 0) {
     top->requeue_pi_to = 0;
     threads_.wake(*top, 0);
     ++n;
     const bool more = oldest() != nullptr || threads_.pi_waiter(uaddr2) != nullptr;
     v = static_cast<uint32_t>(top->tid) | (v & kOwnerDied) | (more && n_requeue > 0 ? kWaiters : 0);
-    if (!put(uaddr2, v)) return -EFAULT;
+    if (!user_.put(uaddr2, v)) return -EFAULT;
   }
   for (int64_t moved = 0; moved < n_requeue; ++moved) {
     GuestThread* t = oldest();
@@ -145,7 +145,7 @@ int64_t Process::futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n
     t->requeue_pi_to = 0;
     t->pi_wait = true;
     t->requeued_pi = true;
-    if (!put(uaddr2, v | kWaiters)) return -EFAULT;
+    if (!user_.put(uaddr2, v | kWaiters)) return -EFAULT;
     v |= kWaiters;
     ++n;
   }
@@ -155,10 +155,10 @@ int64_t Process::futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n
 // FUTEX_UNLOCK_PI: only the owner may; the oldest waiter gets the lock, or the word is 0.
 int64_t Process::futex_unlock_pi(uint64_t uaddr) {
   uint32_t v;
-  if (!get(uaddr, v)) return -EFAULT;
+  if (!user_.get(uaddr, v)) return -EFAULT;
   if ((v & kTidMask) != static_cast<uint32_t>(tid())) return -EPERM;
   if (pi_hand_over(uaddr, 0)) return 0;
-  return put(uaddr, uint32_t{0}) ? 0 : -EFAULT;
+  return user_.put(uaddr, uint32_t{0}) ? 0 : -EFAULT;
 }
 
 }  // namespace padlock::emu

@@ -25,6 +25,8 @@
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/linux/threads/thread_table.hpp"
+#include "emulator/linux/vm/address_space_policy.hpp"
+#include "emulator/linux/vm/user_memory.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
@@ -84,18 +86,7 @@ struct KernelState {
   std::unordered_map<int, std::string> fd_names;
 };
 
-// The page-granular layout we give a process.
-struct MemoryLayout {
-  uint64_t stack_top = 0;
-  uint64_t stack_size = 0;
-  uint64_t mmap_top = 0;  // mmap searches downwards from here
-  uint64_t mmap_floor = 0;
-  uint64_t brk_start = 0, brk = 0;
-  uint64_t brk_kept = 0;     // end of the pages above the break kept for its regrowth (do_brk)
-  uint64_t system_page = 0;  // GDT and boot stub (2 pages)
-};
-
-class Process {
+class Process : private VmHost {
  public:
   // Loads the program; throws LoadError with a one-line reason.
   explicit Process(const RunOptions& opts);
@@ -112,7 +103,6 @@ class Process {
   SignalState& signals() { return sig_; }
   const RunOptions& options() const { return opts_; }
   Stats& stats() { return stats_; }
-  MemoryLayout& layout() { return layout_; }
   KernelState& kernel() { return kernel_; }
   // One of the emulator's own descriptors (KernelState::host_fds): never the guest's.
   bool emulator_fd(int fd) const { return kernel_.host_fds.count(fd) != 0; }
@@ -123,7 +113,6 @@ class Process {
   const GuestPaths& paths() const { return paths_; }         // -L/--sysroot lookups
   const Sandbox& sandbox() const { return sandbox_; }        // --sandbox DIR, --net
   int pid() const { return pid_; }
-  MapNames& map_names() { return map_names_; }             // /proc/self/maps
   const std::string& saved_auxv() const { return auxv_; }  // /proc/self/auxv
   uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
   VirtualTime& vtime() { return *vt_; }
@@ -133,33 +122,10 @@ class Process {
   // Returns true when it stopped early.
   bool sleep_until(uint64_t cycle);
 
-  // Guest memory as the kernel sees it: nullptr / false means -EFAULT.
-  uint8_t* user_ptr(uint64_t va, uint64_t len, bool write);
-  bool read_user(uint64_t va, void* dst, uint64_t len);
-  bool write_user(uint64_t va, const void* src, uint64_t len);
-  bool read_cstring(uint64_t va, std::string& out, size_t max = 4096);
-  template <typename T>
-  bool get(uint64_t va, T& v) {
-    return read_user(va, &v, sizeof v);
-  }
-  template <typename T>
-  bool put(uint64_t va, const T& v) {
-    return write_user(va, &v, sizeof v);
-  }
-  uint64_t get_word(uint64_t va, bool& ok);  // pointer-sized for this ABI
-  bool put_word(uint64_t va, uint64_t v);
-
-  // Memory management (syscall/memory.cpp); results are Linux return values.
-  int64_t do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags, int fd,
-                  uint64_t offset);
-  int64_t do_munmap(uint64_t addr, uint64_t len);
-  int64_t do_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
-  int64_t do_brk(uint64_t addr);
-  int64_t do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, uint64_t flags,
-                    uint64_t new_addr);
-  // Before [va, va+len) is unmapped, replaced or reprotected: if it holds executable
-  // pages, drop the blocks translated from them (QEMU's and our block facts).
-  void invalidate_code(uint64_t va, uint64_t len);
+  // Guest memory as the kernel sees it (emulator/linux/vm/user_memory.hpp).
+  UserMemory& user() { return user_; }
+  // mmap, brk, mremap, the layout and the mappings' names (emulator/linux/vm/).
+  AddressSpacePolicy& vm() { return *vm_; }
 
   // In the child of a fork of the emulator (syscall/clone.cpp): a process of its own from
   // now on, as Linux makes a child: its PID, statistics from zero, no timers or pending
@@ -297,9 +263,11 @@ class Process {
   // Timing (docs/timing.md): after virtual time moved, take due interrupts and fire due timers
   // (their signals are queued for the guest).
   void time_events();
-  // After the guest's view of [va, va+len) changed: drop stale TLB entries.
-  void memory_changed(uint64_t va, uint64_t len);
-  uint8_t prot_to_flags(uint64_t prot) const;
+  // VmHost: what the CPU and the observers learn of a change to the address space.
+  void drop_code(uint64_t va, uint64_t len) override;
+  void memory_changed(uint64_t va, uint64_t len) override;
+  void file_mapped(int fd, uint64_t va, uint64_t offset) override;
+  void unmapped(uint64_t va, uint64_t len) override;
   // A block with a REP string instruction (BlockInfo::rep): charges its start-up once per
   // execution of the instruction and each element as it is processed.
   void charge_rep_string(const BlockInfo& b);
@@ -360,6 +328,8 @@ class Process {
   RunOptions opts_;
   bool guest64_ = false;
   std::unique_ptr<AddressSpace> mem_;
+  UserMemory user_;
+  std::unique_ptr<AddressSpacePolicy> vm_;
   std::unique_ptr<Cpu> cpu_;
   std::unique_ptr<ChipFeatures> chip_;  // null with --chip-check off
   std::unique_ptr<BlockCache> blocks_;
@@ -369,14 +339,12 @@ class Process {
   std::unique_ptr<DiagnosticPrinter> diag_;
   std::unique_ptr<RunObservers> obs_;  // null unless tracing or profiling
   SignalState sig_;
-  MemoryLayout layout_;
   KernelState kernel_;
   ElfFile elf_;
   ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
   GuestPaths paths_;
   Sandbox sandbox_;
   std::string exe_path_;
-  MapNames map_names_;
   std::string emulator_path_;  // this padlock-emu's executable, for execve
   bool forked_child_ = false;  // become_child(): run() never returns here
   std::string auxv_;           // the auxiliary vector as the guest's stack holds it

@@ -33,7 +33,7 @@ int64_t Process::clone_thread(uint64_t flags, uint64_t sp, uint64_t child_tid, u
                               unsigned tls_index, uint64_t tls_desc) {
   if (clone_.active) return -EAGAIN;  // cannot happen: the run loop starts it first
   clone_ = PendingClone{true, flags, sp, child_tid, tls, tls_desc, tls_index, next_tid_++};
-  if (flags & CLONE_CHILD_SETTID) put(child_tid, static_cast<uint32_t>(clone_.tid));
+  if (flags & CLONE_CHILD_SETTID) user_.put(child_tid, static_cast<uint32_t>(clone_.tid));
   request_stop();
   return clone_.tid;
 }
@@ -188,7 +188,7 @@ void Process::exit_thread(int code) {
     main_exit_code_ = code;
   }
   // CLONE_CHILD_CLEARTID / set_tid_address: pthread_join waits on this word.
-  if (kernel_.clear_child_tid != 0 && put(kernel_.clear_child_tid, uint32_t{0})) {
+  if (kernel_.clear_child_tid != 0 && user_.put(kernel_.clear_child_tid, uint32_t{0})) {
     futex_wake(kernel_.clear_child_tid, 1, ~0u);
   }
   threads_.running().state = GuestThread::State::Dead;
