@@ -228,6 +228,12 @@ TEST_F(AddressSpacePolicyTest, MprotectChangesAccessAndFailsAsLinuxDoes) {
   EXPECT_EQ(vm.mprotect(0x20001000, kPage, PROT_NONE), 0);
   EXPECT_FALSE(readable(0x20001000));
   EXPECT_EQ(mem.mapped_bytes(), 2 * kPage);  // PROT_NONE pages stay mapped
+  // A refused call changes nothing: code translated from the pages stays.
+  ASSERT_EQ(anon(0x30000000, kPage, PROT_READ | PROT_EXEC, kFixed), 0x30000000);
+  EXPECT_EQ(vm.mprotect(0x30000000, 2 * kPage, PROT_READ), -ENOMEM);
+  EXPECT_EQ(host.count('d'), 0u);
+  EXPECT_EQ(vm.mprotect(0x30000000, kPage, PROT_READ), 0);
+  EXPECT_EQ(host.count('d'), 1u);
 }
 
 // brk(2): the system call returns the new break, or the current one when it cannot move.
