@@ -351,7 +351,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tree_changed |= std::find(std::begin(kChangesTree), std::end(kChangesTree), call.nr) !=
                         std::end(kChangesTree) ||
                     (call.nr == 295 && (call.a[2] & (O_CREAT | O_TRUNC)) != 0);
-    SyscallContext c{p, p.user(), p.vm(), kAbiI386, call.nr, {}};
+    SyscallContext c{p, p.user(), p.vm(), p.futexes(), kAbiI386, call.nr, {}};
     std::memcpy(c.a, call.a, sizeof c.a);
     const emu::SyscallEntry& e = kAbiI386.table[call.nr];
     if (e.fn == nullptr) abort();  // every call above has a handler
@@ -372,7 +372,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Every input starts from the same state: the descriptors closed, the cwd the box.
   for (const int fd : fds) {
     if (!p.emulator_fd(fd) && fd > 2) {
-      SyscallContext c{p, p.user(), p.vm(), kAbiI386, 6, {static_cast<uint32_t>(fd)}};
+      SyscallContext c{p, p.user(), p.vm(), p.futexes(), kAbiI386, 6, {static_cast<uint32_t>(fd)}};
       emu::sys_close(c);
     }
   }

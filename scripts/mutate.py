@@ -64,6 +64,8 @@ VM_USER = "emulator/linux/vm/user_memory.cpp"
 VM_GTESTS = (gtest("test_emulator",
                    "AddressSpacePolicyTest.*:ReadImpliesExecTest.*:MaxMemoryTest.*"),)
 USER_GTESTS = (gtest("test_emulator", "UserMemory.*"),)
+FUTEX_WORDS = "emulator/linux/threads/futex_words.cpp"
+FUTEX_GTESTS = (gtest("test_emulator", "FutexWordsTest.*"),)
 
 MUTATIONS: list[Mutation] = [
     # --- unit register results, faults and restart state --------------------------------
@@ -622,6 +624,27 @@ MUTATIONS: list[Mutation] = [
       "    const uint64_t n = chunk;", USER_GTESTS),
     M("user-word-width", "pointer-sized words (i386)", VM_USER,
       "  if (wide_) return put(va, v);", "  return put(va, v);", USER_GTESTS),
+    # --- futex words with an owner (emulator/linux/threads/futex_words.cpp) -----------------
+    M("futex-pi-handover-waiters", "FUTEX_UNLOCK_PI keeps FUTEX_WAITERS", FUTEX_WORDS,
+      "  user_.put(uaddr, static_cast<uint32_t>(next->tid) | kWaiters | owner_died);",
+      "  user_.put(uaddr, static_cast<uint32_t>(next->tid) | owner_died);", FUTEX_GTESTS),
+    M("futex-pi-edeadlk", "FUTEX_LOCK_PI by the owner", FUTEX_WORDS,
+      "  if (owner == me) return -EDEADLK;\n", "", FUTEX_GTESTS),
+    M("futex-pi-esrch", "FUTEX_LOCK_PI: no such owner", FUTEX_WORDS,
+      "  if (threads_.find_live(static_cast<int>(owner)) == nullptr) return -ESRCH;\n", "",
+      FUTEX_GTESTS),
+    M("futex-unlock-pi-eperm", "FUTEX_UNLOCK_PI by another thread", FUTEX_WORDS,
+      "  if ((v & kTidMask) != static_cast<uint32_t>(threads_.running_tid())) return -EPERM;\n",
+      "", FUTEX_GTESTS),
+    M("robust-owner-died-word", "a dead owner's robust word", FUTEX_WORDS,
+      "  user_.put(uaddr, (v & kWaiters) | kOwnerDied);",
+      "  user_.put(uaddr, v | kOwnerDied);", FUTEX_GTESTS),
+    M("robust-pending-wake", "the robust list's pending entry", FUTEX_WORDS,
+      "  if (pending && !pi && v == 0) {", "  if (false) {", FUTEX_GTESTS),
+    M("robust-other-owner", "a robust word another thread owns", FUTEX_WORDS,
+      "  if ((v & kTidMask) != static_cast<uint32_t>(tid)) return;\n", "", FUTEX_GTESTS),
+    M("robust-exit-all-dead", "exit_group: dead threads' lists were walked", FUTEX_WORDS,
+      "    if (t.state == GuestThread::State::Dead) continue;\n", "", FUTEX_GTESTS),
     M("switch-eflags30", "EFLAGS[30] at a thread switch", "emulator/linux/threads.cpp",
       "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.\n"
       "    clear_eflags30();",

@@ -132,6 +132,8 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
     vtc.seed = opts_.seed;
     vt_ = std::make_unique<VirtualTime>(vtc);
+    FutexHost& futex_host = *this;
+    futexes_ = std::make_unique<FutexWords>(threads_, user_, futex_host, guest64_);
     PadlockTiming pt;
     pt.memory = pt.overlap = opts_.timing;
     core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);

@@ -24,6 +24,7 @@
 #include "emulator/linux/run_deadline.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
+#include "emulator/linux/threads/futex_words.hpp"
 #include "emulator/linux/threads/thread_table.hpp"
 #include "emulator/linux/vm/address_space_policy.hpp"
 #include "emulator/linux/vm/user_memory.hpp"
@@ -86,7 +87,7 @@ struct KernelState {
   std::unordered_map<int, std::string> fd_names;
 };
 
-class Process : private VmHost {
+class Process : private VmHost, private FutexHost {
  public:
   // Loads the program; throws LoadError with a one-line reason.
   explicit Process(const RunOptions& opts);
@@ -182,28 +183,12 @@ class Process : private VmHost {
   // wakes: 0 when woken, -ETIMEDOUT (futex) or 0 (sleep) at the deadline, -EINTR on a
   // signal. The handler sets SyscallContext::blocks.
   void block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadline);
-  // FUTEX_WAKE*: wakes up to `n` (at least one) waiters on `uaddr` whose bitset meets
-  // `bitset`, oldest first; the number woken.
-  int futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset);
-  // FUTEX_(CMP_)REQUEUE: wakes `n_wake`, moves up to `n_requeue` more to `to`; the total.
-  int futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue);
-  // PI futexes (futex_owner.cpp): FUTEX_LOCK_PI/LOCK_PI2 (`trylock`: FUTEX_TRYLOCK_PI)
-  // takes the word or waits for it until `deadline` (sets `blocks`); FUTEX_UNLOCK_PI hands
-  // it to the oldest waiter. Linux return values.
-  int64_t futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks);
-  int64_t futex_unlock_pi(uint64_t uaddr);
-  // FUTEX_WAIT_REQUEUE_PI: the caller waits on `uaddr` until FUTEX_CMP_REQUEUE_PI moves it
-  // to the PI word `uaddr2` (or `deadline`); FUTEX_CMP_REQUEUE_PI: the oldest such waiter
-  // takes `uaddr2` if it is free (woken owning it), up to `n_requeue` others wait for it
-  // as FUTEX_LOCK_PI waiters. Linux return values (futex_owner.cpp).
-  void futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, uint64_t deadline);
-  int64_t futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n_requeue);
+  // FUTEX_WAKE, FUTEX_REQUEUE, PI futexes and robust lists
+  // (emulator/linux/threads/futex_words.hpp).
+  FutexWords& futexes() { return *futexes_; }
   // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
   // zeroed and one waiter woken); the last one ends the process.
   void exit_thread(int code);
-  // exit_group, a fatal signal, execve: every live thread's robust list is walked
-  // (futex_owner.cpp).
-  void exit_all_robust_lists();
   void yield_thread();  // sched_yield
   // rt_sigtimedwait with other threads: the caller waits with `set` unblocked until a
   // signal wakes it (the call is then made again, its mask restored) or `deadline`
@@ -301,10 +286,11 @@ class Process : private VmHost {
   void resume_current();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();
-  // Owned futex words (futex_owner.cpp).
-  bool pi_hand_over(uint64_t uaddr, uint32_t owner_died);
-  void futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending);
-  void exit_robust_list(int tid, uint64_t head);
+  // FutexHost: a futex word's waiter blocks as block_thread makes it, on the guest's clock.
+  void block_running(uint64_t uaddr, uint32_t bitset, uint64_t deadline) override {
+    block_thread(uaddr, bitset, deadline);
+  }
+  uint64_t virtual_now() const override { return now(); }
   // Also until the first virtual event of its descriptors (a timerfd's expiry).
   void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
   void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
@@ -407,6 +393,7 @@ class Process : private VmHost {
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
   ThreadTable threads_{sig_.blocked};              // the running thread's mask is in sig_
+  std::unique_ptr<FutexWords> futexes_;
   int next_tid_ = 0;
   bool switch_pending_ = false;  // the running thread waits, ended, yielded or used its slice
   PendingClone clone_;

@@ -167,17 +167,9 @@ void Process::poll_host_waiters(int timeout_ms) {
   }
 }
 
-int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
-  return threads_.futex_wake(uaddr, n, bitset);
-}
-
-int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue) {
-  return threads_.futex_requeue(uaddr, n_wake, to, n_requeue);
-}
-
 void Process::exit_thread(int code) {
   // Linux walks the robust list first, then clears the TID word (pthread_join's).
-  exit_robust_list(tid(), kernel_.robust_list);
+  futexes_->exit_robust_list(tid(), kernel_.robust_list);
   if (live_threads() <= 1) {
     exit_group(main_exited_ ? main_exit_code_ : code);
     return;
@@ -189,7 +181,7 @@ void Process::exit_thread(int code) {
   }
   // CLONE_CHILD_CLEARTID / set_tid_address: pthread_join waits on this word.
   if (kernel_.clear_child_tid != 0 && user_.put(kernel_.clear_child_tid, uint32_t{0})) {
-    futex_wake(kernel_.clear_child_tid, 1, ~0u);
+    threads_.futex_wake(kernel_.clear_child_tid, 1, ~0u);
   }
   threads_.running().state = GuestThread::State::Dead;
   switch_pending_ = true;

@@ -83,7 +83,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const bool i386 = &abi == &kAbiI386;
   const bool sysenter = insn_len < 0;
   insn_len = sysenter ? 2 : insn_len;
-  SyscallContext c{*this, user_, *vm_, abi, 0, {}};
+  SyscallContext c{*this, user_, *vm_, *futexes_, abi, 0, {}};
   const int* regs = i386 ? kArgsI386 : kArgsX86_64;
   c.nr = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
   for (int i = 0; i < 6; ++i) {

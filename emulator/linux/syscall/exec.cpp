@@ -227,7 +227,7 @@ int64_t sys_execve(SyscallContext& c) {
   // The point of no return: the host takes the guest's ignored signals along (the new
   // emulator starts its guest with them ignored, as exec keeps SIG_IGN) and nothing else.
   // The old image's threads end: their robust lists are walked.
-  c.p.exit_all_robust_lists();
+  c.futexes.exit_all_robust_lists(c.p.kernel().robust_list);
   c.p.finish_observers();
   std::fflush(nullptr);
   host_signals_restore();

@@ -25,7 +25,7 @@ int64_t sys_exit(SyscallContext& c) {
 }
 
 int64_t sys_exit_group(SyscallContext& c) {
-  c.p.exit_all_robust_lists();
+  c.futexes.exit_all_robust_lists(c.p.kernel().robust_list);
   c.p.exit_group(static_cast<int>(c.a[0] & 0xFF));
   return 0;
 }
@@ -328,7 +328,7 @@ int64_t futex_common(SyscallContext& c, bool time64) {
     case kFutexWakeBitset: {
       const uint32_t bitset = cmd == kFutexWake ? ~0u : static_cast<uint32_t>(c.a[5]);
       if (bitset == 0) return -EINVAL;
-      return c.p.futex_wake(uaddr, static_cast<int32_t>(c.a[2]), bitset);
+      return c.futexes.wake(uaddr, static_cast<int32_t>(c.a[2]), bitset);
     }
     case kFutexRequeue:
     case kFutexCmpRequeue: {
@@ -338,7 +338,7 @@ int64_t futex_common(SyscallContext& c, bool time64) {
         if (!c.user.get(uaddr, v)) return -EFAULT;
         if (v != static_cast<uint32_t>(c.a[5])) return -EAGAIN;
       }
-      return c.p.futex_requeue(uaddr, static_cast<int32_t>(c.a[2]), c.a[4],
+      return c.futexes.requeue(uaddr, static_cast<int32_t>(c.a[2]), c.a[4],
                                static_cast<int32_t>(c.a[3]));
     }
     case kFutexWakeOp: {
@@ -348,8 +348,8 @@ int64_t futex_common(SyscallContext& c, bool time64) {
       bool wake2 = false;
       if (!wake_op(static_cast<uint32_t>(c.a[5]), word, wake2)) return -ENOSYS;
       if (!c.user.put(c.a[4], word)) return -EFAULT;
-      int n = c.p.futex_wake(uaddr, static_cast<int32_t>(c.a[2]), ~0u);
-      if (wake2) n += c.p.futex_wake(c.a[4], static_cast<int32_t>(c.a[3]), ~0u);
+      int n = c.futexes.wake(uaddr, static_cast<int32_t>(c.a[2]), ~0u);
+      if (wake2) n += c.futexes.wake(c.a[4], static_cast<int32_t>(c.a[3]), ~0u);
       return n;
     }
     case kFutexLockPi:
@@ -364,10 +364,10 @@ int64_t futex_common(SyscallContext& c, bool time64) {
           return r;
         }
       }
-      return c.p.futex_lock_pi(uaddr, deadline, cmd == kFutexTrylockPi, c.blocks);
+      return c.futexes.lock_pi(uaddr, deadline, cmd == kFutexTrylockPi, c.blocks);
     }
     case kFutexUnlockPi:
-      return c.p.futex_unlock_pi(uaddr);
+      return c.futexes.unlock_pi(uaddr);
     case kFutexWaitRequeuePi: {
       // (uaddr, val, absolute timeout as FUTEX_WAIT_BITSET's, uaddr2): wait on uaddr to be
       // moved to the PI word uaddr2; woken with 0, the caller owns uaddr2.
@@ -375,7 +375,7 @@ int64_t futex_common(SyscallContext& c, bool time64) {
       if ((uaddr2 & 3) != 0 || uaddr2 == uaddr) return -EINVAL;
       uint64_t deadline;
       if (const int64_t r = wait_start(c, time64, true, op, deadline); r < 0) return r;
-      c.p.futex_wait_requeue_pi(uaddr, uaddr2, deadline);
+      c.futexes.wait_requeue_pi(uaddr, uaddr2, deadline);
       c.blocks = true;
       return 0;
     }
@@ -389,7 +389,7 @@ int64_t futex_common(SyscallContext& c, bool time64) {
       uint32_t v;
       if (!c.user.get(uaddr, v)) return -EFAULT;
       if (v != static_cast<uint32_t>(c.a[5])) return -EAGAIN;
-      return c.p.futex_cmp_requeue_pi(uaddr, uaddr2, static_cast<int32_t>(c.a[3]));
+      return c.futexes.cmp_requeue_pi(uaddr, uaddr2, static_cast<int32_t>(c.a[3]));
     }
     default:
       return -ENOSYS;
