@@ -48,21 +48,21 @@ struct Rig {
     opts.direct_memory = direct;
     opts.progress = false;
     p = std::make_unique<Process>(opts);
-    const uint64_t sys = p->layout().system_page;
+    const uint64_t sys = p->vm().layout().system_page;
     system_flags[0] = p->mem().flags(sys);
     system_flags[1] = p->mem().flags(sys + kPage);
     // The program's image and stack go too: below the system pages, nothing is mapped.
-    p->do_munmap(0, sys);
+    p->vm().munmap(0, sys);
   }
   // What the calls mapped (each successful mmap's and mremap's result, and the break's
   // range) is unmapped again, so that every input starts from the same empty space.
   std::vector<std::pair<uint64_t, uint64_t>> made;
   void wipe() {
-    emu::MemoryLayout& l = p->layout();
+    emu::MemoryLayout& l = p->vm().layout();
     made.emplace_back(l.brk_start, l.brk > l.brk_start ? l.brk - l.brk_start + kPage : 0);
     for (const auto& [va, len] : made) {
       const uint64_t lo = va & ~(kPage - 1), hi = std::min(va + len, l.system_page);
-      if (hi > lo) p->do_munmap(lo, hi - lo);
+      if (hi > lo) p->vm().munmap(lo, hi - lo);
     }
     made.clear();
     l.brk = l.brk_start;
@@ -76,7 +76,7 @@ uint32_t le32(const uint8_t* b) {
 // The checks after each call, over [va, va + len) for the host accesses.
 void check(Rig& r, uint64_t va, uint64_t len) {
   AddressSpace& m = r.p->mem();
-  const uint64_t sys = r.p->layout().system_page;
+  const uint64_t sys = r.p->vm().layout().system_page;
   if (m.flags(sys) != r.system_flags[0] || m.flags(sys + kPage) != r.system_flags[1]) {
     __builtin_trap();
   }
@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         uint64_t flags = MAP_ANONYMOUS | ((fl & 1) ? MAP_SHARED : MAP_PRIVATE);
         if (fl & 2) flags |= MAP_FIXED;
         if (fl & 4) flags |= MAP_FIXED_NOREPLACE;
-        res = p.do_mmap(addr, len, prot, flags, -1, 0);
+        res = p.vm().mmap(addr, len, prot, flags, -1, 0);
         if (res >= 0 || res < -4095) {
           va = static_cast<uint64_t>(res) & 0xFFFFFFFFu;
           r.made.emplace_back(va, len);
@@ -122,13 +122,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       case 1:
-        res = p.do_munmap(addr, len);
+        res = p.vm().munmap(addr, len);
         break;
       case 2:
-        res = p.do_mprotect(addr, len, prot);
+        res = p.vm().mprotect(addr, len, prot);
         break;
       case 3:
-        res = p.do_mremap(addr, len, addr2 ^ (uint64_t(rec[9]) << 24), fl & 3, addr2);
+        res = p.vm().mremap(addr, len, addr2 ^ (uint64_t(rec[9]) << 24), fl & 3, addr2);
         if (res >= 0 || res < -4095) {
           va = static_cast<uint64_t>(res) & 0xFFFFFFFFu;
           span = addr2 ^ (uint64_t(rec[9]) << 24);
@@ -136,8 +136,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         break;
       case 4:
-        res = p.do_brk(p.layout().brk_start + (addr & 0x0FFFFFFF));
-        va = p.layout().brk_start;
+        res = p.vm().brk(p.vm().layout().brk_start + (addr & 0x0FFFFFFF));
+        va = p.vm().layout().brk_start;
         span = addr & 0x0FFFFFFF;
         break;
     }

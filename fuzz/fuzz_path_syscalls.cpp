@@ -158,11 +158,11 @@ struct Rig {
     // later (its symbolizer's pipes) is not the emulator's, and a guest that closed it
     // would stop the fuzzer.
     emulator_fds.assign(p->kernel().host_fds.begin(), p->kernel().host_fds.end());
-    if (p->do_mmap(kScratch, 3 * kPage, 3, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */ | 0x10, -1, 0) !=
+    if (p->vm().mmap(kScratch, 3 * kPage, 3, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */ | 0x10, -1, 0) !=
         static_cast<int64_t>(kScratch)) {
       abort();
     }
-    const uint64_t sys = p->layout().system_page;
+    const uint64_t sys = p->vm().layout().system_page;
     system_pages.assign(p->mem().host(sys), p->mem().host(sys) + 2 * kPage);
     const std::string pid = std::to_string(getpid());
     words = {"proc",      "self",    "thread-self", pid,       "task",     "mem",
@@ -246,7 +246,7 @@ struct Rig {
       std::fprintf(stderr, "after %s: a file appeared outside the sandbox\n", what().c_str());
       abort();
     }
-    if (std::memcmp(p->mem().host(p->layout().system_page), system_pages.data(),
+    if (std::memcmp(p->mem().host(p->vm().layout().system_page), system_pages.data(),
                     system_pages.size()) != 0) {
       std::fprintf(stderr, "after %s: the emulator's system pages changed\n", what().c_str());
       abort();
@@ -298,8 +298,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint8_t* r = data + at;
     const std::string pa = rig.path(r[3], r[4], r[5]);
     const std::string pb = rig.path(r[7], r[5], r[4]);
-    p.write_user(kPathA, pa.c_str(), pa.size() + 1);
-    p.write_user(kPathB, pb.c_str(), pb.size() + 1);
+    p.user().write(kPathA, pa.c_str(), pa.size() + 1);
+    p.user().write(kPathB, pb.c_str(), pb.size() + 1);
     const int fd1 = pick_fd(r[1]), fd2 = pick_fd(r[2]);
     static const int kOpenFlags[] = {O_RDONLY,
                                      O_RDWR,
@@ -309,7 +309,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                      O_RDONLY | O_NOFOLLOW,
                                      O_RDWR | O_CREAT,
                                      O_WRONLY | O_APPEND};
-    const uint64_t addr = r[6] & 1 ? kPathA : p.layout().system_page + (r[6] >> 1) * 32;
+    const uint64_t addr = r[6] & 1 ? kPathA : p.vm().layout().system_page + (r[6] >> 1) * 32;
     // i386 numbers (emulator/linux/i386/syscall_names.inc).
     struct Call {
       uint64_t nr;
@@ -351,7 +351,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tree_changed |= std::find(std::begin(kChangesTree), std::end(kChangesTree), call.nr) !=
                         std::end(kChangesTree) ||
                     (call.nr == 295 && (call.a[2] & (O_CREAT | O_TRUNC)) != 0);
-    SyscallContext c{p, kAbiI386, call.nr, {}};
+    SyscallContext c{p, p.user(), p.vm(), p.futexes(), kAbiI386, call.nr, {}};
     std::memcpy(c.a, call.a, sizeof c.a);
     const emu::SyscallEntry& e = kAbiI386.table[call.nr];
     if (e.fn == nullptr) abort();  // every call above has a handler
@@ -372,7 +372,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Every input starts from the same state: the descriptors closed, the cwd the box.
   for (const int fd : fds) {
     if (!p.emulator_fd(fd) && fd > 2) {
-      SyscallContext c{p, kAbiI386, 6, {static_cast<uint32_t>(fd)}};
+      SyscallContext c{p, p.user(), p.vm(), p.futexes(), kAbiI386, 6, {static_cast<uint32_t>(fd)}};
       emu::sys_close(c);
     }
   }

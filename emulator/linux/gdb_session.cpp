@@ -521,7 +521,7 @@ bool GdbSession::write_memory(uint64_t addr, const uint8_t* in, size_t len) {
   if (!m.in_window(addr, len) || m.accessible_with(addr, len, kPageMapped) != len) return false;
   // As ptrace does, a write ignores the page's protections; code translated from the
   // bytes is dropped.
-  p_.invalidate_code(addr, len);
+  p_.vm().invalidate_code(addr, len);
   m.poke(addr, in, len);
   return true;
 }

@@ -18,71 +18,6 @@
 
 namespace padlock::emu {
 
-// --- MapNames --------------------------------------------------------------------------------
-
-void MapNames::clear(uint64_t va, uint64_t len) {
-  const uint64_t end = va + len;
-  auto it = ranges_.lower_bound(va);
-  if (it != ranges_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.end > va) {
-      // Split the range that starts before va: keep its head, re-add its tail.
-      Range tail = prev->second;
-      prev->second.end = va;
-      if (tail.end > end) {
-        tail.name.offset += end - prev->first;
-        ranges_.emplace(end, tail);
-      }
-    }
-  }
-  it = ranges_.lower_bound(va);
-  while (it != ranges_.end() && it->first < end) {
-    if (it->second.end > end) {
-      Range tail = it->second;
-      tail.name.offset += end - it->first;
-      ranges_.erase(it);
-      ranges_.emplace(end, tail);
-      break;
-    }
-    it = ranges_.erase(it);
-  }
-}
-
-void MapNames::set(uint64_t va, uint64_t len, const Name& n) {
-  clear(va, len);
-  if (len > 0) ranges_.emplace(va, Range{va + len, n});
-}
-
-void MapNames::move(uint64_t from, uint64_t len, uint64_t to) {
-  std::vector<std::pair<uint64_t, Range>> moved;
-  for (auto it = ranges_.begin(); it != ranges_.end(); ++it) {
-    const uint64_t s = std::max(it->first, from), e = std::min(it->second.end, from + len);
-    if (s >= e) continue;
-    Range r = it->second;
-    r.name.offset += s - it->first;
-    r.end = e - from + to;
-    moved.emplace_back(s - from + to, r);
-  }
-  clear(from, len);
-  for (const auto& [start, r] : moved) set(start, r.end - start, r.name);
-}
-
-const MapNames::Name* MapNames::at(uint64_t va, uint64_t* offset, uint64_t* until) const {
-  auto it = ranges_.upper_bound(va);
-  const uint64_t next = it != ranges_.end() ? it->first : ~uint64_t{0};
-  if (it != ranges_.begin()) {
-    const auto prev = std::prev(it);
-    if (va < prev->second.end) {
-      *offset = prev->second.name.offset + (va - prev->first);
-      *until = prev->second.end;
-      return &prev->second.name;
-    }
-  }
-  *offset = 0;
-  *until = next;
-  return nullptr;
-}
-
 void name_elf_segments(MapNames& names, const ElfFile& elf, uint64_t bias,
                        const std::string& guest_path) {
   constexpr uint64_t kPage = AddressSpace::kPageSize;
@@ -247,7 +182,7 @@ void maps_line(std::string& out, uint64_t start, uint64_t end, uint8_t f, uint64
 
 std::string maps_text(Process& p) {
   const AddressSpace& mem = p.mem();
-  const MemoryLayout& l = p.layout();
+  const MemoryLayout& l = p.vm().layout();
   const uint64_t heap_end = (l.brk + AddressSpace::kPageSize - 1) & ~AddressSpace::kPageMask;
   const uint64_t stack_start = l.stack_top - l.stack_size;
   std::string out;
@@ -262,7 +197,7 @@ std::string maps_text(Process& p) {
     // Split the run where its name changes.
     for (uint64_t at = va; at < end;) {
       uint64_t offset = 0, until = 0;
-      const MapNames::Name* n = p.map_names().at(at, &offset, &until);
+      const MapNames::Name* n = p.vm().map_names().at(at, &offset, &until);
       std::string_view special;
       if (n == nullptr && at >= l.brk_start && at < heap_end) {
         special = "[heap]";

@@ -116,7 +116,7 @@ void Process::stop_not_modelled(uint64_t pc, const isa::Decoded& d, const ArchSt
                 static_cast<unsigned long long>(pc), what);
   std::fprintf(opts_.log, "%s\n", line);
   std::fflush(opts_.log);
-  exit_all_robust_lists();
+  futexes_->exit_all_robust_lists(kernel_.robust_list);
   fatal_ = true;
   result_ = RunResult{};
   result_.exit_code = kNotModelledExit;

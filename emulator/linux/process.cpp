@@ -113,6 +113,12 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     padlock_ = std::make_unique<Padlock>(*opts_.cpu, pc);
     diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
     mem_ = std::make_unique<AddressSpace>(guest64_);
+    user_ = UserMemory(*mem_, guest64_);
+    VmConfig vc;
+    vc.max_memory = opts_.max_memory;
+    vc.read_implies_exec = !guest64_ && !elf_.has_gnu_stack;
+    VmHost& host = *this;
+    vm_ = std::make_unique<AddressSpacePolicy>(*mem_, host, paths_, vc);
     cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
     // Before anything is mapped: the host's protections mirror the guest's from the start.
     if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
@@ -126,6 +132,8 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
     vtc.seed = opts_.seed;
     vt_ = std::make_unique<VirtualTime>(vtc);
+    FutexHost& futex_host = *this;
+    futexes_ = std::make_unique<FutexWords>(threads_, user_, futex_host, guest64_);
     PadlockTiming pt;
     pt.memory = pt.overlap = opts_.timing;
     core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
@@ -298,7 +306,7 @@ uint64_t Process::random_u64() {
 
 void Process::load_program() {
   const uint64_t window = mem_->size();
-  MemoryLayout& l = layout_;
+  MemoryLayout& l = vm_->layout();
   l.system_page = window - 2 * kPage;
   if (guest64_) {
     l.stack_top = (window - (16ull << 20)) & ~(kPage - 1);
@@ -319,7 +327,7 @@ void Process::load_program() {
   // READ_IMPLIES_EXEC for i386 programs without PT_GNU_STACK (Linux elf_read_implies_exec).
   const bool read_implies_exec = !guest64_ && !elf_.has_gnu_stack;
   const LoadedImage img = load_elf(elf_, *mem_, bias, read_implies_exec);
-  name_elf_segments(map_names_, elf_, bias, exe_path_);
+  name_elf_segments(vm_->map_names(), elf_, bias, exe_path_);
   if (obs_) obs_->object_loaded(elf_.path, bias);
   l.brk_start = l.brk = img.end;
 
@@ -341,7 +349,7 @@ void Process::load_program() {
     const LoadedImage ii = load_elf(interp_, *mem_, ibias, read_implies_exec, true);
     char real[PATH_MAX];
     name_elf_segments(
-        map_names_, interp_, ibias,
+        vm_->map_names(), interp_, ibias,
         paths_.guest_view(realpath(interp_.path.c_str(), real) != nullptr ? real : interp_.path));
     if (obs_) obs_->object_loaded(interp_.path, ibias);
     start = ii.entry;
@@ -390,7 +398,7 @@ void Process::load_program() {
   const uint64_t word = guest64_ ? 8 : 4;
   for (uint64_t at = sl.auxv;; at += 2 * word) {
     bool ok = false;
-    const uint64_t type = get_word(at, ok);
+    const uint64_t type = user_.get_word(at, ok);
     auxv_.append(reinterpret_cast<const char*>(mem_->host(at)), 2 * word);
     if (!ok || type == AT_NULL) break;
   }
@@ -707,58 +715,29 @@ void Process::exit_group(int code) {
   request_stop();
 }
 
-// --- guest memory helpers ------------------------------------------------------------------
+// --- VmHost: the CPU and the observers follow the address space ------------------------------
 
-uint8_t* Process::user_ptr(uint64_t va, uint64_t len, bool write) {
-  return mem_->translate(va, len, write ? Access::Write : Access::Read);
+void Process::drop_code(uint64_t va, uint64_t len) {
+  // Unicorn finds the start of the range through a code TLB fill, which must not fault
+  // (it would stop the emulation); the TLB is flushed right after.
+  tlb_.grant_all = true;
+  uc_ctl_remove_cache(cpu_->uc(), va, va + len);
+  tlb_.grant_all = false;
+  mem_->unprotect_code(va, len);  // (its code is gone)
+  uc_ctl_flush_tlb(cpu_->uc());
+  blocks_->invalidate(va, len);
 }
 
-bool Process::read_user(uint64_t va, void* dst, uint64_t len) {
-  const uint8_t* p = user_ptr(va, len, false);
-  if (p == nullptr) return false;
-  std::memcpy(dst, p, len);
-  return true;
+void Process::memory_changed(uint64_t, uint64_t) {
+  uc_ctl_flush_tlb(cpu_->uc());
 }
 
-bool Process::write_user(uint64_t va, const void* src, uint64_t len) {
-  uint8_t* p = user_ptr(va, len, true);
-  if (p == nullptr) return false;
-  std::memcpy(p, src, len);
-  return true;
+void Process::file_mapped(int fd, uint64_t va, uint64_t offset) {
+  if (obs_) obs_->file_mapped(fd, va, offset);
 }
 
-bool Process::read_cstring(uint64_t va, std::string& out, size_t max) {
-  out.clear();
-  while (out.size() < max) {
-    const uint64_t chunk = kPage - (va & (kPage - 1));
-    const uint8_t* p = user_ptr(va, 1, false);
-    if (p == nullptr) return false;
-    const uint64_t n = std::min<uint64_t>(chunk, max - out.size());
-    const void* nul = std::memchr(p, 0, n);
-    if (nul != nullptr) {
-      out.append(reinterpret_cast<const char*>(p), static_cast<const uint8_t*>(nul) - p);
-      return true;
-    }
-    out.append(reinterpret_cast<const char*>(p), n);
-    va += n;
-  }
-  return false;
-}
-
-uint64_t Process::get_word(uint64_t va, bool& ok) {
-  if (guest64_) {
-    uint64_t v = 0;
-    ok = get(va, v);
-    return v;
-  }
-  uint32_t v = 0;
-  ok = get(va, v);
-  return v;
-}
-
-bool Process::put_word(uint64_t va, uint64_t v) {
-  if (guest64_) return put(va, v);
-  return put(va, static_cast<uint32_t>(v));
+void Process::unmapped(uint64_t va, uint64_t len) {
+  if (obs_) obs_->unmapped(va, len);
 }
 
 std::string Process::disassemble(uint64_t pc) {

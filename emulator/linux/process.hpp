@@ -24,7 +24,10 @@
 #include "emulator/linux/run_deadline.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
+#include "emulator/linux/threads/futex_words.hpp"
 #include "emulator/linux/threads/thread_table.hpp"
+#include "emulator/linux/vm/address_space_policy.hpp"
+#include "emulator/linux/vm/user_memory.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
@@ -84,18 +87,7 @@ struct KernelState {
   std::unordered_map<int, std::string> fd_names;
 };
 
-// The page-granular layout we give a process.
-struct MemoryLayout {
-  uint64_t stack_top = 0;
-  uint64_t stack_size = 0;
-  uint64_t mmap_top = 0;  // mmap searches downwards from here
-  uint64_t mmap_floor = 0;
-  uint64_t brk_start = 0, brk = 0;
-  uint64_t brk_kept = 0;     // end of the pages above the break kept for its regrowth (do_brk)
-  uint64_t system_page = 0;  // GDT and boot stub (2 pages)
-};
-
-class Process {
+class Process : private VmHost, private FutexHost {
  public:
   // Loads the program; throws LoadError with a one-line reason.
   explicit Process(const RunOptions& opts);
@@ -112,7 +104,6 @@ class Process {
   SignalState& signals() { return sig_; }
   const RunOptions& options() const { return opts_; }
   Stats& stats() { return stats_; }
-  MemoryLayout& layout() { return layout_; }
   KernelState& kernel() { return kernel_; }
   // One of the emulator's own descriptors (KernelState::host_fds): never the guest's.
   bool emulator_fd(int fd) const { return kernel_.host_fds.count(fd) != 0; }
@@ -123,7 +114,6 @@ class Process {
   const GuestPaths& paths() const { return paths_; }         // -L/--sysroot lookups
   const Sandbox& sandbox() const { return sandbox_; }        // --sandbox DIR, --net
   int pid() const { return pid_; }
-  MapNames& map_names() { return map_names_; }             // /proc/self/maps
   const std::string& saved_auxv() const { return auxv_; }  // /proc/self/auxv
   uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
   VirtualTime& vtime() { return *vt_; }
@@ -133,33 +123,10 @@ class Process {
   // Returns true when it stopped early.
   bool sleep_until(uint64_t cycle);
 
-  // Guest memory as the kernel sees it: nullptr / false means -EFAULT.
-  uint8_t* user_ptr(uint64_t va, uint64_t len, bool write);
-  bool read_user(uint64_t va, void* dst, uint64_t len);
-  bool write_user(uint64_t va, const void* src, uint64_t len);
-  bool read_cstring(uint64_t va, std::string& out, size_t max = 4096);
-  template <typename T>
-  bool get(uint64_t va, T& v) {
-    return read_user(va, &v, sizeof v);
-  }
-  template <typename T>
-  bool put(uint64_t va, const T& v) {
-    return write_user(va, &v, sizeof v);
-  }
-  uint64_t get_word(uint64_t va, bool& ok);  // pointer-sized for this ABI
-  bool put_word(uint64_t va, uint64_t v);
-
-  // Memory management (syscall/memory.cpp); results are Linux return values.
-  int64_t do_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags, int fd,
-                  uint64_t offset);
-  int64_t do_munmap(uint64_t addr, uint64_t len);
-  int64_t do_mprotect(uint64_t addr, uint64_t len, uint64_t prot);
-  int64_t do_brk(uint64_t addr);
-  int64_t do_mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, uint64_t flags,
-                    uint64_t new_addr);
-  // Before [va, va+len) is unmapped, replaced or reprotected: if it holds executable
-  // pages, drop the blocks translated from them (QEMU's and our block facts).
-  void invalidate_code(uint64_t va, uint64_t len);
+  // Guest memory as the kernel sees it (emulator/linux/vm/user_memory.hpp).
+  UserMemory& user() { return user_; }
+  // mmap, brk, mremap, the layout and the mappings' names (emulator/linux/vm/).
+  AddressSpacePolicy& vm() { return *vm_; }
 
   // In the child of a fork of the emulator (syscall/clone.cpp): a process of its own from
   // now on, as Linux makes a child: its PID, statistics from zero, no timers or pending
@@ -216,28 +183,12 @@ class Process {
   // wakes: 0 when woken, -ETIMEDOUT (futex) or 0 (sleep) at the deadline, -EINTR on a
   // signal. The handler sets SyscallContext::blocks.
   void block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadline);
-  // FUTEX_WAKE*: wakes up to `n` (at least one) waiters on `uaddr` whose bitset meets
-  // `bitset`, oldest first; the number woken.
-  int futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset);
-  // FUTEX_(CMP_)REQUEUE: wakes `n_wake`, moves up to `n_requeue` more to `to`; the total.
-  int futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue);
-  // PI futexes (futex_owner.cpp): FUTEX_LOCK_PI/LOCK_PI2 (`trylock`: FUTEX_TRYLOCK_PI)
-  // takes the word or waits for it until `deadline` (sets `blocks`); FUTEX_UNLOCK_PI hands
-  // it to the oldest waiter. Linux return values.
-  int64_t futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks);
-  int64_t futex_unlock_pi(uint64_t uaddr);
-  // FUTEX_WAIT_REQUEUE_PI: the caller waits on `uaddr` until FUTEX_CMP_REQUEUE_PI moves it
-  // to the PI word `uaddr2` (or `deadline`); FUTEX_CMP_REQUEUE_PI: the oldest such waiter
-  // takes `uaddr2` if it is free (woken owning it), up to `n_requeue` others wait for it
-  // as FUTEX_LOCK_PI waiters. Linux return values (futex_owner.cpp).
-  void futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, uint64_t deadline);
-  int64_t futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n_requeue);
+  // FUTEX_WAKE, FUTEX_REQUEUE, PI futexes and robust lists
+  // (emulator/linux/threads/futex_words.hpp).
+  FutexWords& futexes() { return *futexes_; }
   // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
   // zeroed and one waiter woken); the last one ends the process.
   void exit_thread(int code);
-  // exit_group, a fatal signal, execve: every live thread's robust list is walked
-  // (futex_owner.cpp).
-  void exit_all_robust_lists();
   void yield_thread();  // sched_yield
   // rt_sigtimedwait with other threads: the caller waits with `set` unblocked until a
   // signal wakes it (the call is then made again, its mask restored) or `deadline`
@@ -297,9 +248,11 @@ class Process {
   // Timing (docs/timing.md): after virtual time moved, take due interrupts and fire due timers
   // (their signals are queued for the guest).
   void time_events();
-  // After the guest's view of [va, va+len) changed: drop stale TLB entries.
-  void memory_changed(uint64_t va, uint64_t len);
-  uint8_t prot_to_flags(uint64_t prot) const;
+  // VmHost: what the CPU and the observers learn of a change to the address space.
+  void drop_code(uint64_t va, uint64_t len) override;
+  void memory_changed(uint64_t va, uint64_t len) override;
+  void file_mapped(int fd, uint64_t va, uint64_t offset) override;
+  void unmapped(uint64_t va, uint64_t len) override;
   // A block with a REP string instruction (BlockInfo::rep): charges its start-up once per
   // execution of the instruction and each element as it is processed.
   void charge_rep_string(const BlockInfo& b);
@@ -333,10 +286,11 @@ class Process {
   void resume_current();
   void idle();  // every thread waits: advance time to the first deadline or wait for a signal
   void set_slice();
-  // Owned futex words (futex_owner.cpp).
-  bool pi_hand_over(uint64_t uaddr, uint32_t owner_died);
-  void futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending);
-  void exit_robust_list(int tid, uint64_t head);
+  // FutexHost: a futex word's waiter blocks as block_thread makes it, on the guest's clock.
+  void block_running(uint64_t uaddr, uint32_t bitset, uint64_t deadline) override {
+    block_thread(uaddr, bitset, deadline);
+  }
+  uint64_t virtual_now() const override { return now(); }
   // Also until the first virtual event of its descriptors (a timerfd's expiry).
   void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
   void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
@@ -360,6 +314,8 @@ class Process {
   RunOptions opts_;
   bool guest64_ = false;
   std::unique_ptr<AddressSpace> mem_;
+  UserMemory user_;
+  std::unique_ptr<AddressSpacePolicy> vm_;
   std::unique_ptr<Cpu> cpu_;
   std::unique_ptr<ChipFeatures> chip_;  // null with --chip-check off
   std::unique_ptr<BlockCache> blocks_;
@@ -369,14 +325,12 @@ class Process {
   std::unique_ptr<DiagnosticPrinter> diag_;
   std::unique_ptr<RunObservers> obs_;  // null unless tracing or profiling
   SignalState sig_;
-  MemoryLayout layout_;
   KernelState kernel_;
   ElfFile elf_;
   ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
   GuestPaths paths_;
   Sandbox sandbox_;
   std::string exe_path_;
-  MapNames map_names_;
   std::string emulator_path_;  // this padlock-emu's executable, for execve
   bool forked_child_ = false;  // become_child(): run() never returns here
   std::string auxv_;           // the auxiliary vector as the guest's stack holds it
@@ -439,6 +393,7 @@ class Process {
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
   ThreadTable threads_{sig_.blocked};              // the running thread's mask is in sig_
+  std::unique_ptr<FutexWords> futexes_;
   int next_tid_ = 0;
   bool switch_pending_ = false;  // the running thread waits, ended, yielded or used its slice
   PendingClone clone_;

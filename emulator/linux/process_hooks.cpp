@@ -80,7 +80,7 @@ uint32_t Process::on_port_io() {
   if (i < avail && (mem_->host(pc)[i] == 0x6C || mem_->host(pc)[i] == 0x6D)) {
     const uint64_t edi = cpu_->reg(guest64_ ? UC_X86_REG_RDI : UC_X86_REG_EDI);
     value = 0;
-    read_user(edi, &value, mem_->host(pc)[i] == 0x6C ? 1 : 4);
+    user_.read(edi, &value, mem_->host(pc)[i] == 0x6C ? 1 : 4);
   }
   return value;
 }

@@ -72,7 +72,7 @@ std::string map_str(uint64_t v) {
 std::string quoted(Process& p, uint64_t va) {
   if (va == 0) return "NULL";
   std::string s;
-  if (!p.read_cstring(va, s, 4096)) {
+  if (!p.user().read_cstring(va, s, 4096)) {
     char b[32];
     std::snprintf(b, sizeof b, "%#llx", static_cast<unsigned long long>(va));
     return b;

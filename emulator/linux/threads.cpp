@@ -33,7 +33,7 @@ int64_t Process::clone_thread(uint64_t flags, uint64_t sp, uint64_t child_tid, u
                               unsigned tls_index, uint64_t tls_desc) {
   if (clone_.active) return -EAGAIN;  // cannot happen: the run loop starts it first
   clone_ = PendingClone{true, flags, sp, child_tid, tls, tls_desc, tls_index, next_tid_++};
-  if (flags & CLONE_CHILD_SETTID) put(child_tid, static_cast<uint32_t>(clone_.tid));
+  if (flags & CLONE_CHILD_SETTID) user_.put(child_tid, static_cast<uint32_t>(clone_.tid));
   request_stop();
   return clone_.tid;
 }
@@ -167,17 +167,9 @@ void Process::poll_host_waiters(int timeout_ms) {
   }
 }
 
-int Process::futex_wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
-  return threads_.futex_wake(uaddr, n, bitset);
-}
-
-int Process::futex_requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue) {
-  return threads_.futex_requeue(uaddr, n_wake, to, n_requeue);
-}
-
 void Process::exit_thread(int code) {
   // Linux walks the robust list first, then clears the TID word (pthread_join's).
-  exit_robust_list(tid(), kernel_.robust_list);
+  futexes_->exit_robust_list(tid(), kernel_.robust_list);
   if (live_threads() <= 1) {
     exit_group(main_exited_ ? main_exit_code_ : code);
     return;
@@ -188,8 +180,8 @@ void Process::exit_thread(int code) {
     main_exit_code_ = code;
   }
   // CLONE_CHILD_CLEARTID / set_tid_address: pthread_join waits on this word.
-  if (kernel_.clear_child_tid != 0 && put(kernel_.clear_child_tid, uint32_t{0})) {
-    futex_wake(kernel_.clear_child_tid, 1, ~0u);
+  if (kernel_.clear_child_tid != 0 && user_.put(kernel_.clear_child_tid, uint32_t{0})) {
+    threads_.futex_wake(kernel_.clear_child_tid, 1, ~0u);
   }
   threads_.running().state = GuestThread::State::Dead;
   switch_pending_ = true;

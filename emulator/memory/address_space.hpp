@@ -104,7 +104,7 @@ class AddressSpace final : public GuestMemory {
   void unmap(uint64_t va, uint64_t len);
   // unmap for the guest, but the host keeps the pages (inaccessible) with their contents;
   // map_cleared over them then needs no new host pages. For the heap's break, which
-  // malloc lowers and raises again (Process::do_brk).
+  // malloc lowers and raises again (AddressSpacePolicy::brk).
   void unmap_keep_pages(uint64_t va, uint64_t len);
   // map_anonymous over a range the guest does not map: zeroed in place rather than
   // replaced, so pages the host still holds (unmap_keep_pages) come back without faults.

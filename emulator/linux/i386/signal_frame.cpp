@@ -106,11 +106,11 @@ bool read_fpstate(Process& p, uint32_t fp, CpuContext& ctx) {
     return true;
   }
   uint16_t magic;
-  if (!p.get(fp + kFpstateMagic, magic)) return false;
+  if (!p.user().get(fp + kFpstateMagic, magic)) return false;
   if (magic == 0xFFFF) {
     // Legacy FSAVE-only data: control, status, tag and the stack registers.
     uint8_t legacy[108];
-    if (!p.read_user(fp, legacy, sizeof legacy)) return false;
+    if (!p.user().read(fp, legacy, sizeof legacy)) return false;
     init_fpu_state(ctx);
     put_field<uint16_t>(ctx.fxsave, 0, get_field<uint16_t>(legacy, 0));
     put_field<uint16_t>(ctx.fxsave, 2, get_field<uint16_t>(legacy, 4));
@@ -123,7 +123,7 @@ bool read_fpstate(Process& p, uint32_t fp, CpuContext& ctx) {
     for (int i = 0; i < 8; ++i) std::memcpy(ctx.fxsave + 32 + 16 * i, legacy + 28 + 10 * i, 10);
     return true;
   }
-  return p.read_user(fp + kFpstateFxsr, ctx.fxsave, 512);
+  return p.user().read(fp + kFpstateFxsr, ctx.fxsave, 512);
 }
 
 }  // namespace
@@ -175,7 +175,7 @@ bool setup_frame_i386(Process& p, int sig, const GuestSiginfo& si, const GuestSi
     const uint8_t code[8] = {0x58, 0xB8, 119, 0, 0, 0, 0xCD, 0x80};
     std::memcpy(f + kSfRetcode, code, 8);
   }
-  if (!p.write_user(frame, buf.data(), buf.size())) return false;
+  if (!p.user().write(frame, buf.data(), buf.size())) return false;
 
   ctx.ip = act.handler & 0xFFFFFFFFu;
   ctx.gpr[SP] = frame;
@@ -195,10 +195,10 @@ bool restore_frame_i386(Process& p, bool rt, CpuContext& ctx, uint64_t& mask) {
     // The handler's RET popped pretcode: ESP is frame + 4.
     const uint64_t frame = esp - 4;
     const uint64_t uc = frame + kRtUc;
-    if (!p.read_user(uc + kUcMcontext, sc, kScSize)) return false;
-    if (!p.get(uc + kUcSigmask, mask)) return false;
+    if (!p.user().read(uc + kUcMcontext, sc, kScSize)) return false;
+    if (!p.user().get(uc + kUcSigmask, mask)) return false;
     uint32_t st[3];
-    if (p.read_user(uc + kUcStack, st, sizeof st)) {
+    if (p.user().read(uc + kUcStack, st, sizeof st)) {
       restore_altstack(p.signals(), get_field<uint32_t>(sc, kScEsp), st[0],
                        static_cast<int32_t>(st[1]), st[2]);
     }
@@ -206,8 +206,8 @@ bool restore_frame_i386(Process& p, bool rt, CpuContext& ctx, uint64_t& mask) {
     // RET popped pretcode and the trampoline popped sig: ESP is frame + 8.
     const uint64_t frame = esp - 8;
     uint32_t extramask;
-    if (!p.read_user(frame + kSfSc, sc, kScSize)) return false;
-    if (!p.get(frame + kSfExtramask, extramask)) return false;
+    if (!p.user().read(frame + kSfSc, sc, kScSize)) return false;
+    if (!p.user().get(frame + kSfExtramask, extramask)) return false;
     mask = get_field<uint32_t>(sc, kScOldmask) | (uint64_t{extramask} << 32);
   }
   read_sigcontext(sc, ctx);

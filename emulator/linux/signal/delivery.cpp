@@ -192,7 +192,7 @@ void Process::do_sigreturn(SigreturnKind k) {
 }
 
 void Process::die(int sig, const GuestSiginfo& si) {
-  exit_all_robust_lists();
+  futexes_->exit_all_robust_lists(kernel_.robust_list);
   fatal_ = true;
   result_ = RunResult{};
   result_.signaled = true;

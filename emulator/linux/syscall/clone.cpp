@@ -48,12 +48,12 @@ int64_t new_process(SyscallContext& c, uint64_t flags, uint64_t child_sp, uint64
     c.p.become_child();                                // (the gate closes at exec or exit)
     if (vfork) c.p.kernel().host_fds.insert(gate[1]);  // the emulator's, not the guest's
     const uint32_t tid = static_cast<uint32_t>(getpid());
-    if (flags & CLONE_CHILD_SETTID) c.p.put(child_tid, tid);
+    if (flags & CLONE_CHILD_SETTID) c.user.put(child_tid, tid);
     if (flags & CLONE_CHILD_CLEARTID) c.p.kernel().clear_child_tid = child_tid;
     if (child_sp != 0) c.p.cpu().set_reg(c.p.guest64() ? UC_X86_REG_RSP : UC_X86_REG_ESP, child_sp);
     return 0;
   }
-  if (flags & CLONE_PARENT_SETTID) c.p.put(parent_tid, static_cast<uint32_t>(pid));
+  if (flags & CLONE_PARENT_SETTID) c.user.put(parent_tid, static_cast<uint32_t>(pid));
   if (vfork) {
     close(gate[1]);
     char b;
@@ -81,7 +81,7 @@ int64_t sys_clone(SyscallContext& c) {
       if (const int64_t r = read_tls_descriptor(c, tls, tls_index, tls_desc); r < 0) return r;
     }
     const int64_t tid = c.p.clone_thread(flags, c.a[1], child_tid, tls, tls_index, tls_desc);
-    if (tid > 0 && (flags & CLONE_PARENT_SETTID)) c.p.put(c.a[2], static_cast<uint32_t>(tid));
+    if (tid > 0 && (flags & CLONE_PARENT_SETTID)) c.user.put(c.a[2], static_cast<uint32_t>(tid));
     return tid;
   }
   if ((flags & CLONE_VM) && !(flags & CLONE_VFORK)) {
@@ -105,7 +105,7 @@ int64_t sys_vfork(SyscallContext& c) {
 int64_t sys_clone3(SyscallContext& c) {
   // struct clone_args starts with the 64-bit flags.
   uint64_t flags = 0;
-  c.p.get(c.a[0], flags);
+  c.user.get(c.a[0], flags);
   c.a[0] = flags;
   note(c, "not provided; the guest gets ENOSYS (glibc then tries clone)");
   return -ENOSYS;

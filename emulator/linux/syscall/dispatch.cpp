@@ -83,7 +83,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const bool i386 = &abi == &kAbiI386;
   const bool sysenter = insn_len < 0;
   insn_len = sysenter ? 2 : insn_len;
-  SyscallContext c{*this, abi, 0, {}};
+  SyscallContext c{*this, user_, *vm_, *futexes_, abi, 0, {}};
   const int* regs = i386 ? kArgsI386 : kArgsX86_64;
   c.nr = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
   for (int i = 0; i < 6; ++i) {
@@ -93,7 +93,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   if (i386) c.nr &= 0xFFFFFFFFu;
   if (sysenter) {
     uint32_t arg6 = 0;
-    get(cpu_->reg(UC_X86_REG_EBP) & 0xFFFFFFFFu, arg6);
+    user_.get(cpu_->reg(UC_X86_REG_EBP) & 0xFFFFFFFFu, arg6);
     c.a[5] = arg6;
   }
   const uint64_t args_at_entry[6] = {c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]};

@@ -40,11 +40,11 @@ int64_t read_strings(SyscallContext& c, uint64_t va, std::vector<std::string>& o
   const uint64_t word = c.abi.wide ? 8 : 4;
   for (size_t i = 0; i < kMaxStrings; ++i) {
     uint8_t raw[8] = {};
-    if (!c.p.read_user(va + i * word, raw, word)) return -EFAULT;
+    if (!c.user.read(va + i * word, raw, word)) return -EFAULT;
     const uint64_t p = get_ulong(raw, 0, c.abi.wide);
     if (p == 0) return 0;
     std::string s;
-    if (!c.p.read_cstring(p, s, 128 * 1024)) return -EFAULT;
+    if (!c.user.read_cstring(p, s, 128 * 1024)) return -EFAULT;
     out.push_back(std::move(s));
   }
   return -E2BIG;
@@ -184,7 +184,7 @@ std::vector<std::string> run_arguments(const Process& p) {
 
 int64_t sys_execve(SyscallContext& c) {
   std::string path;
-  if (!c.p.read_cstring(c.a[0], path, PATH_MAX)) return -EFAULT;
+  if (!c.user.read_cstring(c.a[0], path, PATH_MAX)) return -EFAULT;
   std::vector<std::string> argv, envp;
   if (const int64_t r = read_strings(c, c.a[1], argv); r < 0) return r;
   if (const int64_t r = read_strings(c, c.a[2], envp); r < 0) return r;
@@ -227,7 +227,7 @@ int64_t sys_execve(SyscallContext& c) {
   // The point of no return: the host takes the guest's ignored signals along (the new
   // emulator starts its guest with them ignored, as exec keeps SIG_IGN) and nothing else.
   // The old image's threads end: their robust lists are walked.
-  c.p.exit_all_robust_lists();
+  c.futexes.exit_all_robust_lists(c.p.kernel().robust_list);
   c.p.finish_observers();
   std::fflush(nullptr);
   host_signals_restore();

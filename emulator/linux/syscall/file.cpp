@@ -39,7 +39,7 @@ int fd_arg(uint64_t v) {
 
 // Reads a path argument; 0 or -errno.
 int path_arg(SyscallContext& c, uint64_t va, std::string& out) {
-  if (!c.p.read_cstring(va, out, PATH_MAX)) {
+  if (!c.user.read_cstring(va, out, PATH_MAX)) {
     return out.size() >= PATH_MAX ? -ENAMETOOLONG : -EFAULT;
   }
   return 0;
@@ -154,7 +154,7 @@ uint64_t* self_mem_pos(SyscallContext& c, uint64_t fd) {
 
 // The guest bytes from `pos` that /proc/self/mem may move (at most `len`).
 uint64_t self_mem_span(Process& p, uint64_t pos, uint64_t len, bool write) {
-  const uint64_t top = p.layout().system_page;
+  const uint64_t top = p.vm().layout().system_page;
   if (pos >= top) return 0;
   len = std::min(len, top - pos);
   AddressSpace& m = p.mem();
@@ -205,7 +205,7 @@ int64_t read_guest_iovecs(SyscallContext& c, uint64_t va, uint64_t count,
   out.resize(count);
   for (uint64_t i = 0; i < count; ++i) {
     uint8_t raw[16];
-    if (!c.p.read_user(va + i * entry, raw, entry)) return -EFAULT;
+    if (!c.user.read(va + i * entry, raw, entry)) return -EFAULT;
     out[i] = {get_ulong(raw, 0, wide), get_ulong(raw, wide ? 8 : 4, wide)};
     if (get_long(raw, wide ? 8 : 4, wide) < 0) return -EINVAL;
   }
@@ -218,7 +218,7 @@ int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
   if (const int64_t r = read_guest_iovecs(c, va, count, g); r < 0) return r;
   out.resize(count);
   for (uint64_t i = 0; i < count; ++i) {
-    if (g[i].len > 0 && c.p.user_ptr(g[i].base, g[i].len, write) == nullptr) return -EFAULT;
+    if (g[i].len > 0 && c.user.ptr(g[i].base, g[i].len, write) == nullptr) return -EFAULT;
     out[i].iov_base = g[i].len > 0 ? c.p.mem().host(g[i].base) : nullptr;
     out[i].iov_len = g[i].len;
   }
@@ -403,7 +403,7 @@ int64_t sys_llseek(SyscallContext& c) {
   if (uint64_t* pos = self_mem_pos(c, c.a[0])) {
     const int64_t r = self_mem_seek(*pos, off, static_cast<int>(c.a[4]));
     if (r < 0) return r;
-    return c.p.put(c.a[3], r) ? 0 : -EFAULT;
+    return c.user.put(c.a[3], r) ? 0 : -EFAULT;
   }
   off = dir_offset(c, fd_arg(c.a[0]), off, static_cast<int>(c.a[4]));
   const off_t r = lseek(fd_arg(c.a[0]), off, static_cast<int>(c.a[4]));
@@ -416,7 +416,7 @@ int64_t sys_llseek(SyscallContext& c) {
       if (it->second[i] == r) v = static_cast<int64_t>(i + 1);
     }
   }
-  return c.p.put(c.a[3], v) ? 0 : -EFAULT;
+  return c.user.put(c.a[3], v) ? 0 : -EFAULT;
 }
 
 int64_t sys_faccessat2(SyscallContext& c) {
@@ -454,7 +454,7 @@ int64_t sys_readlinkat(SyscallContext& c) {
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
   const int64_t size = static_cast<int32_t>(c.a[3]);
   if (size <= 0) return -EINVAL;
-  uint8_t* buf = c.p.user_ptr(c.a[2], static_cast<uint64_t>(size), true);
+  uint8_t* buf = c.user.ptr(c.a[2], static_cast<uint64_t>(size), true);
   if (buf == nullptr) return -EFAULT;
   const GuestLookup l = look_up(c.p, fd_arg(c.a[0]), path, false);
   if (l.refusal < 0) return l.refusal;
@@ -502,7 +502,7 @@ int64_t sys_getcwd(SyscallContext& c) {
   if (getcwd(buf, sizeof buf) == nullptr) return -errno;
   const size_t n = std::strlen(buf) + 1;
   if (n > c.a[1]) return -ERANGE;
-  return c.p.write_user(c.a[0], buf, n) ? static_cast<int64_t>(n) : -EFAULT;
+  return c.user.write(c.a[0], buf, n) ? static_cast<int64_t>(n) : -EFAULT;
 }
 
 int64_t sys_chdir(SyscallContext& c) {
@@ -522,7 +522,7 @@ int64_t sys_fchdir(SyscallContext& c) {
 }
 
 int64_t sys_getdents64(SyscallContext& c) {
-  uint8_t* buf = c.p.user_ptr(c.a[1], c.a[2], true);
+  uint8_t* buf = c.user.ptr(c.a[1], c.a[2], true);
   if (buf == nullptr) return -EFAULT;
   const long n = host_getdents64(c, fd_arg(c.a[0]), buf, c.a[2]);
   if (n < 0) return n;
@@ -532,7 +532,7 @@ int64_t sys_getdents64(SyscallContext& c) {
 
 int64_t sys_getdents(SyscallContext& c) {
   const uint64_t count = c.a[2];
-  uint8_t* out = c.p.user_ptr(c.a[1], count, true);
+  uint8_t* out = c.user.ptr(c.a[1], count, true);
   if (out == nullptr) return -EFAULT;
   if (c.abi.wide && c.p.kernel().fd_dirs.count(fd_arg(c.a[0])) == 0) {
     return host_result(syscall(SYS_getdents, fd_arg(c.a[0]), out, count));
@@ -657,7 +657,7 @@ enum class FlockLayout { I386, I386_64, Native64 };
 bool read_flock(SyscallContext& c, uint64_t va, FlockLayout l, struct flock& f) {
   uint8_t raw[32];
   const size_t size = l == FlockLayout::I386 ? 16 : l == FlockLayout::I386_64 ? 24 : 32;
-  if (!c.p.read_user(va, raw, size)) return false;
+  if (!c.user.read(va, raw, size)) return false;
   std::memset(&f, 0, sizeof f);
   f.l_type = get_field<int16_t>(raw, 0);
   f.l_whence = get_field<int16_t>(raw, 2);
@@ -705,7 +705,7 @@ bool write_flock(SyscallContext& c, uint64_t va, FlockLayout l, const struct flo
       put_field<int32_t>(raw, 24, f.l_pid);
       break;
   }
-  return c.p.write_user(va, raw, size);
+  return c.user.write(va, raw, size);
 }
 
 // A new descriptor for the file of `from`: what /proc/self/fd/ knows of `from` (a filtered
@@ -791,9 +791,9 @@ int64_t sys_dup3(SyscallContext& c) {
 
 int64_t sys_pipe2(SyscallContext& c) {
   int fds[2];
-  if (c.p.user_ptr(c.a[0], sizeof fds, true) == nullptr) return -EFAULT;
+  if (c.user.ptr(c.a[0], sizeof fds, true) == nullptr) return -EFAULT;
   if (pipe2(fds, static_cast<int>(c.a[1])) != 0) return -errno;
-  c.p.write_user(c.a[0], fds, sizeof fds);
+  c.user.write(c.a[0], fds, sizeof fds);
   return 0;
 }
 
@@ -849,7 +849,7 @@ int64_t sys_ioctl(SyscallContext& c) {
     default:
       return -ENOTTY;
   }
-  uint8_t* p = c.p.user_ptr(c.a[2], size, out);
+  uint8_t* p = c.user.ptr(c.a[2], size, out);
   if (p == nullptr) return -EFAULT;
   return after_read(c, host_result(ioctl(fd, req, p)));
 }

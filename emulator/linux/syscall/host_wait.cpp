@@ -95,7 +95,7 @@ bool timeout_ms(SyscallContext& c, Timeout t, int64_t& ms) {
     case Timeout::Timeval4: {
       if (c.a[4] == 0) return true;
       const bool w = c.abi.wide;
-      if (!c.p.read_user(c.a[4], raw, w ? 16 : 8)) return false;
+      if (!c.user.read(c.a[4], raw, w ? 16 : 8)) return false;
       ms = get_long(raw, 0, w) * 1000 + (get_long(raw, w ? 8 : 4, w) + 999) / 1000;
       return true;
     }
@@ -104,7 +104,7 @@ bool timeout_ms(SyscallContext& c, Timeout t, int64_t& ms) {
                           (c.abi.wide && (t == Timeout::Timespec2 || t == Timeout::Timespec4));
       const uint64_t va = (t == Timeout::Timespec2 || t == Timeout::Timespec2_64) ? c.a[2] : c.a[4];
       if (va == 0) return true;
-      if (!c.p.read_user(va, raw, timespec_size(time64))) return false;
+      if (!c.user.read(va, raw, timespec_size(time64))) return false;
       const timespec ts = decode_timespec(raw, time64);
       ms = int64_t(ts.tv_sec) * 1000 + (ts.tv_nsec + 999999) / 1000000;
       return true;
@@ -256,7 +256,7 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
     case WaitOn::PollFds: {
       const uint64_t n = c.a[1];
       if (n == 0 || n > 4096) return false;
-      const uint8_t* p = c.p.user_ptr(c.a[0], n * sizeof(pollfd), false);
+      const uint8_t* p = c.user.ptr(c.a[0], n * sizeof(pollfd), false);
       if (p == nullptr) return false;
       fds.resize(n);
       std::memcpy(fds.data(), p, n * sizeof(pollfd));
@@ -268,7 +268,7 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
       const short events[3] = {POLLIN, POLLOUT, POLLPRI};
       for (int set = 0; set < 3; ++set) {
         if (c.a[1 + set] == 0) continue;
-        const uint8_t* bits = c.p.user_ptr(c.a[1 + set], (nfds + 7) / 8, false);
+        const uint8_t* bits = c.user.ptr(c.a[1 + set], (nfds + 7) / 8, false);
         if (bits == nullptr) return false;
         for (uint64_t fd = 0; fd < nfds; ++fd) {
           if (bits[fd / 8] & (1u << (fd % 8))) {

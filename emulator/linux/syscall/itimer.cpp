@@ -26,7 +26,7 @@ constexpr int kItimerSignal[VirtualTime::kItimers] = {SIGALRM, SIGVTALRM, SIGPRO
 bool read_itimerval(SyscallContext& c, uint64_t va, itimerval& v) {
   const size_t w = c.abi.wide ? 8 : 4;
   uint8_t raw[32];
-  if (!c.p.read_user(va, raw, 4 * w)) return false;
+  if (!c.user.read(va, raw, 4 * w)) return false;
   v.it_interval.tv_sec = static_cast<time_t>(get_long(raw, 0, c.abi.wide));
   v.it_interval.tv_usec = static_cast<suseconds_t>(get_long(raw, w, c.abi.wide));
   v.it_value.tv_sec = static_cast<time_t>(get_long(raw, 2 * w, c.abi.wide));
@@ -39,7 +39,7 @@ bool write_itimerval(SyscallContext& c, uint64_t va, const itimerval& v) {
   uint8_t raw[32];
   encode_timeval(raw, c.abi.wide, v.it_interval);
   encode_timeval(raw + 2 * w, c.abi.wide, v.it_value);
-  return c.p.write_user(va, raw, 4 * w);
+  return c.user.write(va, raw, 4 * w);
 }
 
 uint64_t ns_of_tv(const timeval& tv) {
@@ -141,7 +141,7 @@ int64_t sys_timer_create(SyscallContext& c) {
     // struct sigevent: sigev_value (pointer-sized union), sigev_signo, sigev_notify.
     const size_t w = c.abi.wide ? 8 : 4;
     uint8_t raw[16];
-    if (!c.p.read_user(c.a[1], raw, w + 8)) return -EFAULT;
+    if (!c.user.read(c.a[1], raw, w + 8)) return -EFAULT;
     signo = get_field<int32_t>(raw, w);
     notify = get_field<int32_t>(raw, w + 4);
     if (notify == 1)
@@ -155,7 +155,7 @@ int64_t sys_timer_create(SyscallContext& c) {
   vt.timer(VirtualTime::posix_index(id)).signo = signo;
   vt.timer(VirtualTime::posix_index(id)).code = kSiTimer;
   const int32_t out = id;
-  if (!c.p.write_user(c.a[2], &out, 4)) {
+  if (!c.user.write(c.a[2], &out, 4)) {
     vt.posix_free(id);
     return -EFAULT;
   }
@@ -176,7 +176,7 @@ int64_t timer_settime_common(SyscallContext& c, bool time64) {
   VirtualTime& vt = c.p.vtime();
   const size_t ts = timespec_size(time64);
   uint8_t raw[32];
-  if (!c.p.read_user(c.a[2], raw, 2 * ts)) return -EFAULT;
+  if (!c.user.read(c.a[2], raw, 2 * ts)) return -EFAULT;
   const timespec interval = decode_timespec(raw, time64);
   const timespec value = decode_timespec(raw + ts, time64);
   if (interval.tv_nsec < 0 || interval.tv_nsec >= 1000000000 || value.tv_nsec < 0 ||
@@ -189,7 +189,7 @@ int64_t timer_settime_common(SyscallContext& c, bool time64) {
     uint8_t old[32];
     encode_timespec(old, time64, ts_of_ns(t.armed ? vt.ns_of(t.interval) : 0));
     encode_timespec(old + ts, time64, ts_of_ns(t.armed ? vt.ns_of(vt.remaining(i)) : 0));
-    if (!c.p.write_user(c.a[3], old, 2 * ts)) return -EFAULT;
+    if (!c.user.write(c.a[3], old, 2 * ts)) return -EFAULT;
   }
   uint64_t value_ns = ns_of_ts(value);
   if ((c.a[1] & TIMER_ABSTIME) && value_ns != 0) {
@@ -212,7 +212,7 @@ int64_t timer_gettime_common(SyscallContext& c, bool time64) {
   uint8_t out[32];
   encode_timespec(out, time64, ts_of_ns(t.armed ? vt.ns_of(t.interval) : 0));
   encode_timespec(out + ts, time64, ts_of_ns(t.armed ? vt.ns_of(vt.remaining(i)) : 0));
-  return c.p.write_user(c.a[1], out, 2 * ts) ? 0 : -EFAULT;
+  return c.user.write(c.a[1], out, 2 * ts) ? 0 : -EFAULT;
 }
 
 }  // namespace

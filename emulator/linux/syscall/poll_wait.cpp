@@ -145,7 +145,7 @@ bool fdset(SyscallContext& c, uint64_t va, uint64_t nfds, fd_set*& out) {
   out = nullptr;
   if (va == 0) return true;
   const uint64_t bytes = ((nfds + 63) / 64) * 8;
-  uint8_t* p = c.p.user_ptr(va, bytes == 0 ? 1 : bytes, true);
+  uint8_t* p = c.user.ptr(va, bytes == 0 ? 1 : bytes, true);
   if (p == nullptr) return false;
   c.p.mem().will_write(va, bytes);
   out = reinterpret_cast<fd_set*>(p);
@@ -191,7 +191,7 @@ bool read_timespec(SyscallContext& c, uint64_t va, bool time64, timespec& ts, bo
   present = va != 0;
   if (!present) return true;
   uint8_t raw[16];
-  if (!c.p.read_user(va, raw, timespec_size(time64))) return false;
+  if (!c.user.read(va, raw, timespec_size(time64))) return false;
   ts = decode_timespec(raw, time64);
   return ts.tv_nsec >= 0 && ts.tv_nsec < 1000000000 && ts.tv_sec >= 0;
 }
@@ -231,7 +231,7 @@ int64_t sys_select(SyscallContext& c) {
   int64_t timeout_ns = -1;
   if (c.a[4] != 0) {
     uint8_t raw[16];
-    if (!c.p.read_user(c.a[4], raw, w ? 16 : 8)) return -EFAULT;
+    if (!c.user.read(c.a[4], raw, w ? 16 : 8)) return -EFAULT;
     const int64_t sec = get_long(raw, 0, w);
     const int64_t usec = get_long(raw, w ? 8 : 4, w);
     if (sec < 0 || usec < 0 || usec >= 1000000) return -EINVAL;
@@ -244,7 +244,7 @@ int64_t sys_select(SyscallContext& c) {
     encode_timeval(raw, w,
                    timeval{static_cast<time_t>(left / kNsPerSec),
                            static_cast<suseconds_t>(left % kNsPerSec / 1000)});
-    c.p.write_user(c.a[4], raw, w ? 16 : 8);
+    c.user.write(c.a[4], raw, w ? 16 : 8);
   }
   return r;
 }
@@ -261,7 +261,7 @@ int64_t pselect_common(SyscallContext& c, bool time64) {
   if (present && (r >= 0 || r == -EINTR)) {
     uint8_t raw[16];
     encode_timespec(raw, time64, timespec_of_ns(left));
-    c.p.write_user(c.a[4], raw, timespec_size(time64));
+    c.user.write(c.a[4], raw, timespec_size(time64));
   }
   return r;
 }
@@ -287,7 +287,7 @@ int64_t poll_emulator_fds(SyscallContext& c, pollfd* set, uint64_t n) {
 int64_t poll_common(SyscallContext& c, int64_t timeout_ns) {
   const uint64_t n = c.a[1];
   if (n > 1024 * 1024) return -EINVAL;
-  uint8_t* p = c.p.user_ptr(c.a[0], n * sizeof(pollfd), true);
+  uint8_t* p = c.user.ptr(c.a[0], n * sizeof(pollfd), true);
   if (p == nullptr && n > 0) return -EFAULT;
   int64_t left = 0;
   std::vector<int> fds(n);
@@ -325,13 +325,13 @@ int wait_mask(SyscallContext& c, SyscallHandler fn, uint64_t& mask) {
     // pselect6's sixth argument: { const sigset_t *ss; size_t ss_len } (words of the ABI).
     if (c.a[5] == 0) return 0;
     bool ok = false;
-    va = c.p.get_word(c.a[5], ok);
-    if (ok) size = c.p.get_word(c.a[5] + (c.abi.wide ? 8 : 4), ok);
+    va = c.user.get_word(c.a[5], ok);
+    if (ok) size = c.user.get_word(c.a[5] + (c.abi.wide ? 8 : 4), ok);
     if (!ok) return -EFAULT;
   }
   if (va == 0) return 0;
   if (size != sizeof mask) return -EINVAL;
-  return c.p.get(va, mask) ? 1 : -EFAULT;
+  return c.user.get(va, mask) ? 1 : -EFAULT;
 }
 
 int64_t sys_pselect6(SyscallContext& c) {
@@ -360,7 +360,7 @@ int64_t sys_epoll_ctl(SyscallContext& c) {
   static_assert(sizeof(epoll_event) == 12, "struct epoll_event is packed on x86-64");
   epoll_event* ev = nullptr;
   if (c.a[3] != 0) {
-    ev = reinterpret_cast<epoll_event*>(c.p.user_ptr(c.a[3], sizeof(epoll_event), false));
+    ev = reinterpret_cast<epoll_event*>(c.user.ptr(c.a[3], sizeof(epoll_event), false));
     if (ev == nullptr) return -EFAULT;
   }
   return host_result(epoll_ctl(static_cast<int32_t>(c.a[0]), static_cast<int>(c.a[1]),
@@ -391,7 +391,7 @@ int64_t sys_epoll_wait(SyscallContext& c) {
   const int32_t max = static_cast<int32_t>(c.a[2]);
   if (max <= 0 || max > 1 << 20) return -EINVAL;
   const uint64_t bytes = static_cast<uint64_t>(max) * sizeof(epoll_event);
-  uint8_t* p = c.p.user_ptr(c.a[1], bytes, true);
+  uint8_t* p = c.user.ptr(c.a[1], bytes, true);
   if (p == nullptr) return -EFAULT;
   c.p.mem().will_write(c.a[1], bytes);
   const int epfd = static_cast<int32_t>(c.a[0]);

@@ -25,7 +25,7 @@ int64_t sys_exit(SyscallContext& c) {
 }
 
 int64_t sys_exit_group(SyscallContext& c) {
-  c.p.exit_all_robust_lists();
+  c.futexes.exit_all_robust_lists(c.p.kernel().robust_list);
   c.p.exit_group(static_cast<int>(c.a[0] & 0xFF));
   return 0;
 }
@@ -66,7 +66,7 @@ int64_t sys_uname(SyscallContext& c) {
   if (uname(&u) != 0) return -errno;
   std::strncpy(u.machine, c.abi.wide ? "x86_64" : "i686", sizeof u.machine);
   // struct new_utsname: six 65-byte fields on both ABIs.
-  return c.p.write_user(c.a[0], &u, 6 * 65) ? 0 : -EFAULT;
+  return c.user.write(c.a[0], &u, 6 * 65) ? 0 : -EFAULT;
 }
 
 int64_t sys_sysinfo(SyscallContext& c) {
@@ -74,7 +74,7 @@ int64_t sys_sysinfo(SyscallContext& c) {
   if (sysinfo(&si) != 0) return -errno;
   uint8_t out[112];
   encode_sysinfo(out, c.abi.wide, si);
-  return c.p.write_user(c.a[0], out, sysinfo_size(c.abi.wide)) ? 0 : -EFAULT;
+  return c.user.write(c.a[0], out, sysinfo_size(c.abi.wide)) ? 0 : -EFAULT;
 }
 
 // --- resource limits --------------------------------------------------------------------
@@ -99,7 +99,7 @@ int get_limit(Process& p, int res, uint64_t& cur, uint64_t& max) {
   if (getrlimit(static_cast<__rlimit_resource>(res), &rl) != 0) return -errno;
   cur = rl.rlim_cur;
   max = rl.rlim_max;
-  if (res == RLIMIT_STACK) cur = p.layout().stack_size;
+  if (res == RLIMIT_STACK) cur = p.vm().layout().stack_size;
   return 0;
 }
 
@@ -130,10 +130,10 @@ int64_t getrlimit_common(SyscallContext& c, bool old_style) {
   if (const int r = get_limit(c.p, static_cast<int>(c.a[0]), cur, max); r < 0) return r;
   if (c.abi.wide) {
     const uint64_t v[2] = {cur, max};
-    return c.p.write_user(c.a[1], v, sizeof v) ? 0 : -EFAULT;
+    return c.user.write(c.a[1], v, sizeof v) ? 0 : -EFAULT;
   }
   const uint32_t v[2] = {clamp32(cur, old_style), clamp32(max, old_style)};
-  return c.p.write_user(c.a[1], v, sizeof v) ? 0 : -EFAULT;
+  return c.user.write(c.a[1], v, sizeof v) ? 0 : -EFAULT;
 }
 
 }  // namespace
@@ -149,12 +149,12 @@ int64_t sys_setrlimit(SyscallContext& c) {
   uint64_t cur, max;
   if (c.abi.wide) {
     uint64_t v[2];
-    if (!c.p.read_user(c.a[1], v, sizeof v)) return -EFAULT;
+    if (!c.user.read(c.a[1], v, sizeof v)) return -EFAULT;
     cur = v[0];
     max = v[1];
   } else {
     uint32_t v[2];
-    if (!c.p.read_user(c.a[1], v, sizeof v)) return -EFAULT;
+    if (!c.user.read(c.a[1], v, sizeof v)) return -EFAULT;
     cur = v[0] == 0xFFFFFFFFu ? RLIM_INFINITY : v[0];
     max = v[1] == 0xFFFFFFFFu ? RLIM_INFINITY : v[1];
   }
@@ -169,12 +169,12 @@ int64_t sys_prlimit64(SyscallContext& c) {
   if (const int r = get_limit(c.p, res, cur, max); r < 0) return r;
   if (c.a[2] != 0) {
     uint64_t v[2];
-    if (!c.p.read_user(c.a[2], v, sizeof v)) return -EFAULT;
+    if (!c.user.read(c.a[2], v, sizeof v)) return -EFAULT;
     if (const int r = set_limit(c.p, res, v[0], v[1]); r < 0) return r;
   }
   if (c.a[3] != 0) {
     const uint64_t v[2] = {cur, max};
-    if (!c.p.write_user(c.a[3], v, sizeof v)) return -EFAULT;
+    if (!c.user.write(c.a[3], v, sizeof v)) return -EFAULT;
   }
   return 0;
 }
@@ -183,7 +183,7 @@ int64_t sys_prlimit64(SyscallContext& c) {
 
 int64_t sys_getrandom(SyscallContext& c) {
   const uint64_t len = c.a[1] > 33554431 ? 33554431 : c.a[1];
-  uint8_t* buf = c.p.user_ptr(c.a[0], len, true);
+  uint8_t* buf = c.user.ptr(c.a[0], len, true);
   if (buf == nullptr && len > 0) return -EFAULT;
   for (uint64_t i = 0; i < len; i += 8) {
     const uint64_t r = c.p.random_u64();
@@ -208,8 +208,8 @@ int64_t sys_set_robust_list(SyscallContext& c) {
 int64_t sys_get_robust_list(SyscallContext& c) {
   const int32_t pid = static_cast<int32_t>(c.a[0]);
   if (pid != 0 && pid != c.p.pid()) return -ESRCH;
-  if (!c.p.put_word(c.a[1], c.p.kernel().robust_list)) return -EFAULT;
-  if (!c.p.put_word(c.a[2], c.p.kernel().robust_list_len)) return -EFAULT;
+  if (!c.user.put_word(c.a[1], c.p.kernel().robust_list)) return -EFAULT;
+  if (!c.user.put_word(c.a[2], c.p.kernel().robust_list_len)) return -EFAULT;
   return 0;
 }
 
@@ -267,7 +267,7 @@ int64_t futex_deadline(SyscallContext& c, bool time64, bool absolute, clockid_t 
   expired = false;
   if (c.a[3] == 0) return 0;
   uint8_t raw[16];
-  if (!c.p.read_user(c.a[3], raw, timespec_size(time64))) return -EFAULT;
+  if (!c.user.read(c.a[3], raw, timespec_size(time64))) return -EFAULT;
   const timespec ts = decode_timespec(raw, time64);
   if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
   VirtualTime& vt = c.p.vtime();
@@ -287,7 +287,7 @@ int64_t futex_deadline(SyscallContext& c, bool time64, bool absolute, clockid_t 
 // `deadline` still to come (else ETIMEDOUT).
 int64_t wait_start(SyscallContext& c, bool time64, bool absolute, int op, uint64_t& deadline) {
   uint32_t v;
-  if (!c.p.get(c.a[0], v)) return -EFAULT;
+  if (!c.user.get(c.a[0], v)) return -EFAULT;
   if (v != static_cast<uint32_t>(c.a[2])) return -EAGAIN;
   bool expired;
   const clockid_t clock = (op & kFutexClockRealtime) ? CLOCK_REALTIME : CLOCK_MONOTONIC;
@@ -328,28 +328,28 @@ int64_t futex_common(SyscallContext& c, bool time64) {
     case kFutexWakeBitset: {
       const uint32_t bitset = cmd == kFutexWake ? ~0u : static_cast<uint32_t>(c.a[5]);
       if (bitset == 0) return -EINVAL;
-      return c.p.futex_wake(uaddr, static_cast<int32_t>(c.a[2]), bitset);
+      return c.futexes.wake(uaddr, static_cast<int32_t>(c.a[2]), bitset);
     }
     case kFutexRequeue:
     case kFutexCmpRequeue: {
       // val2 (the number to requeue) travels in the timeout argument.
       if (cmd == kFutexCmpRequeue) {
         uint32_t v;
-        if (!c.p.get(uaddr, v)) return -EFAULT;
+        if (!c.user.get(uaddr, v)) return -EFAULT;
         if (v != static_cast<uint32_t>(c.a[5])) return -EAGAIN;
       }
-      return c.p.futex_requeue(uaddr, static_cast<int32_t>(c.a[2]), c.a[4],
+      return c.futexes.requeue(uaddr, static_cast<int32_t>(c.a[2]), c.a[4],
                                static_cast<int32_t>(c.a[3]));
     }
     case kFutexWakeOp: {
       uint32_t word;
       if ((c.a[4] & 3) != 0) return -EINVAL;
-      if (!c.p.get(c.a[4], word)) return -EFAULT;
+      if (!c.user.get(c.a[4], word)) return -EFAULT;
       bool wake2 = false;
       if (!wake_op(static_cast<uint32_t>(c.a[5]), word, wake2)) return -ENOSYS;
-      if (!c.p.put(c.a[4], word)) return -EFAULT;
-      int n = c.p.futex_wake(uaddr, static_cast<int32_t>(c.a[2]), ~0u);
-      if (wake2) n += c.p.futex_wake(c.a[4], static_cast<int32_t>(c.a[3]), ~0u);
+      if (!c.user.put(c.a[4], word)) return -EFAULT;
+      int n = c.futexes.wake(uaddr, static_cast<int32_t>(c.a[2]), ~0u);
+      if (wake2) n += c.futexes.wake(c.a[4], static_cast<int32_t>(c.a[3]), ~0u);
       return n;
     }
     case kFutexLockPi:
@@ -364,10 +364,10 @@ int64_t futex_common(SyscallContext& c, bool time64) {
           return r;
         }
       }
-      return c.p.futex_lock_pi(uaddr, deadline, cmd == kFutexTrylockPi, c.blocks);
+      return c.futexes.lock_pi(uaddr, deadline, cmd == kFutexTrylockPi, c.blocks);
     }
     case kFutexUnlockPi:
-      return c.p.futex_unlock_pi(uaddr);
+      return c.futexes.unlock_pi(uaddr);
     case kFutexWaitRequeuePi: {
       // (uaddr, val, absolute timeout as FUTEX_WAIT_BITSET's, uaddr2): wait on uaddr to be
       // moved to the PI word uaddr2; woken with 0, the caller owns uaddr2.
@@ -375,7 +375,7 @@ int64_t futex_common(SyscallContext& c, bool time64) {
       if ((uaddr2 & 3) != 0 || uaddr2 == uaddr) return -EINVAL;
       uint64_t deadline;
       if (const int64_t r = wait_start(c, time64, true, op, deadline); r < 0) return r;
-      c.p.futex_wait_requeue_pi(uaddr, uaddr2, deadline);
+      c.futexes.wait_requeue_pi(uaddr, uaddr2, deadline);
       c.blocks = true;
       return 0;
     }
@@ -387,9 +387,9 @@ int64_t futex_common(SyscallContext& c, bool time64) {
         return -EINVAL;
       }
       uint32_t v;
-      if (!c.p.get(uaddr, v)) return -EFAULT;
+      if (!c.user.get(uaddr, v)) return -EFAULT;
       if (v != static_cast<uint32_t>(c.a[5])) return -EAGAIN;
-      return c.p.futex_cmp_requeue_pi(uaddr, uaddr2, static_cast<int32_t>(c.a[3]));
+      return c.futexes.cmp_requeue_pi(uaddr, uaddr2, static_cast<int32_t>(c.a[3]));
     }
     default:
       return -ENOSYS;
@@ -431,22 +431,22 @@ int64_t sys_sched_getaffinity(SyscallContext& c) {
   if (!is_self(c, c.a[0])) return -ESRCH;
   if (c.a[1] < size || (c.a[1] & (size - 1))) return -EINVAL;
   uint8_t mask[8] = {1};
-  return c.p.write_user(c.a[2], mask, size) ? static_cast<int64_t>(size) : -EFAULT;
+  return c.user.write(c.a[2], mask, size) ? static_cast<int64_t>(size) : -EFAULT;
 }
 
 int64_t sys_sched_setaffinity(SyscallContext& c) {
   if (!is_self(c, c.a[0])) return -ESRCH;
   if (c.a[1] == 0) return -EINVAL;
   uint8_t first = 0;
-  if (!c.p.read_user(c.a[2], &first, 1)) return -EFAULT;
+  if (!c.user.read(c.a[2], &first, 1)) return -EFAULT;
   // Linux: EINVAL when the mask holds no CPU of the system; CPU 0 is the only one.
   return (first & 1) != 0 ? 0 : -EINVAL;
 }
 
 int64_t sys_getcpu(SyscallContext& c) {
   const uint32_t zero = 0;
-  if (c.a[0] != 0 && !c.p.put(c.a[0], zero)) return -EFAULT;
-  if (c.a[1] != 0 && !c.p.put(c.a[1], zero)) return -EFAULT;
+  if (c.a[0] != 0 && !c.user.put(c.a[0], zero)) return -EFAULT;
+  if (c.a[1] != 0 && !c.user.put(c.a[1], zero)) return -EFAULT;
   return 0;
 }
 
@@ -502,7 +502,7 @@ UserDesc user_from_desc(unsigned index, uint64_t d) {
 
 int64_t read_tls_descriptor(SyscallContext& c, uint64_t va, unsigned& index, uint64_t& desc) {
   UserDesc u;
-  if (!c.p.get(va, u)) return -EFAULT;
+  if (!c.user.get(va, u)) return -EFAULT;
   Cpu& cpu = c.p.cpu();
   index = u.entry_number;
   if (index == 0xFFFFFFFFu) {
@@ -515,7 +515,7 @@ int64_t read_tls_descriptor(SyscallContext& c, uint64_t va, unsigned& index, uin
     }
     if (index == 0) return -ESRCH;
     u.entry_number = index;
-    if (!c.p.put(va, u)) return -EFAULT;
+    if (!c.user.put(va, u)) return -EFAULT;
   }
   if (index < kGdtTlsMin || index >= kGdtTlsMin + kGdtTlsEntries) return -EINVAL;
   desc = desc_empty(u) ? 0 : desc_from_user(u);
@@ -533,11 +533,11 @@ int64_t sys_set_thread_area(SyscallContext& c) {
 
 int64_t sys_get_thread_area(SyscallContext& c) {
   UserDesc u;
-  if (!c.p.get(c.a[0], u)) return -EFAULT;
+  if (!c.user.get(c.a[0], u)) return -EFAULT;
   const unsigned index = u.entry_number;
   if (index < kGdtTlsMin || index >= kGdtTlsMin + kGdtTlsEntries) return -EINVAL;
   u = user_from_desc(index, c.p.cpu().gdt_entry(index));
-  return c.p.put(c.a[0], u) ? 0 : -EFAULT;
+  return c.user.put(c.a[0], u) ? 0 : -EFAULT;
 }
 
 int64_t sys_arch_prctl(SyscallContext& c) {
@@ -552,7 +552,7 @@ int64_t sys_arch_prctl(SyscallContext& c) {
     case kGetFs:
     case kGetGs: {
       const uint64_t v = cpu.reg(c.a[0] == kGetFs ? UC_X86_REG_FS_BASE : UC_X86_REG_GS_BASE);
-      return c.p.put(c.a[1], v) ? 0 : -EFAULT;
+      return c.user.put(c.a[1], v) ? 0 : -EFAULT;
     }
     default:
       return -EINVAL;
@@ -563,7 +563,7 @@ int64_t sys_prctl(SyscallContext& c) {
   switch (static_cast<int>(c.a[0])) {
     case PR_SET_NAME:
     case PR_GET_NAME: {
-      uint8_t* p = c.p.user_ptr(c.a[1], 16, c.a[0] == PR_GET_NAME);
+      uint8_t* p = c.user.ptr(c.a[1], 16, c.a[0] == PR_GET_NAME);
       if (p == nullptr) return -EFAULT;
       return host_result(prctl(static_cast<int>(c.a[0]), p, 0, 0, 0));
     }

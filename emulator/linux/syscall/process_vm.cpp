@@ -24,7 +24,7 @@ using Segment = GuestIovec;
 // The guest bytes from `va` (at most `len`) whose pages the guest maps with `need`, below
 // the system pages.
 uint64_t guest_span(Process& p, uint64_t va, uint64_t len, uint8_t need) {
-  const uint64_t top = p.layout().system_page;
+  const uint64_t top = p.vm().layout().system_page;
   if (va >= top) return 0;
   return p.mem().accessible_with(va, std::min(len, top - va), kPageMapped | need);
 }

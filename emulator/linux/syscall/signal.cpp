@@ -53,7 +53,7 @@ int64_t sys_rt_sigaction(SyscallContext& c) {
   if (c.a[1] != 0) {
     if (sig == SIGKILL || sig == SIGSTOP) return -EINVAL;
     uint8_t raw[32];
-    if (!c.p.read_user(c.a[1], raw, size)) return -EFAULT;
+    if (!c.user.read(c.a[1], raw, size)) return -EFAULT;
     GuestSigaction act;
     act.handler = get_ulong(raw, 0, wide);
     act.flags = get_ulong(raw, w, wide);
@@ -74,7 +74,7 @@ int64_t sys_rt_sigaction(SyscallContext& c) {
     put_long(raw, w, wide, static_cast<int64_t>(old.flags));
     put_long(raw, 2 * w, wide, static_cast<int64_t>(old.restorer));
     put_field<uint64_t>(raw, 3 * w, old.mask);
-    if (!c.p.write_user(c.a[2], raw, size)) return -EFAULT;
+    if (!c.user.write(c.a[2], raw, size)) return -EFAULT;
   }
   return 0;
 }
@@ -85,10 +85,10 @@ int64_t sys_rt_sigprocmask(SyscallContext& c) {
   const uint64_t old = s.blocked;
   if (c.a[1] != 0) {
     uint64_t set;
-    if (!c.p.get(c.a[1], set)) return -EFAULT;
+    if (!c.user.get(c.a[1], set)) return -EFAULT;
     if (const int r = change_mask(c.p, static_cast<int>(c.a[0]), set); r < 0) return r;
   }
-  if (c.a[2] != 0 && !c.p.put(c.a[2], old)) return -EFAULT;
+  if (c.a[2] != 0 && !c.user.put(c.a[2], old)) return -EFAULT;
   return 0;
 }
 
@@ -97,13 +97,13 @@ int64_t sys_sigprocmask(SyscallContext& c) {
   const uint32_t old = static_cast<uint32_t>(s.blocked);
   if (c.a[1] != 0) {
     uint32_t set;
-    if (!c.p.get(c.a[1], set)) return -EFAULT;
+    if (!c.user.get(c.a[1], set)) return -EFAULT;
     const int how = static_cast<int>(c.a[0]);
     // The old call only covers signals 1..32; SIG_SETMASK keeps the rest.
     const uint64_t full = how == SIG_SETMASK ? ((s.blocked & ~0xFFFFFFFFull) | set) : set;
     if (const int r = change_mask(c.p, how, full); r < 0) return r;
   }
-  if (c.a[2] != 0 && !c.p.put(c.a[2], old)) return -EFAULT;
+  if (c.a[2] != 0 && !c.user.put(c.a[2], old)) return -EFAULT;
   return 0;
 }
 
@@ -111,7 +111,7 @@ int64_t sys_rt_sigpending(SyscallContext& c) {
   if (c.a[1] > kSigsetSize) return -EINVAL;
   const SignalState& s = c.p.signals();
   const uint64_t set = s.all_pending() & s.blocked;
-  return c.p.write_user(c.a[0], &set, c.a[1]) ? 0 : -EFAULT;
+  return c.user.write(c.a[0], &set, c.a[1]) ? 0 : -EFAULT;
 }
 
 namespace {
@@ -147,7 +147,7 @@ int64_t wait_for_signal_or_block(SyscallContext& c) {
 int64_t sys_rt_sigsuspend(SyscallContext& c) {
   if (c.a[1] != kSigsetSize) return -EINVAL;
   uint64_t set;
-  if (!c.p.get(c.a[0], set)) return -EFAULT;
+  if (!c.user.get(c.a[0], set)) return -EFAULT;
   SignalState& s = c.p.signals();
   s.saved_mask = s.blocked;
   s.has_saved_mask = true;
@@ -195,14 +195,14 @@ namespace {
 int64_t sigtimedwait_common(SyscallContext& c, bool time64) {
   if (c.a[3] != kSigsetSize) return -EINVAL;
   uint64_t set;
-  if (!c.p.get(c.a[0], set)) return -EFAULT;
+  if (!c.user.get(c.a[0], set)) return -EFAULT;
   set &= ~kUnblockable;
   VirtualTime& vt = c.p.vtime();
   uint64_t deadline = VirtualTime::kNever;
   bool expired = false;
   if (c.a[2] != 0) {
     uint8_t raw[16];
-    if (!c.p.read_user(c.a[2], raw, timespec_size(time64))) return -EFAULT;
+    if (!c.user.read(c.a[2], raw, timespec_size(time64))) return -EFAULT;
     const timespec ts = decode_timespec(raw, time64);
     if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
     const uint64_t ns = uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec);
@@ -217,7 +217,7 @@ int64_t sigtimedwait_common(SyscallContext& c, bool time64) {
     if (c.a[1] != 0) {
       uint8_t out[128];
       encode_siginfo(out, c.abi.wide, s.info[sig]);
-      if (!c.p.write_user(c.a[1], out, sizeof out)) return -EFAULT;
+      if (!c.user.write(c.a[1], out, sizeof out)) return -EFAULT;
     }
     return sig;
   };
@@ -260,7 +260,7 @@ int64_t sys_sigaltstack(SyscallContext& c) {
   put_long(old, wide ? 16 : 8, wide, static_cast<int64_t>(ss_size));
   if (c.a[0] != 0) {
     uint8_t raw[24];
-    if (!c.p.read_user(c.a[0], raw, size)) return -EFAULT;
+    if (!c.user.read(c.a[0], raw, size)) return -EFAULT;
     if (s.on_altstack(sp)) return -EPERM;
     const uint64_t new_sp = get_ulong(raw, 0, wide);
     const int flags = get_field<int32_t>(raw, wide ? 8 : 4);
@@ -276,7 +276,7 @@ int64_t sys_sigaltstack(SyscallContext& c) {
       s.altstack_size = new_size;
     }
   }
-  if (c.a[1] != 0 && !c.p.write_user(c.a[1], old, size)) return -EFAULT;
+  if (c.a[1] != 0 && !c.user.write(c.a[1], old, size)) return -EFAULT;
   return 0;
 }
 

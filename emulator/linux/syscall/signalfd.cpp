@@ -44,7 +44,7 @@ int64_t signalfd_common(SyscallContext& c, int flags) {
   if (flags & ~kSfdFlags) return -EINVAL;
   if (c.a[2] != kSigsetBytes) return -EINVAL;
   uint64_t mask = 0;
-  if (!c.p.get(c.a[1], mask)) return -EFAULT;
+  if (!c.user.get(c.a[1], mask)) return -EFAULT;
   mask &= ~kUnblockable;
   auto& fds = c.p.kernel().signalfd_mask;
   const int fd = static_cast<int32_t>(c.a[0]);
@@ -106,7 +106,7 @@ int64_t signalfd_read(SyscallContext& c) {
     for (int sig; n < count && (sig = s.lowest_pending(mask)) != 0; ++n) {
       uint8_t out[kSiginfoSize];
       encode_signalfd_siginfo(out, s.info[sig]);
-      if (!c.p.write_user(c.a[1] + n * kSiginfoSize, out, kSiginfoSize)) {
+      if (!c.user.write(c.a[1] + n * kSiginfoSize, out, kSiginfoSize)) {
         return n > 0 ? static_cast<int64_t>(n * kSiginfoSize) : -EFAULT;
       }
       s.take(sig);

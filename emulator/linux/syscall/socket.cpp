@@ -37,7 +37,7 @@ bool buffer(SyscallContext& c, uint64_t va, uint64_t len, bool write, void*& out
   out = nullptr;
   if (va == 0) return true;
   if (len > 0 && write) c.p.mem().will_write(va, len);
-  uint8_t* p = c.p.user_ptr(va, len == 0 ? 1 : len, write);
+  uint8_t* p = c.user.ptr(va, len == 0 ? 1 : len, write);
   if (p == nullptr && len > 0) return false;
   out = p != nullptr ? p : c.p.mem().host(va);
   return true;
@@ -62,7 +62,7 @@ bool address_out(SyscallContext& c, uint64_t va, uint64_t len_va, AddressOut& ou
   out.len_va = len_va;
   if (va == 0 || len_va == 0) return true;
   uint32_t n = 0;
-  if (!c.p.get(len_va, n)) return false;
+  if (!c.user.get(len_va, n)) return false;
   void* p = nullptr;
   if (!buffer(c, va, n, true, p)) return false;
   out.addr = static_cast<sockaddr*>(p);
@@ -71,7 +71,7 @@ bool address_out(SyscallContext& c, uint64_t va, uint64_t len_va, AddressOut& ou
 }
 
 bool address_done(SyscallContext& c, const AddressOut& a) {
-  return a.addr == nullptr || c.p.put(a.len_va, static_cast<uint32_t>(a.len));
+  return a.addr == nullptr || c.user.put(a.len_va, static_cast<uint32_t>(a.len));
 }
 
 // --- msghdr ----------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ size_t msghdr_size(bool wide) {
 bool read_msghdr(SyscallContext& c, uint64_t va, GuestMsghdr& m) {
   uint8_t raw[56];
   const bool w = c.abi.wide;
-  if (!c.p.read_user(va, raw, msghdr_size(w))) return false;
+  if (!c.user.read(va, raw, msghdr_size(w))) return false;
   const size_t word = w ? 8 : 4;
   m.name = get_ulong(raw, 0, w);
   m.namelen = get_field<uint32_t>(raw, word);
@@ -193,7 +193,7 @@ int64_t sys_socketpair(SyscallContext& c) {
                                            static_cast<int>(c.a[2]), fds));
   if (r < 0) return r;
   const int32_t out[2] = {fds[0], fds[1]};
-  if (!c.p.write_user(c.a[3], out, sizeof out)) {
+  if (!c.user.write(c.a[3], out, sizeof out)) {
     close(fds[0]);
     close(fds[1]);
     return -EFAULT;
@@ -339,14 +339,14 @@ int64_t sys_recvmsg(SyscallContext& c) {
   const bool w = c.abi.wide;
   const size_t word = w ? 8 : 4;
   uint8_t raw[56];
-  if (!c.p.read_user(c.a[1], raw, msghdr_size(w))) return -EFAULT;
+  if (!c.user.read(c.a[1], raw, msghdr_size(w))) return -EFAULT;
   put_field<uint32_t>(raw, word, name != nullptr ? hm.msg_namelen : 0);
   if (w)
     put_field<uint64_t>(raw, 5 * word, used);
   else
     put_field<uint32_t>(raw, 5 * word, static_cast<uint32_t>(used));
   put_field<int32_t>(raw, 6 * word, flags);
-  return c.p.write_user(c.a[1], raw, msghdr_size(w)) ? r : -EFAULT;
+  return c.user.write(c.a[1], raw, msghdr_size(w)) ? r : -EFAULT;
 }
 
 int64_t sys_shutdown(SyscallContext& c) {
@@ -365,7 +365,7 @@ int64_t sys_setsockopt(SyscallContext& c) {
   if (is_timeval_option(c.a[1], c.a[2]) && !c.abi.wide) {
     uint8_t raw[8];
     if (c.a[4] < sizeof raw) return -EINVAL;
-    if (!c.p.read_user(c.a[3], raw, sizeof raw)) return -EFAULT;
+    if (!c.user.read(c.a[3], raw, sizeof raw)) return -EFAULT;
     const timeval tv{get_field<int32_t>(raw, 0), get_field<int32_t>(raw, 4)};
     return host_result(setsockopt(fd, level, name, &tv, sizeof tv));
   }
@@ -377,7 +377,7 @@ int64_t sys_setsockopt(SyscallContext& c) {
 int64_t sys_getsockopt(SyscallContext& c) {
   const int fd = fd_of(c.a[0]), level = static_cast<int>(c.a[1]), name = static_cast<int>(c.a[2]);
   uint32_t len = 0;
-  if (!c.p.get(c.a[4], len)) return -EFAULT;
+  if (!c.user.get(c.a[4], len)) return -EFAULT;
   if (is_timeval_option(c.a[1], c.a[2]) && !c.abi.wide) {
     timeval tv{};
     socklen_t hl = sizeof tv;
@@ -385,7 +385,7 @@ int64_t sys_getsockopt(SyscallContext& c) {
     uint8_t raw[8];
     encode_timeval(raw, false, tv);
     const uint32_t n = std::min<uint32_t>(len, sizeof raw);
-    if (!c.p.write_user(c.a[3], raw, n) || !c.p.put(c.a[4], n)) return -EFAULT;
+    if (!c.user.write(c.a[3], raw, n) || !c.user.put(c.a[4], n)) return -EFAULT;
     return 0;
   }
   void* v = nullptr;
@@ -393,7 +393,7 @@ int64_t sys_getsockopt(SyscallContext& c) {
   socklen_t hl = len;
   const int64_t r = host_result(getsockopt(fd, level, name, v, &hl));
   if (r < 0) return r;
-  return c.p.put(c.a[4], static_cast<uint32_t>(hl)) ? 0 : -EFAULT;
+  return c.user.put(c.a[4], static_cast<uint32_t>(hl)) ? 0 : -EFAULT;
 }
 
 namespace {
@@ -423,7 +423,7 @@ int64_t each_msg(SyscallContext& c, SyscallHandler one, int flags, More more) {
       c.interrupted = one_c.interrupted;
       return r;
     }
-    if (!c.p.put(one_c.a[1] + size - (c.abi.wide ? 8 : 4), static_cast<uint32_t>(r))) {
+    if (!c.user.put(one_c.a[1] + size - (c.abi.wide ? 8 : 4), static_cast<uint32_t>(r))) {
       return done > 0 ? static_cast<int64_t>(done) : -EFAULT;
     }
   }
@@ -442,7 +442,7 @@ int64_t recvmmsg_common(SyscallContext& c, bool time64) {
   int64_t end_ns = -1;
   if (c.a[4] != 0) {
     uint8_t raw[16];
-    if (!c.p.read_user(c.a[4], raw, timespec_size(time64))) return -EFAULT;
+    if (!c.user.read(c.a[4], raw, timespec_size(time64))) return -EFAULT;
     const timespec ts = decode_timespec(raw, time64);
     if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000) return -EINVAL;
     int64_t now = 0;
@@ -505,7 +505,7 @@ int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn) {
   const uint64_t call = c.a[0];
   if (call == 0 || call >= sizeof kCalls / sizeof kCalls[0]) return -EINVAL;
   uint32_t words[6] = {};
-  if (!c.p.read_user(c.a[1], words, 4 * kCalls[call].nargs)) return -EFAULT;
+  if (!c.user.read(c.a[1], words, 4 * kCalls[call].nargs)) return -EFAULT;
   // Every call but socket and socketpair takes a descriptor first: never the emulator's.
   if (kCalls[call].fn != sys_socket && kCalls[call].fn != sys_socketpair &&
       c.p.emulator_fd(static_cast<int32_t>(words[0]))) {

@@ -41,7 +41,7 @@ int64_t stat_common(SyscallContext& c, int dirfd, uint64_t path_va, uint64_t buf
                     StatLayout layout) {
   std::string path;
   if (path_va != 0 || !(flags & AT_EMPTY_PATH)) {
-    if (!c.p.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
+    if (!c.user.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
   }
   const GuestLookup l = look_up(c.p, dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW));
   if (l.refusal == -ENOENT) return l.refusal;  // the emulator's descriptors
@@ -68,7 +68,7 @@ int64_t stat_common(SyscallContext& c, int dirfd, uint64_t path_va, uint64_t buf
       size = kStatSizeI386;
       break;
   }
-  return c.p.write_user(buf_va, out, size) ? 0 : -EFAULT;
+  return c.user.write(buf_va, out, size) ? 0 : -EFAULT;
 }
 
 StatLayout native(const SyscallContext& c) {
@@ -113,12 +113,12 @@ int64_t sys_statx(SyscallContext& c) {
   std::string path;
   const int flags = static_cast<int>(c.a[2]);
   if (c.a[1] != 0 || !(flags & AT_EMPTY_PATH)) {
-    if (!c.p.read_cstring(c.a[1], path, PATH_MAX)) return -EFAULT;
+    if (!c.user.read_cstring(c.a[1], path, PATH_MAX)) return -EFAULT;
   }
   const GuestLookup l = look_up(c.p, fd_arg(c.a[0]), path, !(flags & AT_SYMLINK_NOFOLLOW));
   if (l.refusal == -ENOENT) return l.refusal;  // the emulator's descriptors
   path = l.host;                               // -L/--sysroot; /proc/self/exe: the program
-  uint8_t* buf = c.p.user_ptr(c.a[4], 256, true);
+  uint8_t* buf = c.user.ptr(c.a[4], 256, true);
   if (buf == nullptr) return -EFAULT;
   const SandboxedPath sp(c.p, fd_arg(c.a[0]), path, flags);
   if (sp.error < 0) return sp.error;
@@ -145,7 +145,7 @@ namespace {
 enum class StatfsLayout { X86_64, I386_64, I386_32 };
 
 int64_t put_statfs(SyscallContext& c, const struct statfs& s, uint64_t buf, StatfsLayout l) {
-  if (l == StatfsLayout::X86_64) return c.p.write_user(buf, &s, sizeof s) ? 0 : -EFAULT;
+  if (l == StatfsLayout::X86_64) return c.user.write(buf, &s, sizeof s) ? 0 : -EFAULT;
   const bool wide = l == StatfsLayout::I386_64;
   const uint64_t counts[5] = {s.f_blocks, s.f_bfree, s.f_bavail, s.f_files, s.f_ffree};
   uint8_t out[84] = {};
@@ -172,12 +172,12 @@ int64_t put_statfs(SyscallContext& c, const struct statfs& s, uint64_t buf, Stat
   put32(static_cast<uint64_t>(s.f_frsize));
   put32(static_cast<uint64_t>(s.f_flags));
   at += 16;  // f_spare
-  return c.p.write_user(buf, out, at) ? 0 : -EFAULT;
+  return c.user.write(buf, out, at) ? 0 : -EFAULT;
 }
 
 int64_t statfs_path(SyscallContext& c, uint64_t path_va, uint64_t buf, StatfsLayout l) {
   std::string path;
-  if (!c.p.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
+  if (!c.user.read_cstring(path_va, path, PATH_MAX)) return -EFAULT;
   struct statfs s {};
   const GuestLookup found = look_up(c.p, AT_FDCWD, path, true);
   if (found.refusal == -ENOENT) return found.refusal;

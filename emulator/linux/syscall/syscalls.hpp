@@ -14,6 +14,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "emulator/linux/threads/futex_words.hpp"
+#include "emulator/linux/vm/address_space_policy.hpp"
+#include "emulator/linux/vm/user_memory.hpp"
+
 namespace padlock::emu {
 
 class Process;
@@ -22,6 +26,9 @@ struct ChildWait;  // emulator/linux/threads/guest_thread.hpp
 
 struct SyscallContext {
   Process& p;
+  UserMemory& user;        // the guest's memory, as copy_from_user/copy_to_user see it
+  AddressSpacePolicy& vm;  // mmap, brk, mremap, the layout
+  FutexWords& futexes;     // futex(2) and robust lists
   const SyscallAbi& abi;
   uint64_t nr;
   uint64_t a[6];

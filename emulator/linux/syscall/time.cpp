@@ -46,12 +46,12 @@ int64_t gettime(SyscallContext& c, bool time64, bool res) {
   if (c.a[1] == 0) return 0;
   uint8_t out[16];
   encode_timespec(out, time64, ts);
-  return c.p.write_user(c.a[1], out, timespec_size(time64)) ? 0 : -EFAULT;
+  return c.user.write(c.a[1], out, timespec_size(time64)) ? 0 : -EFAULT;
 }
 
 bool read_timespec(SyscallContext& c, uint64_t va, bool time64, timespec& ts) {
   uint8_t raw[16];
-  if (!c.p.read_user(va, raw, timespec_size(time64))) return false;
+  if (!c.user.read(va, raw, timespec_size(time64))) return false;
   ts = decode_timespec(raw, time64);
   return true;
 }
@@ -72,7 +72,7 @@ int64_t sleep_common(SyscallContext& c, clockid_t clk, int flags, uint64_t req_v
     if (r == -EINTR && rem_va != 0 && !(flags & TIMER_ABSTIME)) {
       uint8_t out[16];
       encode_timespec(out, time64, ts_of_ns(left));
-      c.p.write_user(rem_va, out, timespec_size(time64));
+      c.user.write(rem_va, out, timespec_size(time64));
     }
     return r;
   }
@@ -82,7 +82,7 @@ int64_t sleep_common(SyscallContext& c, clockid_t clk, int flags, uint64_t req_v
     if (rem_va != 0 && !(flags & TIMER_ABSTIME)) {
       uint8_t out[16];
       encode_timespec(out, time64, rem);
-      c.p.write_user(rem_va, out, timespec_size(time64));
+      c.user.write(rem_va, out, timespec_size(time64));
     }
     return -EINTR;
   }
@@ -138,11 +138,11 @@ int64_t sys_gettimeofday(SyscallContext& c) {
   if (c.a[0] != 0) {
     uint8_t out[16];
     encode_timeval(out, c.abi.wide, tv);
-    if (!c.p.write_user(c.a[0], out, c.abi.wide ? 16 : 8)) return -EFAULT;
+    if (!c.user.write(c.a[0], out, c.abi.wide ? 16 : 8)) return -EFAULT;
   }
   if (c.a[1] != 0) {
     const int32_t tz[2] = {0, 0};
-    if (!c.p.write_user(c.a[1], tz, sizeof tz)) return -EFAULT;
+    if (!c.user.write(c.a[1], tz, sizeof tz)) return -EFAULT;
   }
   return 0;
 }
@@ -159,7 +159,7 @@ int64_t sys_time(SyscallContext& c) {
   if (c.a[0] != 0) {
     uint8_t out[8];
     put_long(out, 0, c.abi.wide, t);
-    if (!c.p.write_user(c.a[0], out, c.abi.wide ? 8 : 4)) return -EFAULT;
+    if (!c.user.write(c.a[0], out, c.abi.wide ? 8 : 4)) return -EFAULT;
   }
   return c.abi.wide ? t : static_cast<int32_t>(t);
 }
@@ -182,7 +182,7 @@ int64_t sys_times(SyscallContext& c) {
   if (c.a[0] != 0) {
     uint8_t out[32];
     encode_tms(out, c.abi.wide, t);
-    if (!c.p.write_user(c.a[0], out, tms_size(c.abi.wide))) return -EFAULT;
+    if (!c.user.write(c.a[0], out, tms_size(c.abi.wide))) return -EFAULT;
   }
   return c.abi.wide ? r : static_cast<int32_t>(r);
 }
@@ -200,7 +200,7 @@ int64_t sys_getrusage(SyscallContext& c) {
   }
   uint8_t out[144];
   encode_rusage(out, c.abi.wide, ru);
-  return c.p.write_user(c.a[1], out, rusage_size(c.abi.wide)) ? 0 : -EFAULT;
+  return c.user.write(c.a[1], out, rusage_size(c.abi.wide)) ? 0 : -EFAULT;
 }
 
 int64_t sys_nanosleep(SyscallContext& c) {

@@ -42,7 +42,7 @@ bool valid(const timespec& t) {
 bool read_itimerspec(SyscallContext& c, uint64_t va, bool time64, itimerspec& out) {
   uint8_t raw[32];
   const size_t ts = timespec_size(time64);
-  if (!c.p.read_user(va, raw, 2 * ts)) return false;
+  if (!c.user.read(va, raw, 2 * ts)) return false;
   out.it_interval = decode_timespec(raw, time64);
   out.it_value = decode_timespec(raw + ts, time64);
   return true;
@@ -53,7 +53,7 @@ bool write_itimerspec(SyscallContext& c, uint64_t va, bool time64, const itimers
   const size_t ts = timespec_size(time64);
   encode_timespec(raw, time64, v.it_interval);
   encode_timespec(raw + ts, time64, v.it_value);
-  return c.p.write_user(va, raw, 2 * ts);
+  return c.user.write(va, raw, 2 * ts);
 }
 
 VirtualTimerfd* find(Process& p, int fd) {
@@ -180,7 +180,7 @@ int64_t timerfd_read(SyscallContext& c) {
       count_expiries(t, vt.now());
     }
   }
-  if (!c.p.put(c.a[1], t.ticks)) return -EFAULT;
+  if (!c.user.put(c.a[1], t.ticks)) return -EFAULT;
   t.ticks = 0;
   set_eventfd_readable(fd, false);
   return sizeof(uint64_t);

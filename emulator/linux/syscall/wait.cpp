@@ -32,11 +32,11 @@ int64_t sys_wait4(SyscallContext& c) {
   const pid_t pid = static_cast<pid_t>(static_cast<int32_t>(c.a[0]));
   const int64_t r = host_result(wait4(pid, &status, static_cast<int>(c.a[2]), &ru));
   if (r <= 0) return interrupted(c, r);
-  if (c.a[1] != 0 && !c.p.put(c.a[1], static_cast<int32_t>(status))) return -EFAULT;
+  if (c.a[1] != 0 && !c.user.put(c.a[1], static_cast<int32_t>(status))) return -EFAULT;
   if (c.a[3] != 0) {
     uint8_t out[144];
     encode_rusage(out, c.abi.wide, ru);
-    if (!c.p.write_user(c.a[3], out, rusage_size(c.abi.wide))) return -EFAULT;
+    if (!c.user.write(c.a[3], out, rusage_size(c.abi.wide))) return -EFAULT;
   }
   return r;
 }
@@ -67,14 +67,14 @@ int64_t sys_waitid(SyscallContext& c) {
     for (int i = 0; i < 2; ++i) {
       std::memcpy(out + (wide ? 32 : 24) + i * word, &times[i], word);
     }
-    if (!c.p.write_user(c.a[2], out, sizeof out)) return -EFAULT;
+    if (!c.user.write(c.a[2], out, sizeof out)) return -EFAULT;
   }
   if (c.a[4] != 0) {
     struct rusage ru {};
     getrusage(RUSAGE_CHILDREN, &ru);
     uint8_t out[144];
     encode_rusage(out, c.abi.wide, ru);
-    if (!c.p.write_user(c.a[4], out, rusage_size(c.abi.wide))) return -EFAULT;
+    if (!c.user.write(c.a[4], out, rusage_size(c.abi.wide))) return -EFAULT;
   }
   return 0;
 }

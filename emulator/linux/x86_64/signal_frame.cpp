@@ -114,7 +114,7 @@ bool setup_frame_x86_64(Process& p, int sig, const GuestSiginfo& si, const Guest
   put_field<uint64_t>(sc, kScFpstate, fp);
   put_field<uint64_t>(f, kUcSigmask, saved_mask);
   encode_siginfo(f + kInfo, true, si);
-  if (!p.write_user(frame, buf.data(), buf.size())) return false;
+  if (!p.user().write(frame, buf.data(), buf.size())) return false;
 
   ctx.ip = act.handler;
   ctx.gpr[SP] = frame;
@@ -131,13 +131,13 @@ bool restore_frame_x86_64(Process& p, CpuContext& ctx, uint64_t& mask) {
   // The handler's RET popped pretcode: RSP is frame + 8.
   const uint64_t frame = ctx.gpr[SP] - 8;
   uint8_t sc[kScSize];
-  if (!p.read_user(frame + kUcMcontext, sc, kScSize)) return false;
-  if (!p.get(frame + kUcSigmask, mask)) return false;
+  if (!p.user().read(frame + kUcMcontext, sc, kScSize)) return false;
+  if (!p.user().get(frame + kUcSigmask, mask)) return false;
   for (int i = 0; i < 16; ++i) ctx.gpr[i] = get_field<uint64_t>(sc, kScGpr[i]);
   ctx.ip = get_field<uint64_t>(sc, kScRip);
   ctx.flags = (ctx.flags & ~kFixEflags) | (get_field<uint64_t>(sc, kScEflags) & kFixEflags);
   uint8_t st[24];
-  if (p.read_user(frame + kUcStack, st, sizeof st)) {
+  if (p.user().read(frame + kUcStack, st, sizeof st)) {
     restore_altstack(p.signals(), ctx.gpr[SP], get_field<uint64_t>(st, 0),
                      get_field<int32_t>(st, 8), get_field<uint64_t>(st, 16));
   }
@@ -146,7 +146,7 @@ bool restore_frame_x86_64(Process& p, CpuContext& ctx, uint64_t& mask) {
     init_fpu_state(ctx);
     return true;
   }
-  return p.read_user(fp, ctx.fxsave, kFxsaveSize);
+  return p.user().read(fp, ctx.fxsave, kFxsaveSize);
 }
 
 }  // namespace padlock::emu

@@ -126,7 +126,7 @@ static void memory(void) {
   memset(brk0, 0x55, 100000);
   /* Lowered, the break's whole pages are gone (ENOMEM, SIGSEGV) and its own page keeps its
      bytes; raised again, the pages read as zeros, twice (the second time over pages the
-     emulator kept for the regrowth: Process::do_brk). */
+     emulator kept for the regrowth: AddressSpacePolicy::brk). */
   char* first = (char*)(((uintptr_t)brk0 + 4095) & ~(uintptr_t)4095);
   int zeros = 1, gone = 1;
   for (int round = 0; round < 2; ++round) {

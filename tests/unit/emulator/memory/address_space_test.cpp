@@ -62,7 +62,7 @@ TEST(AddressSpace, UnmapDiscardsContents) {
   EXPECT_EQ(as.host(0x20000)[5], 0);
 }
 
-// The break's pages (Process::do_brk): unmapped for the guest but held by the host, and
+// The break's pages (AddressSpacePolicy::brk): unmapped for the guest but held by the host, and
 // mapped again cleared, as zeros. Read access to held pages faults on the host too (the
 // process's mappings show no access there), and map_cleared over never-held pages works.
 TEST(AddressSpace, KeptPagesAreInaccessibleAndComeBackCleared) {

@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "tests/unit/emulator/linux/threads/make_threads.hpp"
+
 namespace padlock::emu::test {
 namespace {
 
@@ -20,14 +22,7 @@ constexpr int kFirstTid = 100;
 class ThreadTableTest : public ::testing::Test {
  protected:
   // Threads kFirstTid (running), kFirstTid + 1, ... in creation order.
-  void make(int n) {
-    table.restart(kFirstTid);
-    for (int i = 1; i < n; ++i) {
-      auto t = std::make_unique<GuestThread>();
-      t->tid = kFirstTid + i;
-      table.add(std::move(t));
-    }
-  }
+  void make(int n) { make_threads(table, kFirstTid, n); }
   // Thread `i` calls a wait (only the running thread can), then thread 0 runs again.
   void wait_on(size_t i, uint64_t addr, uint32_t bitset = ~0u,
                uint64_t deadline = VirtualTime::kNever) {
@@ -99,7 +94,7 @@ TEST_F(ThreadTableTest, FutexRequeueWakesThenMovesAndCountsBoth) {
 TEST_F(ThreadTableTest, PiWaitersAreLeftToUnlockPi) {
   make(3);
   wait_on(1, kWord);
-  table.at(1).pi_wait = true;  // FUTEX_LOCK_PI (Process::futex_lock_pi)
+  table.at(1).pi_wait = true;  // FUTEX_LOCK_PI (FutexWords::lock_pi)
   wait_on(2, kWord);
   table.at(2).pi_wait = true;
   EXPECT_EQ(table.futex_wake(kWord, 10, ~0u), 0);

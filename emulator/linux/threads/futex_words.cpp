@@ -6,9 +6,12 @@
 // Priority inheritance itself changes nothing here: every guest thread has the same
 // priority in the scheduler's round robin, so a PI futex is a lock that the kernel hands to
 // its oldest waiter when the owner unlocks it.
+#include "emulator/linux/threads/futex_words.hpp"
+
 #include <cerrno>
 
-#include "emulator/linux/process.hpp"
+#include "emulator/linux/threads/thread_table.hpp"
+#include "emulator/linux/vm/user_memory.hpp"
 
 namespace padlock::emu {
 
@@ -22,10 +25,10 @@ constexpr int kRobustListLimit = 2048;
 
 // The oldest waiter becomes the owner and returns from FUTEX_LOCK_PI with 0. Linux keeps
 // FUTEX_WAITERS set on a handed-over word (the new owner unlocks through the kernel).
-bool Process::pi_hand_over(uint64_t uaddr, uint32_t owner_died) {
+bool FutexWords::pi_hand_over(uint64_t uaddr, uint32_t owner_died) {
   GuestThread* next = threads_.pi_waiter(uaddr);
   if (next == nullptr) return false;
-  put(uaddr, static_cast<uint32_t>(next->tid) | kWaiters | owner_died);
+  user_.put(uaddr, static_cast<uint32_t>(next->tid) | kWaiters | owner_died);
   threads_.wake(*next, 0);
   return true;
 }
@@ -34,44 +37,44 @@ bool Process::pi_hand_over(uint64_t uaddr, uint32_t owner_died) {
 // (FUTEX_WAITERS kept, no owner), and one waiter is woken to find it; a PI futex goes to its
 // oldest waiter, with FUTEX_OWNER_DIED. The pending entry (a lock or unlock in progress)
 // whose word is 0 wakes a waiter, as the lock may have been released just before the exit.
-void Process::futex_owner_died(uint64_t uaddr, int tid, bool pi, bool pending) {
+void FutexWords::owner_died(uint64_t uaddr, int tid, bool pi, bool pending) {
   uint32_t v;
-  if ((uaddr & 3) != 0 || !get(uaddr, v)) return;
+  if ((uaddr & 3) != 0 || !user_.get(uaddr, v)) return;
   if (pending && !pi && v == 0) {
-    futex_wake(uaddr, 1, ~0u);
+    threads_.futex_wake(uaddr, 1, ~0u);
     return;
   }
   if ((v & kTidMask) != static_cast<uint32_t>(tid)) return;
   if (pi && pi_hand_over(uaddr, kOwnerDied)) return;
-  put(uaddr, (v & kWaiters) | kOwnerDied);
-  if (!pi && (v & kWaiters) != 0) futex_wake(uaddr, 1, ~0u);
+  user_.put(uaddr, (v & kWaiters) | kOwnerDied);
+  if (!pi && (v & kWaiters) != 0) threads_.futex_wake(uaddr, 1, ~0u);
 }
 
 // struct robust_list_head { struct robust_list *next; long futex_offset;
 // struct robust_list *list_op_pending; }: a circular list of entries, each `futex_offset`
 // bytes before its futex word; bit 0 of a pointer to an entry marks a PI futex.
-void Process::exit_robust_list(int tid, uint64_t head) {
+void FutexWords::exit_robust_list(int tid, uint64_t head) {
   if (head == 0) return;
-  const unsigned w = guest64_ ? 8 : 4;
-  const uint64_t addr_mask = guest64_ ? ~0ull : 0xFFFFFFFFull;
+  const unsigned w = wide_ ? 8 : 4;
+  const uint64_t addr_mask = wide_ ? ~0ull : 0xFFFFFFFFull;
   bool ok = false;
-  uint64_t entry = get_word(head, ok);
+  uint64_t entry = user_.get_word(head, ok);
   if (!ok) return;
-  uint64_t offset = get_word(head + w, ok);
+  uint64_t offset = user_.get_word(head + w, ok);
   if (!ok) return;
-  if (!guest64_) offset = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(offset)));
-  const uint64_t pending = get_word(head + 2 * w, ok);
+  if (!wide_) offset = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(offset)));
+  const uint64_t pending = user_.get_word(head + 2 * w, ok);
   if (!ok) return;
   for (int n = 0; (entry & ~1ull) != head && n < kRobustListLimit; ++n) {
-    const uint64_t next = get_word(entry & ~1ull, ok);
+    const uint64_t next = user_.get_word(entry & ~1ull, ok);
     if (!ok) return;
     if ((entry & ~1ull) != (pending & ~1ull)) {
-      futex_owner_died(((entry & ~1ull) + offset) & addr_mask, tid, (entry & 1) != 0, false);
+      owner_died(((entry & ~1ull) + offset) & addr_mask, tid, (entry & 1) != 0, false);
     }
     entry = next;
   }
   if (pending != 0) {
-    futex_owner_died(((pending & ~1ull) + offset) & addr_mask, tid, (pending & 1) != 0, true);
+    owner_died(((pending & ~1ull) + offset) & addr_mask, tid, (pending & 1) != 0, true);
   }
 }
 
@@ -79,11 +82,11 @@ void Process::exit_robust_list(int tid, uint64_t head) {
 // list is walked as its own exit would (Linux: each exiting thread's exit_robust_list; at
 // execve exec_mm_release for the caller and de_thread's exits for the others). A thread
 // that exited already walked its own; a list is walked once.
-void Process::exit_all_robust_lists() {
+void FutexWords::exit_all_robust_lists(uint64_t& running_head) {
   for (size_t i = 0; i < threads_.size(); ++i) {
     GuestThread& t = threads_.at(i);
     if (t.state == GuestThread::State::Dead) continue;
-    uint64_t& head = i == threads_.running_index() ? kernel_.robust_list : t.robust_list;
+    uint64_t& head = i == threads_.running_index() ? running_head : t.robust_list;
     const uint64_t h = head;
     head = 0;
     exit_robust_list(t.tid, h);
@@ -94,49 +97,49 @@ void Process::exit_all_robust_lists() {
 // from 0 in user space. A word with no owner is taken here (FUTEX_OWNER_DIED kept); a word
 // with an owner gets FUTEX_WAITERS and the caller waits until it is handed over or
 // `deadline` passes.
-int64_t Process::futex_lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks) {
+int64_t FutexWords::lock_pi(uint64_t uaddr, uint64_t deadline, bool trylock, bool& blocks) {
   uint32_t v;
-  if (!get(uaddr, v)) return -EFAULT;
-  const uint32_t me = static_cast<uint32_t>(tid());
+  if (!user_.get(uaddr, v)) return -EFAULT;
+  const uint32_t me = static_cast<uint32_t>(threads_.running_tid());
   const uint32_t owner = v & kTidMask;
   if (owner == me) return -EDEADLK;
   if (owner == 0) {
     const uint32_t waiters = threads_.pi_waiter(uaddr) != nullptr ? kWaiters : 0;
-    return put(uaddr, me | (v & kOwnerDied) | waiters) ? 0 : -EFAULT;
+    return user_.put(uaddr, me | (v & kOwnerDied) | waiters) ? 0 : -EFAULT;
   }
   if (trylock) return -EAGAIN;
   // Linux: no such task (an owner in another process, too).
   if (threads_.find_live(static_cast<int>(owner)) == nullptr) return -ESRCH;
-  if (deadline <= vt_->now()) return -ETIMEDOUT;
-  if (!put(uaddr, v | kWaiters)) return -EFAULT;
-  block_thread(uaddr, ~0u, deadline);
+  if (deadline <= host_.virtual_now()) return -ETIMEDOUT;
+  if (!user_.put(uaddr, v | kWaiters)) return -EFAULT;
+  host_.block_running(uaddr, ~0u, deadline);
   threads_.running().pi_wait = true;
   blocks = true;
   return 0;
 }
 
-void Process::futex_wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, uint64_t deadline) {
-  block_thread(uaddr, ~0u, deadline);
+void FutexWords::wait_requeue_pi(uint64_t uaddr, uint64_t uaddr2, uint64_t deadline) {
+  host_.block_running(uaddr, ~0u, deadline);
   threads_.running().requeue_pi_to = uaddr2;
 }
 
 // Linux's futex_requeue with requeue_pi: the top waiter gets the PI word at once when it
 // has no owner (futex_proxy_trylock_atomic), the others are moved to wait for it, and the
 // word gets FUTEX_WAITERS while any wait. The result counts both.
-int64_t Process::futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n_requeue) {
+int64_t FutexWords::cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n_requeue) {
   auto oldest = [&] { return threads_.requeue_pi_waiter(uaddr, uaddr2); };
   int64_t n = 0;
   GuestThread* top = oldest();
   if (top == nullptr) return 0;
   uint32_t v;
-  if (!get(uaddr2, v)) return -EFAULT;
+  if (!user_.get(uaddr2, v)) return -EFAULT;
   if ((v & kTidMask) == 0) {
     top->requeue_pi_to = 0;
     threads_.wake(*top, 0);
     ++n;
     const bool more = oldest() != nullptr || threads_.pi_waiter(uaddr2) != nullptr;
     v = static_cast<uint32_t>(top->tid) | (v & kOwnerDied) | (more && n_requeue > 0 ? kWaiters : 0);
-    if (!put(uaddr2, v)) return -EFAULT;
+    if (!user_.put(uaddr2, v)) return -EFAULT;
   }
   for (int64_t moved = 0; moved < n_requeue; ++moved) {
     GuestThread* t = oldest();
@@ -145,7 +148,7 @@ int64_t Process::futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n
     t->requeue_pi_to = 0;
     t->pi_wait = true;
     t->requeued_pi = true;
-    if (!put(uaddr2, v | kWaiters)) return -EFAULT;
+    if (!user_.put(uaddr2, v | kWaiters)) return -EFAULT;
     v |= kWaiters;
     ++n;
   }
@@ -153,12 +156,20 @@ int64_t Process::futex_cmp_requeue_pi(uint64_t uaddr, uint64_t uaddr2, int64_t n
 }
 
 // FUTEX_UNLOCK_PI: only the owner may; the oldest waiter gets the lock, or the word is 0.
-int64_t Process::futex_unlock_pi(uint64_t uaddr) {
+int64_t FutexWords::unlock_pi(uint64_t uaddr) {
   uint32_t v;
-  if (!get(uaddr, v)) return -EFAULT;
-  if ((v & kTidMask) != static_cast<uint32_t>(tid())) return -EPERM;
+  if (!user_.get(uaddr, v)) return -EFAULT;
+  if ((v & kTidMask) != static_cast<uint32_t>(threads_.running_tid())) return -EPERM;
   if (pi_hand_over(uaddr, 0)) return 0;
-  return put(uaddr, uint32_t{0}) ? 0 : -EFAULT;
+  return user_.put(uaddr, uint32_t{0}) ? 0 : -EFAULT;
+}
+
+int FutexWords::wake(uint64_t uaddr, int64_t n, uint32_t bitset) {
+  return threads_.futex_wake(uaddr, n, bitset);
+}
+
+int FutexWords::requeue(uint64_t uaddr, int64_t n_wake, uint64_t to, int64_t n_requeue) {
+  return threads_.futex_requeue(uaddr, n_wake, to, n_requeue);
 }
 
 }  // namespace padlock::emu
