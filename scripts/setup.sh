@@ -43,6 +43,10 @@ if ! "$PY" -c "import capstone, pybind11, pytest, numpy, matplotlib" 2>/dev/null
     "$PY" -m pip install -q --break-system-packages -r requirements.txt
 fi
 
+# SETUP_BUILD=0: stop here, with the packages installed (scripts/test.sh starts its downloads
+# before the build, docs/ci.md).
+[ "${SETUP_BUILD:-1}" = 0 ] && exit 0
+
 # SETUP_TARGETS: build only these targets (default: everything). SETUP_QUIET=1: the
 # configure and build output (Unicorn's configure among it) goes to a log, shown only when
 # something fails (scripts/demo.sh).
