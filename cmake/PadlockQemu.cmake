@@ -36,8 +36,9 @@ set(_q_all "")
 if(PADLOCK_BUILD_QEMU)
   set(_q_all ALL)
 endif()
-# Build trees share the cache's one QEMU work folder (one source and build tree per
-# target), so builders take turns on a lock there; a later one finds the binaries and stops.
+# Build trees share the cache's one QEMU work folder (one source tree, one build tree for
+# all the targets), so builders take turns on a lock there; a later one finds the binaries
+# and stops.
 add_custom_target(padlock-qemu ${_q_all}
   COMMAND ${CMAKE_COMMAND} -E make_directory "${PADLOCK_DEPS_CACHE}"
   COMMAND ${CMAKE_COMMAND} -E env "CC=${CMAKE_C_COMPILER}"

@@ -13,6 +13,8 @@
 #                                            xsha512_vs_openssl, sm3_vs_openssl, sm4_vs_openssl,
 #                                            sm2_verify_vs_openssl
 #        scripts/fuzz.sh --list
+#        scripts/fuzz.sh --build     builds every target and seeds every corpus, no campaign
+#                                    (scripts/test.sh does this beside the tests, docs/ci.md)
 # Needs clang with libFuzzer (Debian: clang, libclang-rt-14-dev; scripts/setup.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +22,9 @@ TARGETS="decoder elf_loader object_loader memory_syscalls path_syscalls cli trac
 xcrypt_vs_openssl montmul_vs_gmp xsha512_vs_openssl sm3_vs_openssl sm4_vs_openssl sm2_verify_vs_openssl"
 TARGETS=$(echo $TARGETS)
 if [ "${1:-}" = "--list" ]; then echo "$TARGETS"; exit 0; fi
-[ $# = 2 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
-target=$1 seconds=$2
-case " $TARGETS " in *" $target "*) ;; *) echo "fuzz.sh: unknown target '$target' ($TARGETS)" >&2; exit 2 ;; esac
+[ $# = 2 ] || [ "${1:-}" = --build ] || { sed -n '2,18p' "$0" >&2; exit 2; }
+target=$1 seconds=${2:-}
+case " $TARGETS --build " in *" $target "*) ;; *) echo "fuzz.sh: unknown target '$target' ($TARGETS)" >&2; exit 2 ;; esac
 
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 # Campaigns may run side by side (scripts/test.sh runs two at a time): the configure, the
@@ -36,19 +38,32 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DPython3_EXECUTABLE="$(command -v python3)" -DPADLOCK_FUZZ=ON -DPADLOCK_BUILD_PYTHON=OFF \
     -DPADLOCK_BUILD_TESTS=OFF -DPADLOCK_BUILD_BENCH=OFF ${PADLOCK_UNICORN_FROM:+-DPADLOCK_UNICORN_FROM="$PADLOCK_UNICORN_FROM"} >/dev/null
 fi
-if ! nice -n 19 cmake --build "$BUILD" -j2 --target "fuzz_$target" >"$BUILD/fuzz_$target.build.log" 2>&1; then
-  grep -m5 -E 'error|undefined reference' "$BUILD/fuzz_$target.build.log" >&2 || true
-  echo "fuzz.sh: fuzz_$target does not build (log: $BUILD/fuzz_$target.build.log)" >&2
-  exit 1
+build() {  # LOG TARGET...: one ninja for them all, so its two jobs stay busy
+  local log=$1
+  shift
+  if ! nice -n 19 cmake --build "$BUILD" -j2 --target "$@" >"$log" 2>&1; then
+    grep -m5 -E 'error|undefined reference' "$log" >&2 || true
+    echo "fuzz.sh: $* does not build (log: $log)" >&2
+    exit 1
+  fi
+}
+seed() {  # TARGET: a new corpus starts from fuzz/seeds.py's seeds
+  local corpus="$PWD/$BUILD/corpus/$1"
+  if [ ! -d "$corpus" ]; then
+    [ -d "$PWD/$BUILD/seeds/$1" ] || python3 fuzz/seeds.py "$PWD/$BUILD/seeds"
+    mkdir -p "$corpus"
+    cp "$PWD/$BUILD/seeds/$1"/* "$corpus"/
+  fi
+}
+if [ "$target" = --build ]; then
+  build "$BUILD/fuzz_all.build.log" $(for t in $TARGETS; do echo "fuzz_$t"; done)
+  for t in $TARGETS; do seed "$t"; done
+  exit 0
 fi
+build "$BUILD/fuzz_$target.build.log" "fuzz_$target"
 bin="$PWD/$BUILD/fuzz/fuzz_$target"
-
 corpus="$PWD/$BUILD/corpus/$target"
-if [ ! -d "$corpus" ]; then
-  python3 fuzz/seeds.py "$PWD/$BUILD/seeds"
-  mkdir -p "$corpus"
-  cp "$PWD/$BUILD/seeds/$target"/* "$corpus"/
-fi
+seed "$target"
 flock -u 9
 crashes="$PWD/$BUILD/crashes/$target"
 mkdir -p "$crashes"

@@ -43,13 +43,17 @@ if ! "$PY" -c "import capstone, pybind11, pytest, numpy, matplotlib" 2>/dev/null
     "$PY" -m pip install -q --break-system-packages -r requirements.txt
 fi
 
+# SETUP_BUILD=0: stop here, with the packages installed (scripts/test.sh starts its downloads
+# before the build, docs/ci.md).
+[ "${SETUP_BUILD:-1}" = 0 ] && exit 0
+
 # SETUP_TARGETS: build only these targets (default: everything). SETUP_QUIET=1: the
 # configure and build output (Unicorn's configure among it) goes to a log, shown only when
 # something fails (scripts/demo.sh).
 BUILD_DIR=${BUILD_DIR:-build}
-# PADLOCK_BUILD_QEMU: system mode's QEMU, built once into ~/.cache/padlock-emu (about 2.5
-# minutes per target at -j2) and reused while its source, patch and ABI header stay the
-# same. A targeted build (SETUP_TARGETS, the demo) leaves it out.
+# PADLOCK_BUILD_QEMU: system mode's QEMU, built once into ~/.cache/padlock-emu (one tree for
+# both targets, about 14 minutes of CPU: docs/ci.md) and reused while its source, patch
+# and ABI header stay the same. A targeted build (SETUP_TARGETS, the demo) leaves it out.
 QEMU=ON
 [ -n "${SETUP_TARGETS:-}" ] && QEMU=OFF
 TARGETS=(${SETUP_TARGETS:-})
