@@ -32,7 +32,7 @@ constexpr const char* kUsage =
     "\n"
     "Boots a kernel under system mode's QEMU on a modelled VIA CPU; PadLock instructions\n"
     "run in padlock-emu's models (docs/system.md).\n"
-    "  --cpu NAME         CPU model (padlock-emu cpus); default esther\n"
+    "  --cpu NAME         CPU model (padlock-emu cpus); default esther, nano for a 64-bit kernel\n"
     "  --kernel, --initrd the kernel and initramfs to boot\n"
     "  --debian-kernel A  Debian's own kernel for A (apt-get download) and an initramfs\n"
     "                     whose init loads padlock-aes, padlock-sha and via-rng and prints\n"
@@ -60,7 +60,7 @@ constexpr const char* kUsage =
     "Environment: PADLOCK_QEMU_DIR (the built QEMU), PADLOCK_SYSTEM_LIB (the models).\n";
 
 struct SystemOptions {
-  std::string cpu = "esther";
+  std::string cpu;  // empty: esther, or nano for a 64-bit kernel
   std::string kernel, initrd, append, debian, trace, check_jsonl, check_sarif;
   std::string suite;  // --debian-suite; empty: bookworm
   std::string memory = "256";
@@ -134,9 +134,17 @@ SystemOptions parse_system(const std::vector<std::string>& args) {
       throw UsageError("system: unknown argument '" + a + "' (see 'padlock-emu system --help')");
     }
   }
-  emu::cpu_by_name(o.cpu);  // the same check and message as run's --cpu
   if (o.kernel.empty() == o.debian.empty())
     throw UsageError("system: give --kernel or --debian-kernel (one of them)");
+  // A 64-bit kernel on a CPU without long mode stops at "This kernel requires an x86-64
+  // CPU" and halts, so the boot would only end at the wait's limit (docs/system.md).
+  const bool bits64 = o.debian == "amd64" || o.x86_64;
+  if (o.cpu.empty()) o.cpu = bits64 ? "nano" : "esther";
+  const CpuModel* cpu = emu::cpu_by_name(o.cpu);  // the same check and message as run's --cpu
+  if (bits64 && !cpu->long_mode)
+    throw UsageError("system: --cpu " + o.cpu +
+                     " has no long mode and cannot boot a 64-bit kernel; choose a model "
+                     "that 'padlock-emu cpus' does not mark 32-bit");
   if (!o.modules.empty() && o.debian.empty())
     throw UsageError("system: --module needs --debian-kernel");
   if (!o.suite.empty() && o.debian.empty())

@@ -27,9 +27,9 @@ CONSOLE = (BIOS + r"[    0.000000] Linux version 6.1.0\r\n"
 SENT = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def stand_in(tmp_path: Path, body: str) -> dict:
-    """PADLOCK_QEMU_DIR with a qemu-system-i386 that runs `body` (sh)."""
-    qemu = tmp_path / "qemu" / "bin" / "qemu-system-i386"
+def stand_in(tmp_path: Path, body: str, binary: str = "qemu-system-i386") -> dict:
+    """PADLOCK_QEMU_DIR with a QEMU (qemu-system-i386 unless named) that runs `body` (sh)."""
+    qemu = tmp_path / "qemu" / "bin" / binary
     qemu.parent.mkdir(parents=True)
     qemu.write_text("#!/bin/sh\n" + body + "\n")
     qemu.chmod(0o755)
@@ -158,3 +158,30 @@ def test_help_names_every_pinned_suite_and_the_default(emulator_path):
     assert "bookworm (default;" in text
     for suite in suites:
         assert f"{suite} (" in text, suite
+
+
+@pytest.mark.parametrize("args, binary, cpu", [
+    ([], "qemu-system-i386", "esther-c5j"),
+    (["--x86-64"], "qemu-system-x86_64", "nano"),
+    (["--x86-64", "--cpu", "kx-6000"], "qemu-system-x86_64", "kx-6000"),
+])
+def test_the_default_cpu_follows_the_kernels_width(emulator_path, tmp_path, args, binary, cpu):
+    """Without --cpu a 64-bit kernel boots on nano, a 32-bit one on esther (docs/system.md,
+    "CPU models")."""
+    env = stand_in(tmp_path, 'echo "PADLOCK-ARGS $*"; printf "PADLOCK-DONE\\r\\n"', binary)
+    r = system(emulator_path, env, *args)
+    line = next(l for l in r.stdout.splitlines() if l.startswith("PADLOCK-ARGS"))
+    assert f" -cpu {cpu} " in line + " ", line
+
+
+@pytest.mark.parametrize("args", [["--x86-64", "--cpu", "esther"],
+                                  ["--x86-64", "--cpu", "nehemiah-c5xl"]])
+def test_a_64_bit_kernel_on_a_32_bit_cpu_is_one_line(emulator_path, tmp_path, args):
+    """Such a kernel stops at "This kernel requires an x86-64 CPU" and halts: refused before
+    QEMU starts, not left to hang."""
+    env = stand_in(tmp_path, "echo QEMU-RAN", "qemu-system-x86_64")
+    r = system(emulator_path, env, *args)
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    assert r.stderr == (f"padlock-emu: system: --cpu {args[2]} has no long mode and cannot boot "
+                        "a 64-bit kernel; choose a model that 'padlock-emu cpus' does not mark "
+                        "32-bit\n"), r.stderr
