@@ -489,7 +489,7 @@ MUTATIONS: list[Mutation] = [
     M("stop-signal-flag", "host stop (host signals)", "emulator/linux/signal/host_signals.cpp",
       "  if (std::atomic<bool>* stop = g_host_stop.load()) stop->store(true);\n", "",
       (pytest("tests/integration/test_stop.py", "sigterm and huge and not mac and off"),)),
-    M("stop-core-flag", "host stop (the core hands it to the units)", "emulator/padlock/core.cpp",
+    M("stop-core-flag", "host stop (the core hands it to the units)", "emulator/exec/core.cpp",
       "  env.host_stop = host_stop_;\n", "",
       (pytest("tests/integration/test_stop.py", "sigterm and huge and not mac and off"),)),
     # --- CLI options and environment variables ------------------------------------------------

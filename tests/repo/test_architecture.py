@@ -21,15 +21,15 @@ ALLOWED: dict[str, set[str]] = {
     "emulator/loader": {"emulator/memory"},
     "emulator/observe": {"emulator/cpu", "emulator/loader", "emulator/run_options.hpp", "isa",
                          "models"},
-    "emulator/padlock": {"emulator/cpu", "emulator/memory", "emulator/observe",
+    "emulator/exec": {"emulator/cpu", "emulator/memory", "emulator/observe",
                          "emulator/time", "isa", "models"},
     "emulator/debug": set(),
     "emulator/linux": {"emulator/cpu", "emulator/memory", "emulator/time", "emulator/loader",
-                       "emulator/padlock", "emulator/observe", "emulator/run_options.hpp",
+                       "emulator/exec", "emulator/observe", "emulator/run_options.hpp",
                        "emulator/debug",
                        "isa", "models"},
     "emulator/harness": {"emulator/cpu", "emulator/memory", "emulator/time", "emulator/loader",
-                         "emulator/padlock", "emulator/observe", "emulator/linux/signal",
+                         "emulator/exec", "emulator/observe", "emulator/linux/signal",
                          "isa", "models"},
     "emulator/tools": {"emulator/observe", "isa", "models"},
     "emulator/cli": {"emulator/linux", "emulator/loader", "emulator/tools", "emulator/observe",
@@ -41,7 +41,7 @@ ALLOWED: dict[str, set[str]] = {
                          "models"},
     # system mode's C ABI for QEMU: the execution core and what it writes to, no Unicorn;
     # of the loader only its dependency-free ELF reader (the kernel modules' symbols)
-    "emulator/system": {"emulator/padlock", "emulator/observe", "emulator/time", "isa",
+    "emulator/system": {"emulator/exec", "emulator/observe", "emulator/time", "isa",
                         "models", "emulator/loader/elf_view.hpp"},
 }
 
@@ -93,14 +93,14 @@ def test_isa_and_models_never_include_unicorn_or_the_emulator():
 
 
 def test_the_execution_core_builds_without_unicorn():
-    """emulator/padlock/core.cpp and what it writes to form padlock_exec, a library with
+    """emulator/exec/core.cpp and what it writes to form padlock_exec, a library with
     no Unicorn, shared by the CLI, the harness and the direct model API (CMakeLists.txt)."""
-    core = [f for f, _, inc in includes() if f.startswith("emulator/padlock/core")]
-    assert core, "emulator/padlock/core.* is the execution core"
+    core = [f for f, _, inc in includes() if f.startswith("emulator/exec/core")]
+    assert core, "emulator/exec/core.* is the execution core"
     for f, _, inc in includes():
-        if f.startswith("emulator/padlock/core"):
+        if f.startswith("emulator/exec/core"):
             assert not inc.startswith(("emulator/cpu", "emulator/memory", "emulator/linux")), inc
-        if f in ("emulator/padlock/core.hpp", "emulator/padlock/core.cpp"):
+        if f in ("emulator/exec/core.hpp", "emulator/exec/core.cpp"):
             assert "unicorn" not in (REPO / f).read_text()
 
 

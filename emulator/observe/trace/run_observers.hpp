@@ -78,7 +78,7 @@ class RunObservers final : public PadlockListener {
     if (debug_) debug_->on_new_blocks(blocks, nblocks);
   }
 
-  // One PadLock instruction, from the execution core (emulator/padlock/core.hpp).
+  // One PadLock instruction, from the execution core (emulator/exec/core.hpp).
   void on_padlock(const PadlockRecord& r, GuestMemory& mem) override;
   // The guest thread that runs from now on (creation order; emulator/linux/threads.cpp).
   void set_thread(int index) { thread_ = index; }

@@ -1,4 +1,4 @@
-#include "emulator/padlock/padlock_call.hpp"
+#include "emulator/exec/padlock_call.hpp"
 
 #include <cstring>
 

@@ -1,7 +1,7 @@
 // The register side of a PadLock trap, shared by the whole-program Process and the
 // function harness Machine: decode the instruction at the PC, read the architectural
 // state the models need and write back what they changed. Execution itself is the core's
-// (emulator/padlock/core.hpp).
+// (emulator/exec/core.hpp).
 #pragma once
 
 #include <cstdint>

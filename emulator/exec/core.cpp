@@ -1,4 +1,4 @@
-#include "emulator/padlock/core.hpp"
+#include "emulator/exec/core.hpp"
 
 #include <algorithm>
 
