@@ -1,4 +1,4 @@
-#include "emulator/tools/trace_file.hpp"
+#include "emulator/trace_reader/trace_file.hpp"
 
 #include <zlib.h>
 

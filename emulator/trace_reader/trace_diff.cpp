@@ -1,4 +1,4 @@
-#include "emulator/tools/trace_diff.hpp"
+#include "emulator/trace_reader/trace_diff.hpp"
 
 #include <algorithm>
 

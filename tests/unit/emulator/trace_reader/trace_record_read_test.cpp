@@ -1,11 +1,11 @@
-// A trace line read back (emulator/tools/trace_file.hpp): nlohmann-json parses it; these
+// A trace line read back (emulator/trace_reader/trace_file.hpp): nlohmann-json parses it; these
 // check what the tools rely on: exact 64-bit integers, members in file order, the member
 // accessors' defaults, the depth limit and one-line reasons for malformed lines.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "emulator/tools/trace_file.hpp"
+#include "emulator/trace_reader/trace_file.hpp"
 
 namespace padlock::emu::trace {
 namespace {

@@ -1,4 +1,4 @@
-#include "emulator/tools/trace_summary.hpp"
+#include "emulator/trace_reader/trace_summary.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -1,5 +1,5 @@
 // `trace diff`: the first differing instruction and field, ignoring what the user asks.
-#include "emulator/tools/trace_diff.hpp"
+#include "emulator/trace_reader/trace_diff.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "emulator/tools/trace_summary.hpp"
+#include "emulator/trace_reader/trace_summary.hpp"
 
 namespace padlock::emu::trace {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/tools/trace_file.hpp"
+#include "emulator/trace_reader/trace_file.hpp"
 
 namespace padlock::emu::trace {
 
