@@ -650,7 +650,7 @@ MUTATIONS: list[Mutation] = [
       "    clear_eflags30();",
       "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.",
       (pytest("tests/integration/test_switch_key.py"),)),
-    M("gdb-amd64-rsi-rdi", "gdb register slots (amd64)", "emulator/debug/x86_registers.cpp",
+    M("gdb-amd64-rsi-rdi", "gdb register slots (amd64)", "emulator/gdb/x86_registers.cpp",
       '{"rsi", 64, "int64", F::Core, S::Gpr, 6},    {"rdi", 64, "int64", F::Core, S::Gpr, 7},',
       '{"rsi", 64, "int64", F::Core, S::Gpr, 7},    {"rdi", 64, "int64", F::Core, S::Gpr, 6},',
       (pytest("tests/integration/test_gdb_registers.py"),)),
@@ -726,7 +726,7 @@ MUTATIONS: list[Mutation] = [
       "  if (h == nullptr || dlsym(h, \"padlock_sys_abi_version\") == nullptr) {",
       "  if (false) {",
       (pytest("tests/integration/test_system_cli.py", "missing_library"),)),
-    M("gdb-wait-ending", "gdb: a host signal ends the wait", "emulator/debug/gdb_server.cpp",
+    M("gdb-wait-ending", "gdb: a host signal ends the wait", "emulator/gdb/gdb_server.cpp",
       "    if (target_ != nullptr && target_->ending()) return false;\n", "",
       (pytest("tests/integration/test_gdb_signals.py"),)),
     # --- the Nano 3000 and Zhaoxin models (docs/zhaoxin.md) -------------------------------

@@ -1,8 +1,8 @@
-// The gdb remote protocol server (emulator/debug/gdb_server.hpp) against a fake target over
+// The gdb remote protocol server (emulator/gdb/gdb_server.hpp) against a fake target over
 // a real TCP connection: framing, acknowledgements, register and memory packets, break- and
 // watchpoints, qXfer in pieces, resume actions and signal numbers. Real gdb drives the
 // whole stub in tests/integration/test_gdb.py.
-#include "emulator/debug/gdb_server.hpp"
+#include "emulator/gdb/gdb_server.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "emulator/debug/x86_registers.hpp"
+#include "emulator/gdb/x86_registers.hpp"
 
 namespace padlock::emu::gdb {
 namespace {

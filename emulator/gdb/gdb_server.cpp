@@ -1,4 +1,4 @@
-#include "emulator/debug/gdb_server.hpp"
+#include "emulator/gdb/gdb_server.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "emulator/debug/x86_registers.hpp"
+#include "emulator/gdb/x86_registers.hpp"
 
 namespace padlock::emu::gdb {
 

@@ -1,4 +1,4 @@
-#include "emulator/debug/x86_registers.hpp"
+#include "emulator/gdb/x86_registers.hpp"
 
 #include <vector>
 
