@@ -37,8 +37,7 @@ ALLOWED: dict[str, set[str]] = {
                      "emulator/run_options.hpp", "isa", "models"},
     "emulator/run_options.hpp": {"models"},
     # the option checks and messages every entry point shares (the CLI, Python)
-    "emulator/options": {"emulator/run_options.hpp", "emulator/observe", "emulator/time",
-                         "models"},
+    "emulator/options": {"emulator/run_options.hpp", "emulator/time", "models"},
     # system mode's C ABI for QEMU: the execution core and what it writes to, no Unicorn;
     # of the loader only its dependency-free ELF reader (the kernel modules' symbols)
     "emulator/system": {"emulator/exec", "emulator/observe", "emulator/time", "isa",
