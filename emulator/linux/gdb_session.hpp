@@ -19,7 +19,7 @@
 
 #include "emulator/cpu/cpu.hpp"
 #include "emulator/gdb/gdb_server.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 #include "models/unit_interface.hpp"
 
 namespace padlock::emu {

@@ -33,7 +33,7 @@
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/stats.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "models/padlock.hpp"
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::emu {

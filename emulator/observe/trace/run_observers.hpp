@@ -24,7 +24,7 @@
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/padlock_event.hpp"
 #include "emulator/observe/trace/trace_filter.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 
 namespace padlock::emu {
 
