@@ -574,7 +574,7 @@ MUTATIONS: list[Mutation] = [
       "emulator/linux/threads/thread_table.cpp", "      if (i < cur_) --cur_;\n", "",
       (gtest("test_emulator", "ThreadTableTest.*"),)),
     M("futex-wait-value-check", "FUTEX_WAIT on a changed word",
-      "emulator/linux/syscall/process.cpp",
+      "emulator/linux/syscall/task.cpp",
       "  if (v != static_cast<uint32_t>(c.a[2])) return -EAGAIN;\n", "",
       (gtest("test_emulator", "Arches/SyscallTest.Futex*"),)),
     M("gdb-thread-register-write", "gdb: a switched-out thread's register write",

@@ -1,7 +1,5 @@
 // Process, identity, limits, TLS and futex system calls. The guest's PID is the emulator's
 // own; its threads (emulator/linux/threads.cpp) have TIDs from PID on.
-#include "emulator/linux/process.hpp"
-
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -13,6 +11,7 @@
 #include <cstring>
 
 #include "emulator/linux/abi_structs.hpp"
+#include "emulator/linux/process.hpp"
 #include "emulator/linux/syscall/syscalls.hpp"
 
 namespace padlock::emu {
