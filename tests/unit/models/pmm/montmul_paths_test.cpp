@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "models/pmm/montmul_core.hpp"
-#include "tests/unit/pmm/pmm_rig.hpp"
+#include "tests/unit/models/pmm/pmm_rig.hpp"
 
 namespace padlock::test {
 namespace {

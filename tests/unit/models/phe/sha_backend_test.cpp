@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/unit/phe/phe_rig.hpp"
+#include "tests/unit/models/phe/phe_rig.hpp"
 
 namespace padlock::test {
 namespace {

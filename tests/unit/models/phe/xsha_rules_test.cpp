@@ -2,7 +2,7 @@
 // chosen where the guide is silent (docs/fidelity/phe.md).
 #include <gtest/gtest.h>
 
-#include "tests/unit/phe/phe_rig.hpp"
+#include "tests/unit/models/phe/phe_rig.hpp"
 
 namespace padlock::test {
 namespace {

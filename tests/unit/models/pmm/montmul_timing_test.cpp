@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "tests/unit/pmm/pmm_rig.hpp"
+#include "tests/unit/models/pmm/pmm_rig.hpp"
 
 namespace padlock::test {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "common/vector_file.hpp"
 #include "models/phe/sha512.hpp"
-#include "tests/unit/gmi/zx_rig.hpp"
+#include "tests/unit/models/gmi/zx_rig.hpp"
 
 namespace padlock::test {
 namespace {

@@ -6,7 +6,7 @@
 #include <openssl/evp.h>
 
 #include "common/vector_file.hpp"
-#include "tests/unit/gmi/zx_rig.hpp"
+#include "tests/unit/models/gmi/zx_rig.hpp"
 
 namespace padlock::test {
 namespace {

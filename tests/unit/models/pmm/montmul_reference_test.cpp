@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/vector_file.hpp"
-#include "tests/unit/pmm/pmm_rig.hpp"
+#include "tests/unit/models/pmm/pmm_rig.hpp"
 
 namespace padlock::test {
 namespace {

@@ -9,7 +9,7 @@
 // Each is a diagnostic, hence a checker finding.
 #include <gtest/gtest.h>
 
-#include "tests/unit/phe/phe_rig.hpp"
+#include "tests/unit/models/phe/phe_rig.hpp"
 
 namespace padlock::test {
 namespace {

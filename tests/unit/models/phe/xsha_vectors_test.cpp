@@ -8,7 +8,7 @@
 
 #include "common/vector_file.hpp"
 #include "models/phe/sha_backend.hpp"
-#include "tests/unit/phe/phe_rig.hpp"
+#include "tests/unit/models/phe/phe_rig.hpp"
 
 namespace padlock::test {
 namespace {

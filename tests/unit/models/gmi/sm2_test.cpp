@@ -9,7 +9,7 @@
 #include <openssl/param_build.h>
 
 #include "common/vector_file.hpp"
-#include "tests/unit/gmi/zx_rig.hpp"
+#include "tests/unit/models/gmi/zx_rig.hpp"
 
 namespace padlock::test {
 namespace {

@@ -6,7 +6,7 @@
 // ESI advances, RAX stays -1 (docs/fidelity/phe.md).
 #include <gtest/gtest.h>
 
-#include "tests/unit/phe/phe_rig.hpp"
+#include "tests/unit/models/phe/phe_rig.hpp"
 
 namespace padlock::test {
 namespace {
