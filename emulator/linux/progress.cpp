@@ -5,8 +5,6 @@
 
 #include <cstdio>
 
-#include "emulator/linux/process.hpp"
-
 namespace padlock::emu {
 
 namespace {
@@ -68,7 +66,9 @@ std::string ProgressLine::format(double modelled_s, bool timing, uint64_t insns,
   return s;
 }
 
-ProgressLine::ProgressLine(Process& p, bool enabled) : p_(p) {
+ProgressLine::ProgressLine(const RunOptions& options, const Stats& stats, const uint64_t* clock,
+                           double mhz, bool enabled)
+    : options_(options), stats_(stats), clock_(clock), mhz_(mhz) {
   if (!enabled || !isatty(STDERR_FILENO)) return;
   // Our own descriptor for the terminal: descriptors are the guest's too, and programs
   // close stderr on their way out (coreutils' close_stdout).
@@ -97,13 +97,12 @@ ProgressLine::~ProgressLine() {
 }
 
 void ProgressLine::draw(double host_s) {
-  const RunOptions& o = p_.options();
-  const Stats& st = p_.stats();
   uint64_t bytes = 0;
-  for (const InsnStats& i : st.insn) bytes += load(i.bytes);
-  const double modelled = static_cast<double>(load(*p_.vtime().clock_cell())) / (p_.mhz() * 1e6);
+  for (const InsnStats& i : stats_.insn) bytes += load(i.bytes);
+  const double modelled = static_cast<double>(load(*clock_)) / (mhz_ * 1e6);
   std::string line = "\r";
-  line += format(modelled, o.timing, load(st.guest_insns), o.icount || o.stats, bytes, host_s);
+  line += format(modelled, options_.timing, load(stats_.guest_insns),
+                 options_.icount || options_.stats, bytes, host_s);
   line += "\033[K";
   write_all(fd_, line);
   drawn_ = true;

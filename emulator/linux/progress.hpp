@@ -16,14 +16,17 @@
 #include <string>
 #include <thread>
 
-namespace padlock::emu {
+#include "emulator/observe/stats.hpp"
+#include "emulator/options/run_options.hpp"
 
-class Process;
+namespace padlock::emu {
 
 class ProgressLine {
  public:
-  // Draws only if `enabled` and stderr is a terminal.
-  ProgressLine(Process& p, bool enabled);
+  // Draws only if `enabled` and stderr is a terminal. `clock` is the virtual clock's cell
+  // in cycles at `mhz` (VirtualTime::clock_cell); all four outlive the line.
+  ProgressLine(const RunOptions& options, const Stats& stats, const uint64_t* clock, double mhz,
+               bool enabled);
   ~ProgressLine();  // stops drawing and erases the line
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
@@ -35,7 +38,10 @@ class ProgressLine {
  private:
   void draw(double host_s);
 
-  Process& p_;
+  const RunOptions& options_;
+  const Stats& stats_;
+  const uint64_t* clock_;
+  double mhz_;
   int fd_ = -1;  // a duplicate of stderr
   std::thread thread_;
   std::mutex m_;
