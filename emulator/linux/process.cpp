@@ -23,11 +23,11 @@
 #include "emulator/cpu/cpu_features.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/gdb_session.hpp"
-#include "emulator/linux/progress.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/loader/initial_stack.hpp"
 #include "emulator/memory/code_pages.hpp"
 #include "emulator/memory/direct_memory.hpp"
+#include "emulator/observe/progress.hpp"
 #include "emulator/observe/trace/run_observers.hpp"
 
 namespace padlock::emu {

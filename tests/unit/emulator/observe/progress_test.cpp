@@ -1,6 +1,6 @@
-// The progress line's text (emulator/linux/progress.hpp); drawing it on a terminal is
+// The progress line's text (emulator/observe/progress.hpp); drawing it on a terminal is
 // tested with a pseudo-terminal in tests/integration/test_progress.py.
-#include "emulator/linux/progress.hpp"
+#include "emulator/observe/progress.hpp"
 
 #include <gtest/gtest.h>
 

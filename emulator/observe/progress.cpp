@@ -1,4 +1,4 @@
-#include "emulator/linux/progress.hpp"
+#include "emulator/observe/progress.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
