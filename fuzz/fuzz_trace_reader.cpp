@@ -1,7 +1,7 @@
 // libFuzzer target: the --trace reader behind `trace summary` and `trace diff`
-// (emulator/tools/trace_file.hpp; lines parsed by nlohmann-json) on any file: it reads the file or
-// gives a one-line reason, and a file it reads can be summarized. The reader takes a path: the
-// input goes to one memory file, rewritten for each input (a file on disk cost a truncate and a
+// (emulator/trace_reader/trace_file.hpp; lines parsed by nlohmann-json) on any file: it reads the
+// file or gives a one-line reason, and a file it reads can be summarized. The reader takes a path:
+// the input goes to one memory file, rewritten for each input (a file on disk cost a truncate and a
 // writeback per input, most of the time of a run).
 #include <sys/mman.h>
 #include <unistd.h>
@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "emulator/tools/trace_file.hpp"
-#include "emulator/tools/trace_summary.hpp"
+#include "emulator/trace_reader/trace_file.hpp"
+#include "emulator/trace_reader/trace_summary.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const int fd = memfd_create("fuzz-trace", 0);

@@ -58,7 +58,7 @@ def main() -> int:
                  ["cpus", "--verbose"], ["trace", "summary", "x"], ["--version"], ["help", "run"]):
         put(out, "cli", b"\0".join(a.encode() for a in args))
     # Trace reader: the golden traces, whole and cut short.
-    for f in sorted((ROOT / "traces" / "golden").glob("*.jsonl")):
+    for f in sorted((ROOT / "tests" / "golden").glob("*.jsonl")):
         data = f.read_bytes()
         put(out, "trace_reader", data[:4000])
         put(out, "trace_reader", data[:1500])

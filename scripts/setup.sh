@@ -38,7 +38,7 @@ if [ "$need_apt" = 1 ]; then
 fi
 
 PY=${PYTHON:-python3}
-if ! "$PY" -c "import capstone, pybind11, pytest, numpy, matplotlib" 2>/dev/null; then
+if ! "$PY" -c "import capstone, pybind11, pytest, numpy, matplotlib, jsonschema" 2>/dev/null; then
   "$PY" -m pip install -q -r requirements.txt 2>/dev/null ||
     "$PY" -m pip install -q --break-system-packages -r requirements.txt
 fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the golden traces under traces/golden/ (one --trace file per run listed in
-# traces/golden/runs.txt) with the padlock-emu and guest programs of a build. Run it on
+# Regenerates the golden traces under tests/golden/ (one --trace file per run listed in
+# tests/golden/runs.txt) with the padlock-emu and guest programs of a build. Run it on
 # purpose, when a change of results or cycles is intended, and review the diff like code:
-#     scripts/update_golden_traces.sh && git diff --stat traces/golden
+#     scripts/update_golden_traces.sh && git diff --stat tests/golden
 # `padlock-emu trace diff OLD NEW` shows the first divergence of one file.
 #
 # usage: scripts/update_golden_traces.sh [RUN_NAME...]

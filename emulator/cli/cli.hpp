@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "emulator/options/option_checks.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 
 namespace padlock::cli {
 

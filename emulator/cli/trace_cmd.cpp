@@ -1,12 +1,12 @@
 // `padlock-emu trace summary FILE` and `padlock-emu trace diff [--ignore F,...] A B`:
-// the readers of --trace files (emulator/tools/trace_summary.hpp, trace_diff.hpp).
+// the readers of --trace files (emulator/trace_reader/trace_summary.hpp, trace_diff.hpp).
 #include <string>
 #include <vector>
 
 #include "emulator/cli/cli.hpp"
-#include "emulator/tools/trace_diff.hpp"
-#include "emulator/tools/trace_file.hpp"
-#include "emulator/tools/trace_summary.hpp"
+#include "emulator/trace_reader/trace_diff.hpp"
+#include "emulator/trace_reader/trace_file.hpp"
+#include "emulator/trace_reader/trace_summary.hpp"
 
 namespace padlock::cli {
 

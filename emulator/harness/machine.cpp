@@ -11,10 +11,10 @@
 #include "emulator/cpu/cpu_features.hpp"
 #include "emulator/cpu/fault_address.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
+#include "emulator/exec/padlock_call.hpp"
 #include "emulator/linux/signal/exception_signals.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/memory/address_text.hpp"
-#include "emulator/padlock/padlock_call.hpp"
 
 namespace padlock::emu {
 
@@ -433,7 +433,7 @@ std::vector<Machine::DiagRecord> Machine::take_diagnostics() {
 
 // A PadLock instruction, called from generated code (UC_CTL_PADLOCK_INSN) or, without it,
 // from the invalid-opcode trap: decode and registers as in Process::padlock_insn
-// (emulator/padlock/padlock_call.hpp), execution by the same core (emulator/padlock/core.hpp),
+// (emulator/exec/padlock_call.hpp), execution by the same core (emulator/exec/core.hpp),
 // with the before/after hooks around it; faults stop the call. Returns the PC to go on at.
 bool Machine::on_invalid_insn() {
   const uint64_t pc = cpu_->pc();

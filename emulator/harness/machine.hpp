@@ -23,11 +23,11 @@
 #include "emulator/cpu/block_cache.hpp"
 #include "emulator/cpu/cpu.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
+#include "emulator/exec/core.hpp"
+#include "emulator/exec/padlock_call.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/check/checker.hpp"
 #include "emulator/observe/stats.hpp"
-#include "emulator/padlock/core.hpp"
-#include "emulator/padlock/padlock_call.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"
 #include "models/padlock.hpp"
@@ -297,7 +297,7 @@ class Machine {
   std::unique_ptr<Padlock> padlock_;
   std::unique_ptr<DiagSink> diag_;
   std::unique_ptr<VirtualTime> vt_;    // guest instructions, PadLock cycles, RDTSC reads
-  std::unique_ptr<PadlockCore> core_;  // PadLock execution (emulator/padlock/core.hpp)
+  std::unique_ptr<PadlockCore> core_;  // PadLock execution (emulator/exec/core.hpp)
   std::unique_ptr<check::SourceLookup> check_lookup_;
   std::unique_ptr<check::Checker> checker_;  // enable_check()
   Stats stats_;

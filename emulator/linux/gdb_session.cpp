@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "emulator/debug/x86_registers.hpp"
+#include "emulator/gdb/x86_registers.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/linux/signal/signals.hpp"

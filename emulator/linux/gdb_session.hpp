@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "emulator/cpu/cpu.hpp"
-#include "emulator/debug/gdb_server.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/gdb/gdb_server.hpp"
+#include "emulator/options/run_options.hpp"
 #include "models/unit_interface.hpp"
 
 namespace padlock::emu {

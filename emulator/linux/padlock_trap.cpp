@@ -2,7 +2,7 @@
 // block at 0F A6 / 0F A7 and call on_padlock_insn from generated code, with the state
 // precise there; without it they reach UC_HOOK_INSN_INVALID, as QEMU's translator has no
 // case for them. Neither gets the length: decode at the PC, run the execution core
-// (emulator/padlock/core.hpp), write the registers back and give the PC to go on at.
+// (emulator/exec/core.hpp), write the registers back and give the PC to go on at.
 // What is the Process's own: the EFLAGS[30] shadow and the block hook it needs, the
 // periodic interrupts of the virtual clock, and faults as Linux signals. Any other invalid
 // opcode is SIGILL.
@@ -10,10 +10,10 @@
 
 #include <cstdio>
 
+#include "emulator/exec/padlock_call.hpp"
 #include "emulator/linux/gdb_session.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/exception_signals.hpp"
-#include "emulator/padlock/padlock_call.hpp"
 
 namespace padlock::emu {
 

@@ -23,11 +23,11 @@
 #include "emulator/cpu/cpu_features.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/gdb_session.hpp"
-#include "emulator/linux/progress.hpp"
 #include "emulator/linux/signal/host_signals.hpp"
 #include "emulator/loader/initial_stack.hpp"
 #include "emulator/memory/code_pages.hpp"
 #include "emulator/memory/direct_memory.hpp"
+#include "emulator/observe/progress.hpp"
 #include "emulator/observe/trace/run_observers.hpp"
 
 namespace padlock::emu {
@@ -771,7 +771,7 @@ RunResult Process::run() {
   if (gdb_) gdb_->attach();
   // Not under gdb: the guest's pauses there are the user's.
   std::optional<ProgressLine> progress;
-  progress.emplace(*this, opts_.progress && !gdb_);
+  progress.emplace(opts_, stats_, vt_->clock_cell(), mhz_, opts_.progress && !gdb_);
   // Taken last, so that the gdb connection and the signal and progress machinery are in.
   kernel_.host_fds = open_descriptors(true);
   // The guest's name in /proc/self/comm, stat and status, as exec gives it (the file's

@@ -20,7 +20,7 @@
 #include "emulator/observe/block_walker.hpp"
 #include "emulator/observe/padlock_record.hpp"
 #include "emulator/observe/profile/object_map.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 #include "models/unit_interface.hpp"
 
 namespace padlock::emu {

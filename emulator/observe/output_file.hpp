@@ -39,8 +39,4 @@ class OutputFile {
   std::unique_ptr<Sink> sink_;
 };
 
-// Parses a size for --trace-max: digits with an optional K, M or G (powers of 1024) and
-// an optional trailing B ("100M", "1G", "4096"). Returns false on anything else or 0.
-bool parse_size(const std::string& text, uint64_t& bytes);
-
 }  // namespace padlock::emu

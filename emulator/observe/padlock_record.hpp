@@ -1,6 +1,6 @@
 // One executed PadLock instruction as every observer sees it: the --trace and
 // --chrome-trace writers, the profiler, --stats and the checker. The execution core
-// (emulator/padlock/core.hpp) fills it once; observers only read it.
+// (emulator/exec/core.hpp) fills it once; observers only read it.
 #pragma once
 
 #include <cstdint>

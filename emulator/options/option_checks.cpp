@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "emulator/observe/output_file.hpp"
 #include "emulator/time/virtual_time.hpp"
 
 namespace padlock::emu {
@@ -156,6 +155,36 @@ void check_clock(const RunOptions& o) {
                       number_text(mhz) + " MHz clock (each costs " + std::to_string(vt.irq_cycles) +
                       " clocks): raise --mhz or lower --irq-hz");
   }
+}
+
+bool parse_size(const std::string& text, uint64_t& bytes) {
+  size_t i = 0;
+  uint64_t v = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    if (v > (UINT64_MAX - 9) / 10) return false;
+    v = v * 10 + static_cast<uint64_t>(text[i++] - '0');
+  }
+  if (i == 0) return false;
+  struct Unit {
+    char letter;
+    unsigned shift;
+  };
+  static constexpr Unit kUnits[] = {{'K', 10}, {'M', 20}, {'G', 30}, {'T', 40}};
+  if (i < text.size()) {
+    const char c = static_cast<char>(text[i] & ~0x20);  // upper case
+    for (const Unit& u : kUnits) {
+      if (c == u.letter) {
+        if (v > (UINT64_MAX >> u.shift)) return false;
+        v <<= u.shift;
+        ++i;
+        break;
+      }
+    }
+  }
+  if (i < text.size() && (text[i] == 'B' || text[i] == 'b')) ++i;
+  if (i != text.size() || v == 0) return false;
+  bytes = v;
+  return true;
 }
 
 uint64_t parse_max_memory(const std::string& s) {

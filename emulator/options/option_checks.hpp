@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 #include "models/cpu_model.hpp"
 
 namespace padlock::emu {
@@ -52,6 +52,9 @@ const CpuModel* cpu_by_name(const std::string& name, const char* where = "");
 void check_sysroot(const std::string& dir);  // a directory, or OptionError
 // Once every option is known: the clock, and the interrupts' share of it.
 void check_clock(const RunOptions& o);
+// A size for --trace-max and --max-memory: digits with an optional K, M, G or T (powers of
+// 1024) and an optional trailing B ("100M", "1G", "4096"). False on anything else or 0.
+bool parse_size(const std::string& text, uint64_t& bytes);
 // The guest's memory cap (--max-memory) from text: K, M, G suffixes.
 uint64_t parse_max_memory(const std::string& s);
 

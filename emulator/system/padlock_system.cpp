@@ -1,5 +1,5 @@
 // The C ABI of system mode (padlock_system.h) over the one execution core
-// (emulator/padlock/core.hpp): QEMU's TCG helper hands it the instruction bytes, the
+// (emulator/exec/core.hpp): QEMU's TCG helper hands it the instruction bytes, the
 // registers and a page-at-a-time view of guest memory (docs/system.md).
 #include "emulator/system/padlock_system.h"
 
@@ -13,8 +13,8 @@
 #include <mutex>
 #include <vector>
 
+#include "emulator/exec/core.hpp"
 #include "emulator/observe/stats.hpp"
-#include "emulator/padlock/core.hpp"
 #include "emulator/system/system_observers.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"

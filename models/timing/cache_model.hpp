@@ -16,7 +16,7 @@
 // than the caches the walk stops once the caches' state repeats, shifted by the stream's
 // advance, over one period of lines; the remaining periods then cost what the first one
 // did, line for line, so they are added without walking them (`stream_by_steps` is the
-// definition; tests/unit/timing/cache_model_test.cpp compares the two). A stream that hit
+// definition; tests/unit/models/timing/cache_model_test.cpp compares the two). A stream that hit
 // L1 on every line leaves its lines most recent in its own order; the same stream again,
 // with no other access in between, hits alike and leaves the same order, so it costs what
 // it cost and is not walked.

@@ -10,7 +10,7 @@
 #include "bindings.hpp"
 #include "emulator/loader/elf_loader.hpp"
 #include "emulator/options/option_checks.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 #include "guest_run.hpp"
 #include "isa/instruction_table.hpp"
 #include "models/cpu_model.hpp"

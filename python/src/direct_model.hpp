@@ -1,7 +1,7 @@
 // The direct model API behind padlock_emu.Model: one CPU's PadLock units with a FlatMemory
 // and an ArchState, so Python can run single PadLock instructions on buffers without an
 // ELF or Unicorn. It adds no semantics: decoding is isa::decode, execution is the same core
-// as the CLI's and the harness's (emulator/padlock/core.hpp), and its clock is a
+// as the CLI's and the harness's (emulator/exec/core.hpp), and its clock is a
 // VirtualTime of its own.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/padlock/core.hpp"
+#include "emulator/exec/core.hpp"
 #include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"
 #include "models/cpu_model.hpp"

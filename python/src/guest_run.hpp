@@ -13,7 +13,7 @@
 #include <string>
 
 #include "emulator/observe/stats.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 
 namespace padlock::python {
 

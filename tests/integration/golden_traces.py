@@ -1,5 +1,5 @@
 """Golden traces: record the guest programs' --trace files in a reproducible way, and
-compare them with traces/golden/ (traces/README.md).
+compare them with tests/golden/ (traces/README.md).
 
 A guest's addresses depend on what the C library sees at start-up: argv, the environment
 and the length of /proc/self/exe all move the stack and the heap. So every run here uses
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-GOLDEN_DIR = REPO / "traces" / "golden"
+GOLDEN_DIR = REPO / "tests" / "golden"
 RUNS_FILE = GOLDEN_DIR / "runs.txt"
 
 
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     from guestrun import find_emulator, find_guest_dir  # noqa: E402 (same directory)
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--update", action="store_true", help="rewrite traces/golden/*.jsonl")
+    ap.add_argument("--update", action="store_true", help="rewrite tests/golden/*.jsonl")
     ap.add_argument("--emulator", type=Path, default=None)
     ap.add_argument("--guests", type=Path, default=None, help="<build>/tests/guest")
     ap.add_argument("names", nargs="*", help="only these runs (default: all)")

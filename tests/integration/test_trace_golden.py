@@ -1,4 +1,4 @@
-"""Golden traces (traces/README.md): every run listed in traces/golden/runs.txt is
+"""Golden traces (traces/README.md): every run listed in tests/golden/runs.txt is
 recorded again with --trace and must equal its golden file, compared by
 `padlock-emu trace diff` (results, registers, control words, cycles, virtual time,
 diagnostics, exit). A change of results or cycles fails here until the golden files are

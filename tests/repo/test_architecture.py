@@ -11,37 +11,33 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 # folder -> folders its files may include (besides itself). emulator/X means the whole
-# sub-folder; run_options.hpp is the emulator's one top-level header.
+# sub-folder; every file of emulator/ sits in one (test_every_emulator_file_is_in_a_room).
 ALLOWED: dict[str, set[str]] = {
     "isa": set(),
     "models": {"isa"},
     "emulator/memory": {"isa", "models"},
     "emulator/cpu": {"emulator/memory", "isa", "models"},
     "emulator/time": set(),
+    # the run options (RunOptions) and the checks and messages every entry point shares (the
+    # CLI, Python)
+    "emulator/options": {"emulator/time", "models"},
     "emulator/loader": {"emulator/memory"},
-    "emulator/observe": {"emulator/cpu", "emulator/loader", "emulator/run_options.hpp", "isa",
-                         "models"},
-    "emulator/padlock": {"emulator/cpu", "emulator/memory", "emulator/observe",
-                         "emulator/time", "isa", "models"},
-    "emulator/debug": set(),
+    "emulator/observe": {"emulator/cpu", "emulator/loader", "emulator/options", "isa", "models"},
+    "emulator/exec": {"emulator/cpu", "emulator/memory", "emulator/observe", "emulator/time",
+                      "isa", "models"},
+    "emulator/gdb": set(),
     "emulator/linux": {"emulator/cpu", "emulator/memory", "emulator/time", "emulator/loader",
-                       "emulator/padlock", "emulator/observe", "emulator/run_options.hpp",
-                       "emulator/debug",
+                       "emulator/exec", "emulator/observe", "emulator/options", "emulator/gdb",
                        "isa", "models"},
     "emulator/harness": {"emulator/cpu", "emulator/memory", "emulator/time", "emulator/loader",
-                         "emulator/padlock", "emulator/observe", "emulator/linux/signal",
+                         "emulator/exec", "emulator/observe", "emulator/linux/signal",
                          "isa", "models"},
-    "emulator/tools": {"emulator/observe", "isa", "models"},
-    "emulator/cli": {"emulator/linux", "emulator/loader", "emulator/tools", "emulator/observe",
-                     "emulator/time", "emulator/options",
-                     "emulator/run_options.hpp", "isa", "models"},
-    "emulator/run_options.hpp": {"models"},
-    # the option checks and messages every entry point shares (the CLI, Python)
-    "emulator/options": {"emulator/run_options.hpp", "emulator/observe", "emulator/time",
-                         "models"},
+    "emulator/trace_reader": {"emulator/observe", "isa", "models"},
+    "emulator/cli": {"emulator/linux", "emulator/loader", "emulator/trace_reader",
+                     "emulator/observe", "emulator/time", "emulator/options", "isa", "models"},
     # system mode's C ABI for QEMU: the execution core and what it writes to, no Unicorn;
     # of the loader only its dependency-free ELF reader (the kernel modules' symbols)
-    "emulator/system": {"emulator/padlock", "emulator/observe", "emulator/time", "isa",
+    "emulator/system": {"emulator/exec", "emulator/observe", "emulator/time", "isa",
                         "models", "emulator/loader/elf_view.hpp"},
 }
 
@@ -71,6 +67,14 @@ def includes():
                 yield f, n, m.group(1)
 
 
+def test_every_emulator_file_is_in_a_room():
+    """No source sits directly in emulator/: each belongs to the folder that names it."""
+    files = subprocess.run(["git", "ls-files", "emulator"], cwd=REPO, capture_output=True,
+                           text=True, check=True).stdout.split()
+    loose = [f for f in files if f.count("/") == 1 and f != "emulator/CMakeLists.txt"]
+    assert not loose, loose
+
+
 def test_every_folder_is_in_the_table():
     folders = {folder(f) for f, _, _ in includes()}
     assert folders <= set(ALLOWED), folders - set(ALLOWED)
@@ -93,14 +97,14 @@ def test_isa_and_models_never_include_unicorn_or_the_emulator():
 
 
 def test_the_execution_core_builds_without_unicorn():
-    """emulator/padlock/core.cpp and what it writes to form padlock_exec, a library with
+    """emulator/exec/core.cpp and what it writes to form padlock_exec, a library with
     no Unicorn, shared by the CLI, the harness and the direct model API (CMakeLists.txt)."""
-    core = [f for f, _, inc in includes() if f.startswith("emulator/padlock/core")]
-    assert core, "emulator/padlock/core.* is the execution core"
+    core = [f for f, _, inc in includes() if f.startswith("emulator/exec/core")]
+    assert core, "emulator/exec/core.* is the execution core"
     for f, _, inc in includes():
-        if f.startswith("emulator/padlock/core"):
+        if f.startswith("emulator/exec/core"):
             assert not inc.startswith(("emulator/cpu", "emulator/memory", "emulator/linux")), inc
-        if f in ("emulator/padlock/core.hpp", "emulator/padlock/core.cpp"):
+        if f in ("emulator/exec/core.hpp", "emulator/exec/core.cpp"):
             assert "unicorn" not in (REPO / f).read_text()
 
 
@@ -191,6 +195,6 @@ def test_system_calls_stay_out_of_the_threads_and_address_space_internals():
 def test_no_tracker_numbers_in_code_or_docs():
     """Comments and docs cite guide sections and docs/ pages: a tracker number means nothing to a
     maintainer outside the tracker."""
-    r = subprocess.run(["git", "grep", "-niIE", r"issue ?[#0-9]", "--", ".", ":!traces/golden"],
+    r = subprocess.run(["git", "grep", "-niIE", r"issue ?[#0-9]", "--", ".", ":!tests/golden"],
                        cwd=REPO, capture_output=True, text=True)
     assert r.stdout == "", r.stdout

@@ -189,7 +189,7 @@ PADLOCK_SYSCALL(sys_getrusage);
 PADLOCK_SYSCALL(sys_nanosleep);
 PADLOCK_SYSCALL(sys_clock_nanosleep);
 PADLOCK_SYSCALL(sys_clock_nanosleep64);
-// syscall/process.cpp
+// syscall/task.cpp
 PADLOCK_SYSCALL(sys_exit);
 PADLOCK_SYSCALL(sys_exit_group);
 PADLOCK_SYSCALL(sys_getpid);
@@ -319,7 +319,7 @@ int64_t read_guest_iovecs(SyscallContext& c, uint64_t va, uint64_t count,
 int64_t gather_iov(SyscallContext& c, uint64_t va, uint64_t count, bool write,
                    std::vector<iovec>& out);
 
-// i386 TLS (syscall/process.cpp): the struct user_desc at `va` as the GDT entry it names
+// i386 TLS (syscall/task.cpp): the struct user_desc at `va` as the GDT entry it names
 // (12..14; -1 picks a free one and writes the number back) and its descriptor; 0 or -errno.
 int64_t read_tls_descriptor(SyscallContext& c, uint64_t va, unsigned& index, uint64_t& desc);
 

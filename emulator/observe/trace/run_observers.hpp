@@ -24,7 +24,7 @@
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/padlock_event.hpp"
 #include "emulator/observe/trace/trace_filter.hpp"
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 
 namespace padlock::emu {
 
@@ -78,7 +78,7 @@ class RunObservers final : public PadlockListener {
     if (debug_) debug_->on_new_blocks(blocks, nblocks);
   }
 
-  // One PadLock instruction, from the execution core (emulator/padlock/core.hpp).
+  // One PadLock instruction, from the execution core (emulator/exec/core.hpp).
   void on_padlock(const PadlockRecord& r, GuestMemory& mem) override;
   // The guest thread that runs from now on (creation order; emulator/linux/threads.cpp).
   void set_thread(int index) { thread_ = index; }

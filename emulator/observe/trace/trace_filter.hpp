@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/run_options.hpp"
+#include "emulator/options/run_options.hpp"
 #include "isa/instruction_table.hpp"
 
 namespace padlock::emu::trace {

@@ -9,7 +9,7 @@
 
 #include "emulator/observe/trace/jsonl_trace.hpp"
 #include "emulator/observe/trace/result_digest.hpp"
-#include "emulator/tools/trace_file.hpp"
+#include "emulator/trace_reader/trace_file.hpp"
 #include "models/flat_memory.hpp"
 
 namespace padlock::emu::trace {

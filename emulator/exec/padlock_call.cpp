@@ -1,0 +1,76 @@
+#include "emulator/exec/padlock_call.hpp"
+
+#include <cstring>
+
+namespace padlock::emu {
+
+namespace {
+
+// A 32-bit guest's registers are the low halves (uc_reg_read of EAX truncates).
+uint64_t gpr_mask(bool guest64) {
+  return guest64 ? ~uint64_t{0} : 0xFFFFFFFFu;
+}
+
+void set_state(PadlockCall& c, uint64_t eflags, bool eflags30) {
+  std::memcpy(c.state.gpr, c.before, sizeof c.before);
+  c.state.eflags = (eflags & ~ArchState::kEflags30) | (eflags30 ? ArchState::kEflags30 : 0);
+  c.state.cr4_osfxsr = true;  // §1.2: Linux always sets CR4[9]
+}
+
+}  // namespace
+
+void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall& c) {
+  if (c.live != nullptr) {
+    for (int i = 0; i < 8; ++i) c.before[i] = c.live[i] & gpr_mask(guest64);
+  } else {
+    cpu.read_gpr8(c.before);
+  }
+  set_state(c, cpu.reg(guest64 ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS), eflags30);
+}
+
+bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, bool eflags30,
+                        PadlockCall& c, const uc_padlock_state* at, DecodeMemo* memo) {
+  c.pc = at != nullptr ? at->pc : cpu.pc();
+  const uint64_t avail = mem.accessible_with(c.pc, isa::kMaxInsnLength, kPageMapped | kPageExec);
+  const uint8_t* bytes = mem.host(c.pc);
+  const unsigned memo_len = memo != nullptr ? memo->decoded.length : 0;
+  if (memo_len != 0 && memo->pc == c.pc && avail >= memo_len &&
+      std::memcmp(memo->bytes, bytes, memo_len) == 0) {
+    c.decoded = memo->decoded;
+  } else {
+    c.decoded =
+        isa::decode(bytes, avail, guest64 ? isa::CpuMode::Long64 : isa::CpuMode::Protected32);
+    if (memo != nullptr && c.decoded.status != isa::DecodeStatus::NotPadlock) {
+      memo->pc = c.pc;
+      memo->decoded = c.decoded;
+      std::memcpy(memo->bytes, bytes, c.decoded.length);
+    }
+  }
+  if (c.decoded.status == isa::DecodeStatus::NotPadlock) return false;
+  if (at == nullptr) {
+    read_padlock_state(cpu, guest64, eflags30, c);
+    return true;
+  }
+  c.live = at->gpr;
+  for (int i = 0; i < 8; ++i) c.before[i] = c.live[i] & gpr_mask(guest64);
+  set_state(c, at->eflags, eflags30);
+  return true;
+}
+
+void finish_padlock_call(Cpu& cpu, const PadlockCall& c) {
+  uint8_t changed = 0;
+  for (int i = 0; i < 8; ++i) {
+    if (c.state.gpr[i] != c.before[i]) changed |= static_cast<uint8_t>(1u << i);
+  }
+  if (c.live == nullptr) {
+    cpu.write_gpr8(c.state.gpr, changed);
+    return;
+  }
+  // As uc_reg_write stores them: a 32-bit guest's zero-extended.
+  const bool guest64 = cpu.guest64();
+  for (int i = 0; i < 8; ++i) {
+    if (changed & (1u << i)) c.live[i] = c.state.gpr[i] & gpr_mask(guest64);
+  }
+}
+
+}  // namespace padlock::emu
