@@ -6,9 +6,9 @@
 #include <openssl/ec.h>
 #include <openssl/evp.h>
 
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <vector>
 
 #include "models/cpu_model.hpp"
@@ -71,7 +71,8 @@ int main() {
       std::abort();
   });
   const CpuModel& cpu = *find_cpu_model("kx-6000");
-  std::printf("SM2 verify benchmark (F2 0F A6 C0, EDX = 8), one key, a 32-byte digest, per CPU second\n");
+  std::printf(
+      "SM2 verify benchmark (F2 0F A6 C0, EDX = 8), one key, a 32-byte digest, per CPU second\n");
   std::printf("  model, valid signature      %8.0f verifies/s\n", model_valid);
   std::printf("  model, s with one bit flipped %6.0f verifies/s\n", model_invalid);
   std::printf("  OpenSSL EVP_PKEY_verify     %8.0f verifies/s   model/OpenSSL = %.2f\n", openssl,
