@@ -133,8 +133,9 @@ TEST(Sm2, GbT32918Vectors) {
 }
 
 // A key P = [d]G and a signature whose B6 sum is [s]G + [t]P (r = t - s), with e chosen
-// from OpenSSL's x1 of the sum so that it is valid, unless the sum is the point at
-// infinity: the model and OpenSSL must both find it `valid`.
+// from OpenSSL's x1 of the sum so that it is valid. When the sum is the point at infinity,
+// e is chosen from the x of [s]G instead: a sum that wrongly kept [s]G would verify. The
+// model and OpenSSL must both find it `valid`.
 void expect_sum_verifies(const BIGNUM* d, const BIGNUM* s, const BIGNUM* t, bool valid) {
   EC_GROUP* group = EC_GROUP_new_by_curve_name(NID_sm2);
   BN_CTX* ctx = BN_CTX_new();
@@ -147,13 +148,12 @@ void expect_sum_verifies(const BIGNUM* d, const BIGNUM* s, const BIGNUM* t, bool
   std::vector<uint8_t> pub(65), e(32), rs(64);
   EC_POINT_point2oct(group, q, POINT_CONVERSION_UNCOMPRESSED, pub.data(), 65, ctx);
   ASSERT_EQ(EC_POINT_is_at_infinity(group, sum) == 1, !valid);
-  if (valid) {
-    EC_POINT_get_affine_coordinates(group, sum, x1, nullptr, ctx);
-    BIGNUM* eb = BN_new();
-    BN_mod_sub(eb, r, x1, n, ctx);
-    BN_bn2binpad(eb, e.data(), 32);
-    BN_free(eb);
-  }
+  if (!valid) EC_POINT_mul(group, sum, s, nullptr, nullptr, ctx);
+  EC_POINT_get_affine_coordinates(group, sum, x1, nullptr, ctx);
+  BIGNUM* eb = BN_new();
+  BN_mod_sub(eb, r, x1, n, ctx);
+  BN_bn2binpad(eb, e.data(), 32);
+  BN_free(eb);
   BN_bn2binpad(r, rs.data(), 32);
   BN_bn2binpad(s, rs.data() + 32, 32);
   ZxRig rig;
