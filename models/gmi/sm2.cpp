@@ -33,8 +33,7 @@ constexpr const char* kN = "FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BB
 constexpr const char* kGx = "32C4AE2C1F1981195F9904466A39C9948FE30BBFF2660BE1715A4589334C74C7";
 constexpr const char* kGy = "BC3736A2F4F6779C59BDCEE36B692153D0A9877CC62A474002DF32E52139F0A0";
 // kP in limbs, for the products (Field checks it against kP once).
-constexpr Fe kPrime{0xFFFFFFFFFFFFFFFF, 0xFFFFFFFF00000000, 0xFFFFFFFFFFFFFFFF,
-                    0xFFFFFFFEFFFFFFFF};
+constexpr Fe kPrime{0xFFFFFFFFFFFFFFFF, 0xFFFFFFFF00000000, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFEFFFFFFFF};
 
 constexpr uint64_t inverse_mod_2_64(uint64_t odd) {  // Newton's iteration
   uint64_t inv = 1;
@@ -43,8 +42,12 @@ constexpr uint64_t inverse_mod_2_64(uint64_t odd) {  // Newton's iteration
 }
 constexpr uint64_t kPinv = 0 - inverse_mod_2_64(kPrime.l0);  // -p^-1 mod 2^64
 
-constexpr uint64_t lo(u128 x) { return static_cast<uint64_t>(x); }
-constexpr uint64_t hi(u128 x) { return static_cast<uint64_t>(x >> 64); }
+constexpr uint64_t lo(u128 x) {
+  return static_cast<uint64_t>(x);
+}
+constexpr uint64_t hi(u128 x) {
+  return static_cast<uint64_t>(x >> 64);
+}
 
 Fe from_mpz(mpz_srcptr z) {
   return {mpz_getlimbn(z, 0), mpz_getlimbn(z, 1), mpz_getlimbn(z, 2), mpz_getlimbn(z, 3)};
@@ -64,9 +67,13 @@ uint64_t be64(const uint8_t* b) {
   return v;
 }
 
-Fe from_bytes(const uint8_t* b) { return {be64(b + 24), be64(b + 16), be64(b + 8), be64(b)}; }
+Fe from_bytes(const uint8_t* b) {
+  return {be64(b + 24), be64(b + 16), be64(b + 8), be64(b)};
+}
 
-bool is_zero(const Fe& a) { return (a.l0 | a.l1 | a.l2 | a.l3) == 0; }
+bool is_zero(const Fe& a) {
+  return (a.l0 | a.l1 | a.l2 | a.l3) == 0;
+}
 bool equal(const Fe& a, const Fe& b) {
   return ((a.l0 ^ b.l0) | (a.l1 ^ b.l1) | (a.l2 ^ b.l2) | (a.l3 ^ b.l3)) == 0;
 }
