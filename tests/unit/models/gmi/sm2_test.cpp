@@ -8,6 +8,8 @@
 #include <openssl/obj_mac.h>
 #include <openssl/param_build.h>
 
+#include <string>
+
 #include "common/vector_file.hpp"
 #include "tests/unit/models/gmi/zx_rig.hpp"
 
@@ -130,14 +132,45 @@ TEST(Sm2, GbT32918Vectors) {
   }
 }
 
-// [s]G + [t]P is one double-and-add over both scalars (models/gmi/sm2_unit.cpp). Keys and
-// scalars chosen so that its steps meet the cases random signatures never do: P = G and
-// P = -G (the table's G + P is 2G or infinity), a step adding a point to itself (P = 2G)
-// or to its negative (P = -2G, then adding to infinity), and a sum at infinity. r = t - s,
-// and e is chosen from OpenSSL's x1 of the sum so that the signature is valid.
-TEST(Sm2, LadderEdgeCasesAgreeWithOpenSsl) {
+// A key P = [d]G and a signature whose B6 sum is [s]G + [t]P (r = t - s), with e chosen
+// from OpenSSL's x1 of the sum so that it is valid. When the sum is the point at infinity,
+// e is chosen from the x of [s]G instead: a sum that wrongly kept [s]G would verify. The
+// model and OpenSSL must both find it `valid`.
+void expect_sum_verifies(const BIGNUM* d, const BIGNUM* s, const BIGNUM* t, bool valid) {
   EC_GROUP* group = EC_GROUP_new_by_curve_name(NID_sm2);
   BN_CTX* ctx = BN_CTX_new();
+  const BIGNUM* n = EC_GROUP_get0_order(group);
+  BIGNUM *r = BN_new(), *x1 = BN_new();
+  BN_mod_sub(r, t, s, n, ctx);
+  EC_POINT *q = EC_POINT_new(group), *sum = EC_POINT_new(group);
+  EC_POINT_mul(group, q, d, nullptr, nullptr, ctx);
+  EC_POINT_mul(group, sum, s, q, t, ctx);
+  std::vector<uint8_t> pub(65), e(32), rs(64);
+  EC_POINT_point2oct(group, q, POINT_CONVERSION_UNCOMPRESSED, pub.data(), 65, ctx);
+  ASSERT_EQ(EC_POINT_is_at_infinity(group, sum) == 1, !valid);
+  if (!valid) EC_POINT_mul(group, sum, s, nullptr, nullptr, ctx);
+  EC_POINT_get_affine_coordinates(group, sum, x1, nullptr, ctx);
+  BIGNUM* eb = BN_new();
+  BN_mod_sub(eb, r, x1, n, ctx);
+  BN_bn2binpad(eb, e.data(), 32);
+  BN_free(eb);
+  BN_bn2binpad(r, rs.data(), 32);
+  BN_bn2binpad(s, rs.data() + 32, 32);
+  ZxRig rig;
+  verify(rig, e, pub, rs);
+  EXPECT_EQ(rig.reg(Gpr::CX), valid ? 1u : 0u);
+  EXPECT_EQ(openssl_verifies(e, pub, rs), valid);
+  BN_free(r), BN_free(x1);
+  EC_POINT_free(q), EC_POINT_free(sum);
+  BN_CTX_free(ctx);
+  EC_GROUP_free(group);
+}
+
+// Keys and scalars chosen so that the point additions of [s]G + [t]P (models/gmi/sm2.cpp)
+// meet the cases random signatures never do: P = G and P = -G, a sum of a point and itself
+// ([2]G + [1]P with P = 2G) or its negative, and a sum at infinity.
+TEST(Sm2, LadderEdgeCasesAgreeWithOpenSsl) {
+  EC_GROUP* group = EC_GROUP_new_by_curve_name(NID_sm2);
   const BIGNUM* n = EC_GROUP_get0_order(group);
   struct Case {
     long d, s, t;  // negative: n + value
@@ -152,33 +185,36 @@ TEST(Sm2, LadderEdgeCasesAgreeWithOpenSsl) {
       if (x < 0) BN_sub(b, n, b);
       return b;
     };
-    BIGNUM *d = scalar(k.d), *s = scalar(k.s), *t = scalar(k.t), *r = BN_new(), *x1 = BN_new();
-    BN_mod_sub(r, t, s, n, ctx);
-    EC_POINT *q = EC_POINT_new(group), *sum = EC_POINT_new(group);
-    EC_POINT_mul(group, q, d, nullptr, nullptr, ctx);
-    EC_POINT_mul(group, sum, s, q, t, ctx);
-    std::vector<uint8_t> pub(65), e(32), rs(64);
-    EC_POINT_point2oct(group, q, POINT_CONVERSION_UNCOMPRESSED, pub.data(), 65, ctx);
-    ASSERT_EQ(EC_POINT_is_at_infinity(group, sum) == 1, !k.valid);
-    if (k.valid) {
-      EC_POINT_get_affine_coordinates(group, sum, x1, nullptr, ctx);
-      BIGNUM* eb = BN_new();
-      BN_mod_sub(eb, r, x1, n, ctx);
-      BN_bn2binpad(eb, e.data(), 32);
-      BN_free(eb);
-    }
-    BN_bn2binpad(r, rs.data(), 32);
-    BN_bn2binpad(s, rs.data() + 32, 32);
-    ZxRig rig;
-    verify(rig, e, pub, rs);
-    EXPECT_EQ(rig.reg(Gpr::CX), k.valid ? 1u : 0u);
-    EXPECT_EQ(openssl_verifies(e, pub, rs), k.valid);
-    for (BIGNUM* b : {d, s, t, r, x1}) BN_free(b);
-    EC_POINT_free(q);
-    EC_POINT_free(sum);
+    BIGNUM *d = scalar(k.d), *s = scalar(k.s), *t = scalar(k.t);
+    expect_sum_verifies(d, s, t, k.valid);
+    BN_free(d), BN_free(s), BN_free(t);
   }
-  BN_CTX_free(ctx);
   EC_GROUP_free(group);
+}
+
+// [s]G adds one entry j·16^i·G of a table per 4-bit window of s, [t]P one of the multiples
+// j·P per window of t (models/gmi/sm2.cpp). The scalars j·0x11..1 (every window j, for
+// j = 1..14), 0x0F..F and 0xF·16^63 (j = 15; F..F is above n) reach every entry of both
+// tables, as s and as t in turn; a wrong entry makes the valid signature fail.
+TEST(Sm2, EveryTableEntryAgreesWithOpenSsl) {
+  std::vector<BIGNUM*> scalars;
+  for (int j = 1; j <= 14; ++j) {
+    BIGNUM* b = nullptr;
+    BN_hex2bn(&b, std::string(64, "0123456789ABCDEF"[j]).c_str());
+    scalars.push_back(b);
+  }
+  BIGNUM *low = nullptr, *top = nullptr, *d = nullptr;
+  BN_hex2bn(&low, std::string(63, 'F').c_str());
+  BN_hex2bn(&top, ("F" + std::string(63, '0')).c_str());
+  BN_hex2bn(&d, "5EED0F5A1234567");
+  scalars.push_back(low);
+  scalars.push_back(top);
+  for (size_t k = 0; k < scalars.size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "s " << k);
+    expect_sum_verifies(d, scalars[k], scalars[(k + 1) % scalars.size()], true);
+  }
+  for (BIGNUM* b : scalars) BN_free(b);
+  BN_free(d);
 }
 
 TEST(Sm2, VerifiesOpenSslSignaturesAndRejectsTamperedOnes) {
