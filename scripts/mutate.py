@@ -66,6 +66,8 @@ VM_GTESTS = (gtest("test_emulator",
 USER_GTESTS = (gtest("test_emulator", "UserMemory.*"),)
 FUTEX_WORDS = "emulator/linux/threads/futex_words.cpp"
 FUTEX_GTESTS = (gtest("test_emulator", "FutexWordsTest.*"),)
+SCHEDULER = "emulator/linux/threads/scheduler.cpp"
+SCHED_GTESTS = (gtest("test_emulator", "SchedulerTest.*"),)
 
 MUTATIONS: list[Mutation] = [
     # --- unit register results, faults and restart state --------------------------------
@@ -645,11 +647,24 @@ MUTATIONS: list[Mutation] = [
       "  if ((v & kTidMask) != static_cast<uint32_t>(tid)) return;\n", "", FUTEX_GTESTS),
     M("robust-exit-all-dead", "exit_group: dead threads' lists were walked", FUTEX_WORDS,
       "    if (t.state == GuestThread::State::Dead) continue;\n", "", FUTEX_GTESTS),
-    M("switch-eflags30", "EFLAGS[30] at a thread switch", "emulator/linux/threads.cpp",
+    M("switch-eflags30", "EFLAGS[30] at a thread switch", SCHEDULER,
       "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.\n"
-      "    clear_eflags30();",
+      "    host_.clear_eflags30();",
       "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.",
-      (pytest("tests/integration/test_switch_key.py"),)),
+      SCHED_GTESTS + (pytest("tests/integration/test_switch_key.py"),)),
+    # --- the scheduler (emulator/linux/threads/scheduler.cpp) -------------------------------
+    M("sched-switch-same-thread", "the scheduler: a switch only to another thread", SCHEDULER,
+      "  if (next != table_.running_index()) {", "  if (true) {", SCHED_GTESTS),
+    M("sched-wake-result", "the scheduler: a woken thread's result", SCHEDULER,
+      "    host_.set_syscall_result(t.result);\n", "", SCHED_GTESTS),
+    M("sched-cleartid-wake", "exit: CLONE_CHILD_CLEARTID wakes a joiner", SCHEDULER,
+      "  if (word != 0 && user_.put(word, uint32_t{0})) table_.futex_wake(word, 1, ~0u);",
+      "  if (word != 0) user_.put(word, uint32_t{0});", SCHED_GTESTS),
+    M("sched-leader-status", "exit: the first thread's status is the process's", SCHEDULER,
+      "    host_.exit_group(main_exited_ ? main_exit_code_ : code);", "    host_.exit_group(code);",
+      SCHED_GTESTS),
+    M("sched-idle-deadline", "every thread waits: time moves to the first deadline", SCHEDULER,
+      "    host_.sleep_until(first);", "    host_.sleep_until(first + 1);", SCHED_GTESTS),
     M("gdb-amd64-rsi-rdi", "gdb register slots (amd64)", "emulator/debug/x86_registers.cpp",
       '{"rsi", 64, "int64", F::Core, S::Gpr, 6},    {"rdi", 64, "int64", F::Core, S::Gpr, 7},',
       '{"rsi", 64, "int64", F::Core, S::Gpr, 7},    {"rdi", 64, "int64", F::Core, S::Gpr, 6},',

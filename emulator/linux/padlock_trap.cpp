@@ -57,7 +57,7 @@ uint64_t Process::padlock_insn(const uc_padlock_state* at) {
   // after the pending interrupt's cycle (§1.7, §6.6) and resumes after it.
   const uint64_t irq = opts_.timing ? vt_->next_irq() : VirtualTime::kNever;
   const PadlockRecord& r = core_->execute(c.decoded, c.state, *mem_, c.pc, irq);
-  // With --timing off the only event is a thread's slice end (threads.cpp).
+  // With --timing off the only event is a thread's slice end (threads/scheduler.hpp).
   if (vt_->now() >= vt_->next_event()) time_events();
   finish_padlock_call(*cpu_, c);
   if (gdb_) gdb_->on_padlock(r.outcome);
@@ -116,7 +116,7 @@ void Process::stop_not_modelled(uint64_t pc, const isa::Decoded& d, const ArchSt
                 static_cast<unsigned long long>(pc), what);
   std::fprintf(opts_.log, "%s\n", line);
   std::fflush(opts_.log);
-  futexes_->exit_all_robust_lists(kernel_.robust_list);
+  sched_->futexes().exit_all_robust_lists(kernel_.robust_list);
   fatal_ = true;
   result_ = RunResult{};
   result_.exit_code = kNotModelledExit;

@@ -132,8 +132,12 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
     vtc.seed = opts_.seed;
     vt_ = std::make_unique<VirtualTime>(vtc);
-    FutexHost& futex_host = *this;
-    futexes_ = std::make_unique<FutexWords>(threads_, user_, futex_host, guest64_);
+    SchedulerConfig sc;
+    sc.wide = guest64_;
+    sc.quantum_us = opts_.quantum_us;
+    sc.timing = opts_.timing;
+    ThreadHost& thread_host = *this;
+    sched_ = std::make_unique<Scheduler>(thread_host, sig_, *vt_, user_, stats_, sc);
     PadlockTiming pt;
     pt.memory = pt.overlap = opts_.timing;
     core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
@@ -151,8 +155,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     cs_ = h;
     pid_ = getpid();
     // The first thread's TID is the PID; clone numbers the others from PID + 1.
-    threads_.restart(pid_);
-    next_tid_ = pid_ + 1;
+    sched_->restart(pid_);
     emulator_path_ = find_cli();
     kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
     char real[PATH_MAX];
@@ -242,13 +245,7 @@ std::unordered_set<int> open_descriptors(bool cloexec_only = false) {
 void Process::become_child() {
   pid_ = getpid();
   // Linux: the child of fork has one thread, a copy of the caller.
-  {
-    threads_.restart(pid_);
-    next_tid_ = pid_ + 1;
-    switch_pending_ = false;
-    clone_.active = false;
-    vt_->set_slice_end(VirtualTime::kNever);
-  }
+  sched_->restart(pid_);
   forked_child_ = true;
   deadline_.restart_in_child();
   stats_ = Stats{};
@@ -665,12 +662,8 @@ void Process::time_events() {
     clear_eflags30();
     stats_.interrupts += irqs;
   }
-  // The running thread's time slice is over (threads.cpp): switch at the next stop.
-  if (vt_->now() >= vt_->slice_end()) {
-    vt_->set_slice_end(VirtualTime::kNever);
-    switch_pending_ = true;
-    request_stop();
-  }
+  // The running thread's time slice is over (threads/scheduler.hpp): switch at the next stop.
+  if (vt_->now() >= vt_->slice_end()) sched_->end_slice();
   vt_->fire_due([&](int signo, int code, int) {
     GuestSiginfo si;
     si.signo = signo;
@@ -793,7 +786,7 @@ RunResult Process::run() {
   bool out_of_time = false;
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
-    schedule();  // threads: a new one, a switch (threads.cpp)
+    sched_->schedule();  // threads: a new one, a switch (threads/scheduler.hpp)
     deliver_pending();
     // A system call that failed with EINTR is restarted (SA_RESTART) only by the signal
     // that interrupted it, delivered just now; after that it is a plain failure.

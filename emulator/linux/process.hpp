@@ -24,8 +24,7 @@
 #include "emulator/linux/run_deadline.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
-#include "emulator/linux/threads/futex_words.hpp"
-#include "emulator/linux/threads/thread_table.hpp"
+#include "emulator/linux/threads/scheduler.hpp"
 #include "emulator/linux/vm/address_space_policy.hpp"
 #include "emulator/linux/vm/user_memory.hpp"
 #include "emulator/loader/elf_loader.hpp"
@@ -87,7 +86,7 @@ struct KernelState {
   std::unordered_map<int, std::string> fd_names;
 };
 
-class Process : private VmHost, private FutexHost {
+class Process final : private VmHost, private ThreadHost {
  public:
   // Loads the program; throws LoadError with a one-line reason.
   explicit Process(const RunOptions& opts);
@@ -121,7 +120,7 @@ class Process : private VmHost, private FutexHost {
   // A sleep or wait: advance virtual time to `cycle` (counted as idle), handling every
   // event on the way; stops early when a signal for the guest became deliverable.
   // Returns true when it stopped early.
-  bool sleep_until(uint64_t cycle);
+  bool sleep_until(uint64_t cycle) override;
 
   // Guest memory as the kernel sees it (emulator/linux/vm/user_memory.hpp).
   UserMemory& user() { return user_; }
@@ -139,13 +138,13 @@ class Process : private VmHost, private FutexHost {
   const std::string& emulator_path() const { return emulator_path_; }
 
   // Control flow requested by a system call; acted on by the run loop.
-  void exit_group(int code);
+  void exit_group(int code) override;
   enum class SigreturnKind { None, Legacy, Rt };
   void request_sigreturn(SigreturnKind k) {
     sigreturn_ = k;
     request_stop();
   }
-  void request_stop();
+  void request_stop() override;
   // From another thread (a host-side timeout, padlock_emu.run): the guest dies by SIGKILL
   // when the run loop next gets control. A request that arrives between two emulation
   // slices may be missed by Unicorn: call it again until run() returns.
@@ -157,49 +156,24 @@ class Process : private VmHost, private FutexHost {
   std::atomic<bool>& host_stop() { return host_stop_; }
   double max_time_left() const { return deadline_.seconds_left(); }  // --max-time
   void rearm_host_stop() { host_stop_.store(out_of_time_.load() || host_kill_.load()); }
-  void queue_signal(const GuestSiginfo& si);  // to the running thread (tgkill, SIGPIPE)
+  void queue_signal(const GuestSiginfo& si) override;  // to the running thread (tgkill, SIGPIPE)
   // To the process (kill, a timer, the host): pending for the process; a thread that waits
-  // and does not block it is woken when the running thread blocks it (threads.cpp).
+  // and does not block it is woken when the running thread blocks it (threads/scheduler.hpp).
   void queue_process_signal(const GuestSiginfo& si);
   // The process ends by the fatal signal `sig` (its default action; gdb's kill).
   void die(int sig, const GuestSiginfo& si);
   // exit_group or a fatal signal ended it: the run loop stops.
-  bool ended() const { return exited_ || fatal_; }
+  bool ended() const override { return exited_ || fatal_; }
 
-  // --- threads (emulator/linux/threads.cpp; docs/emulator.md, "Threads") -------------
-  // Guest threads share this process's memory and run one at a time on its CPU; the
-  // scheduler switches them only at deterministic points of virtual time.
-  int tid() const { return threads_.running_tid(); }
-  // The threads as a debugger sees them (emulator/linux/threads/guest_threads.hpp).
-  GuestThreads& threads() { return threads_; }
-  int live_threads() const;
-  // clone(CLONE_VM | CLONE_THREAD | ...): the new thread's TID. It starts from the caller's
-  // registers once the system call has returned (RAX 0, the stack `sp`, TLS `tls`); for
-  // i386 `tls` is the user_desc's GDT entry number and descriptor, read by the caller.
-  int64_t clone_thread(uint64_t flags, uint64_t sp, uint64_t child_tid, uint64_t tls,
-                       unsigned tls_index, uint64_t tls_desc);
-  // The calling thread waits (FUTEX_WAIT*, a sleep) until woken or until `deadline`
-  // (virtual cycles; VirtualTime::kNever: none). Its system call's result is set when it
-  // wakes: 0 when woken, -ETIMEDOUT (futex) or 0 (sleep) at the deadline, -EINTR on a
-  // signal. The handler sets SyscallContext::blocks.
-  void block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadline);
-  // FUTEX_WAKE, FUTEX_REQUEUE, PI futexes and robust lists
-  // (emulator/linux/threads/futex_words.hpp).
-  FutexWords& futexes() { return *futexes_; }
-  // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
-  // zeroed and one waiter woken); the last one ends the process.
-  void exit_thread(int code);
-  void yield_thread();  // sched_yield
-  // rt_sigtimedwait with other threads: the caller waits with `set` unblocked until a
-  // signal wakes it (the call is then made again, its mask restored) or `deadline`
-  // passes (-EAGAIN).
-  void sigwait_block(uint64_t set, uint64_t deadline);
-  // tgkill/tkill to a thread of this process; false: no such thread.
-  bool signal_thread(int tid, const GuestSiginfo& si);
+  // --- threads (docs/emulator.md, "Threads") -----------------------------------------
+  // Guest threads share this process's memory and run one at a time on its CPU
+  // (emulator/linux/threads/scheduler.hpp). The threads as a debugger sees them
+  // (emulator/linux/threads/guest_threads.hpp).
+  GuestThreads& threads() { return sched_->threads(); }
 
   // EFLAGS[30] (§1.8, §3.2): stored EFLAGS always has it 0; we keep the live bit here.
   bool eflags30() const { return eflags30_; }
-  void clear_eflags30() {
+  void clear_eflags30() override {
     if (eflags30_) ++stats_.eflags30_clears;
     eflags30_ = false;
   }
@@ -270,30 +244,20 @@ class Process : private VmHost, private FutexHost {
 
   // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
   std::string disassemble(uint64_t pc);
-  // The clone whose thread is made when the caller's system call has returned.
-  struct PendingClone {
-    bool active = false;
-    uint64_t flags = 0, sp = 0, child_tid = 0, tls = 0, tls_desc = 0;
-    unsigned tls_index = 0;
-    int tid = 0;
-  };
-  void schedule();  // the run loop, after each stop
-  void start_cloned_thread();
-  void save_thread(GuestThread& t);
-  void load_thread(GuestThread& t);
-  void route_signals();
-  void wake_for_shared();  // a waiting thread for each signal of the process it may take
-  void resume_current();
-  void idle();  // every thread waits: advance time to the first deadline or wait for a signal
-  void set_slice();
-  // FutexHost: a futex word's waiter blocks as block_thread makes it, on the guest's clock.
-  void block_running(uint64_t uaddr, uint32_t bitset, uint64_t deadline) override {
-    block_thread(uaddr, bitset, deadline);
-  }
-  uint64_t virtual_now() const override { return now(); }
-  // Also until the first virtual event of its descriptors (a timerfd's expiry).
-  void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
-  void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
+  // ThreadHost (emulator/linux/threads.cpp): the CPU, signals and host waits around the
+  // scheduler.
+  void save_thread(GuestThread& t) override;
+  void load_thread(const GuestThread& t) override;
+  void running_thread(int tid, bool switched) override;
+  uint64_t robust_list() const override { return kernel_.robust_list; }
+  uint64_t clear_child_tid() const override { return kernel_.clear_child_tid; }
+  void set_syscall_result(int64_t result) override;
+  void restart_syscall() override;
+  void await_host_signal() override;
+  void take_host_signals() override;
+  void sync_wait_descriptors(uint64_t own) override;
+  bool children_ready(const ChildWait& w) override;
+  uint64_t fd_event_at(int fd) override;
 
   void load_program();
   void read_interpreter();
@@ -392,15 +356,7 @@ class Process : private VmHost, private FutexHost {
   void on_deadline();                              // from the watchdog's thread
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
-  ThreadTable threads_{sig_.blocked};              // the running thread's mask is in sig_
-  std::unique_ptr<FutexWords> futexes_;
-  int next_tid_ = 0;
-  bool switch_pending_ = false;  // the running thread waits, ended, yielded or used its slice
-  PendingClone clone_;
-  std::vector<pollfd> host_fds_;    // poll_host_waiters: every host waiter's descriptors
-  std::vector<size_t> host_owner_;  // ... and the index of the thread each belongs to
-  bool main_exited_ = false;        // the first thread called exit: its status is the process's
-  int main_exit_code_ = 0;
+  std::unique_ptr<Scheduler> sched_;               // the guest threads and their futexes
 };
 
 // The process whose hooks are running (host signal handlers forward to it).

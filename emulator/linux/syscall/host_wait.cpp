@@ -3,7 +3,8 @@
 // epoll_wait; write and send to a full pipe or socket) or on a child (wait4, waitid) is not
 // made. The calling thread waits in the scheduler on the descriptors (or its children)
 // instead, and makes the call again once the host says one of them is ready
-// (Process::host_wait, emulator/linux/threads.cpp). This file says which calls wait on what.
+// (Scheduler::host_wait, emulator/linux/threads/scheduler.hpp). This file says which calls wait on
+// what.
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>

@@ -71,7 +71,7 @@ int64_t host_wait_call(SyscallContext& c, const timespec* ts, HostCall call) {
 // With timing on, a wait on descriptors of which some become ready on the virtual clock
 // (`fds`: a timerfd, a signalfd while a timer is armed, an epoll set with one): the host
 // descriptors are looked at without waiting, and the clock moves to the next such event
-// or the call's deadline, as the scheduler does when every thread waits (threads.cpp,
+// or the call's deadline, as the scheduler does when every thread waits (threads/scheduler.cpp,
 // idle). False: no such descriptor, the host waits as for any other.
 template <typename HostCall>
 bool virtual_wait(SyscallContext& c, const std::vector<int>& fds, int64_t timeout_ns,

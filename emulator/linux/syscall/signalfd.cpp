@@ -118,10 +118,10 @@ int64_t signalfd_read(SyscallContext& c) {
     const int fl = fcntl(fd, F_GETFL);
     if (fl >= 0 && (fl & O_NONBLOCK)) {
       r = -EAGAIN;
-    } else if (c.p.live_threads() > 1) {
+    } else if (c.sched.live() > 1) {
       // Waits in the scheduler as rt_sigtimedwait does; the read is made again once a
       // signal of the mask woke the thread.
-      c.p.sigwait_block(mask, VirtualTime::kNever);
+      c.sched.sigwait_block(mask, VirtualTime::kNever);
       c.blocks = true;
       r = 0;
     } else {

@@ -449,7 +449,7 @@ int64_t recvmmsg_common(SyscallContext& c, bool time64) {
     c.p.vtime().clock_ns(CLOCK_MONOTONIC, now);
     end_ns = now + int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
   }
-  const bool dontwait_after_first = wait_for_one || c.p.live_threads() > 1;
+  const bool dontwait_after_first = wait_for_one || c.sched.live() > 1;
   int first_flags = flags;
   const uint64_t size = mmsghdr_size(c.abi.wide);
   // The first receive with the call's flags; the others as `more` allows.
