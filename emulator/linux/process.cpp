@@ -57,12 +57,6 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-void hook_mem(uc_engine* uc, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
-  UcHooks<Process>::guarded(uc, p, 0, [=](Process* w) {
-    return w->on_mem_access(address, size, type == UC_MEM_WRITE), 0;
-  });
-}
-
 }  // namespace
 
 Process* current_process() {
@@ -408,32 +402,38 @@ void Process::install_hooks() {
   uc_engine* uc = cpu_->uc();
   uc_hook h;
   auto add = [&](int type, void* cb, int insn = -1) {
-    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, this, 1, 0)
-                              : uc_hook_add(uc, &h, type, cb, this, 1, 0, insn);
+    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0)
+                              : uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0, insn);
     if (e != UC_ERR_OK) throw LoadError(std::string("unicorn: hook: ") + uc_strerror(e));
   };
-  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Process>::tlb));
-  add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Process>::intr));
-  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Process>::invalid));
+  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(Trampolines::tlb));
+  add(UC_HOOK_INTR, reinterpret_cast<void*>(Trampolines::intr));
+  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(Trampolines::invalid));
   // 0F A6 / 0F A7 call padlock_insn from generated code instead of trapping (#UD stays the
   // way for every other invalid opcode).
-  if (uc_ctl_padlock_insn(uc, &UcHooks<Process>::padlock, this) != UC_ERR_OK) {
+  if (uc_ctl_padlock_insn(uc, &Trampolines::padlock, &hooks_) != UC_ERR_OK) {
     throw LoadError("unicorn: cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)");
   }
   set_rep_loop(true);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::syscall), UC_X86_INS_SYSCALL);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::rdtsc), UC_X86_INS_RDTSC);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::syscall), UC_X86_INS_SYSCALL);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::sysenter), UC_X86_INS_SYSENTER);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::cpuid), UC_X86_INS_CPUID);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::rdtsc), UC_X86_INS_RDTSC);
   // Port I/O reaches these hooks only when an IN/OUT-family instruction runs: no cost
   // elsewhere. Unicorn's I/O permission check lets CPL 3 through; Linux's answer is #GP.
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::port_in), UC_X86_INS_IN);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::port_out), UC_X86_INS_OUT);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::port_in), UC_X86_INS_IN);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::port_out), UC_X86_INS_OUT);
   // The chip check sees each block when it is translated (block_cost).
   if (opts_.timing || opts_.icount || chip_ || (obs_ && obs_->wants_blocks())) enable_block_hook();
   if (opts_.timing && opts_.cache_x86) {
+    auto hook_mem =
+        +[](uc_engine* uc, uc_mem_type type, uint64_t address, int size, int64_t, void* o) {
+          Trampolines::guarded(uc, o, 0, [=](Hooks* w) {
+            return w->on_mem_access(address, size, type == UC_MEM_WRITE), 0;
+          });
+        };
     if (uc_hook_add(uc, &mem_hook_, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
-                    reinterpret_cast<void*>(hook_mem), this, 1, 0) != UC_ERR_OK) {
+                    reinterpret_cast<void*>(hook_mem), &hooks_, 1, 0) != UC_ERR_OK) {
       throw LoadError("unicorn: cannot install the memory hook (--cache-x86)");
     }
   }
@@ -453,12 +453,12 @@ void Process::enable_block_hook() {
     // Counted instructions need the hook on every block; block_cost still sees each block
     // at translation, for the chip check, and asks for the hook on all of them.
     hook_every_block_ =
-        uc_ctl_block_cost(uc, nullptr, nullptr, &UcHooks<Process>::block_cost, this) == UC_ERR_OK;
+        uc_ctl_block_cost(uc, nullptr, nullptr, &Trampolines::block_cost, &hooks_) == UC_ERR_OK;
   }
   if (inline_costs) {
     inline_costs =
         uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr, vt_->next_event_cell(),
-                          &UcHooks<Process>::block_cost, this) == UC_ERR_OK;
+                          &Trampolines::block_cost, &hooks_) == UC_ERR_OK;
     // --mix alone: generated code counts each block's executions in the mix's counter
     // (block_cost sets it as the tag), with nothing to replay.
     if (inline_costs && obs_ && obs_->block_counter() != nullptr &&
@@ -475,9 +475,9 @@ void Process::enable_block_hook() {
       }
     }
   }
-  void* cb = inline_costs ? reinterpret_cast<void*>(UcHooks<Process>::costed_block)
-                          : reinterpret_cast<void*>(UcHooks<Process>::block);
-  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, cb, this, 1, 0) != UC_ERR_OK) {
+  void* cb = inline_costs ? reinterpret_cast<void*>(Trampolines::costed_block)
+                          : reinterpret_cast<void*>(Trampolines::block);
+  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, cb, &hooks_, 1, 0) != UC_ERR_OK) {
     if (inline_costs) uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
     return;
   }
@@ -620,7 +620,7 @@ void Process::charge_rep_string(const BlockInfo& b) {
 }
 
 void Process::set_rep_loop(bool on) {
-  if (uc_ctl_rep_string(cpu_->uc(), on ? &UcHooks<Process>::rep_string : nullptr, this) ==
+  if (uc_ctl_rep_string(cpu_->uc(), on ? &Trampolines::rep_string : nullptr, &hooks_) ==
       UC_ERR_OK) {
     blocks_->set_whole_reps(on);
   }

@@ -183,7 +183,13 @@ class Process final : private VmHost, private ThreadHost {
     enable_block_hook();
   }
 
-  // Hooks (called through static trampolines).
+  // REP MOVS and REP STOS run whole (on_rep_string) unless a debugger steps or watches:
+  // then they run an iteration at a time, QEMU's way, and charge_rep_string charges them.
+  // The caller flushes translated code after.
+  void set_rep_loop(bool on);
+
+ private:
+  // Unicorn's hooks (emulator/cpu/uc_hooks.hpp's trampolines, through Hooks below).
   void on_syscall_insn();
   void on_sysenter();
   void on_interrupt(uint32_t intno);
@@ -192,9 +198,6 @@ class Process final : private VmHost, private ThreadHost {
   // asked for ioperm or iopl. The value an IN gets (it is never seen: the signal's frame
   // holds the state before the instruction).
   uint32_t on_port_io();
-  // A PadLock instruction called from generated code (our Unicorn patch,
-  // UC_CTL_PADLOCK_INSN): the PC to go on at.
-  uint64_t on_padlock_insn(const uc_padlock_state* at) { return padlock_insn(at); }
   void on_block(uint64_t address, uint32_t size);
   // With inline cost accounting: the block's cost is already on the clock; called only
   // for blocks that need it (block_cost) or once an event is due.
@@ -203,10 +206,6 @@ class Process final : private VmHost, private ThreadHost {
   // A REP MOVS or REP STOS about to run all its `count` elements in one execution of its
   // block (our Unicorn patch, UC_CTL_REP_STRING): charges start-up and elements at once.
   void on_rep_string(uint64_t pc, uint64_t count, uint64_t rsi, uint64_t rdi);
-  // REP MOVS and REP STOS run whole (on_rep_string) unless a debugger steps or watches:
-  // then they run an iteration at a time, QEMU's way, and charge_rep_string charges them.
-  // The caller flushes translated code after.
-  void set_rep_loop(bool on);
   void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
@@ -214,9 +213,38 @@ class Process final : private VmHost, private ThreadHost {
   // #UD before it runs.
   void on_code(uint64_t address);
   int on_rdtsc();
-  HookException& hook_exception() { return hook_exception_; }
 
- private:
+  // The trampolines' owner (their user data): the hooks above, which nothing else calls.
+  struct Hooks {
+    Process& p;
+    void on_syscall_insn() { p.on_syscall_insn(); }
+    void on_sysenter() { p.on_sysenter(); }
+    void on_interrupt(uint32_t intno) { p.on_interrupt(intno); }
+    bool on_invalid_insn() { return p.on_invalid_insn(); }
+    uint32_t on_port_io() { return p.on_port_io(); }
+    uint64_t on_padlock_insn(const uc_padlock_state* at) { return p.padlock_insn(at); }
+    void on_block(uint64_t address, uint32_t size) { p.on_block(address, size); }
+    void on_costed_block(uint64_t address, uint32_t size) { p.on_costed_block(address, size); }
+    uint32_t block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
+      return p.block_cost(address, size, tag);
+    }
+    void on_rep_string(uint64_t pc, uint64_t count, uint64_t rsi, uint64_t rdi) {
+      p.on_rep_string(pc, count, rsi, rdi);
+    }
+    void on_mem_access(uint64_t address, int size, bool write) {
+      p.on_mem_access(address, size, write);
+    }
+    bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
+      return p.on_tlb_fill(va, type, paddr, perms);
+    }
+    int on_cpuid() { return p.on_cpuid(); }
+    void on_code(uint64_t address) { p.on_code(address); }
+    int on_rdtsc() { return p.on_rdtsc(); }
+    HookException& hook_exception() { return p.hook_exception_; }
+  };
+  using Trampolines = UcHooks<Hooks>;
+  Hooks hooks_{*this};
+
   // What the destructor releases (also when the constructor throws).
   void release() noexcept;
   // Timing (docs/timing.md): after virtual time moved, take due interrupts and fire due timers

@@ -140,8 +140,8 @@ void Process::check_chip(const BlockInfo& b) {
     return;
   }
   uc_hook h = 0;
-  if (uc_hook_add(cpu_->uc(), &h, UC_HOOK_CODE, reinterpret_cast<void*>(UcHooks<Process>::code),
-                  this, at, at) != UC_ERR_OK) {
+  if (uc_hook_add(cpu_->uc(), &h, UC_HOOK_CODE, reinterpret_cast<void*>(Trampolines::code), &hooks_,
+                  at, at) != UC_ERR_OK) {
     throw std::runtime_error("unicorn: cannot add the chip check's code hook");
   }
   retranslate_.emplace_back(b.address, b.size);

@@ -65,9 +65,9 @@ class ThreadHost {
 };
 
 struct SchedulerConfig {
-  bool wide = false;         // an x86-64 guest (TLS by FS base, not GDT entries)
-  double quantum_us = 0;     // --quantum: a time slice of virtual time
-  bool timing = true;        // --timing: timers on the virtual clock end an idle wait
+  bool wide = false;      // an x86-64 guest (TLS by FS base, not GDT entries)
+  double quantum_us = 0;  // --quantum: a time slice of virtual time
+  bool timing = true;     // --timing: timers on the virtual clock end an idle wait
 };
 
 class Scheduler final : private FutexHost {
