@@ -67,6 +67,8 @@ USER_GTESTS = (gtest("test_emulator", "UserMemory.*"),)
 FUTEX_WORDS = "emulator/linux/threads/futex_words.cpp"
 FUTEX_GTESTS = (gtest("test_emulator", "FutexWordsTest.*"),)
 SCHEDULER = "emulator/linux/threads/scheduler.cpp"
+TRAP = "emulator/padlock/padlock_call.cpp"
+TRAP_GTESTS = (gtest("test_emulator", "PadlockTrapTest.*"),)
 SCHED_GTESTS = (gtest("test_emulator", "SchedulerTest.*"),)
 
 MUTATIONS: list[Mutation] = [
@@ -305,10 +307,9 @@ MUTATIONS: list[Mutation] = [
       "    t.tms_utime = static_cast<clock_t>(c.p.vtime().cpu_ns() / (kNsPerSec / hz));",
       "    t.tms_utime = static_cast<clock_t>(c.p.vtime().cpu_ns() / (kNsPerSec / hz) / 2);",
       (pytest("tests/integration/test_timing.py", "mhz"),)),
-    M("rdtsc-mhz", "RDTSC", "emulator/linux/process_hooks.cpp",
-      "  const uint64_t t = now();\n  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX",
-      "  const uint64_t t = now() / 2;\n  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX",
-      (pytest("tests/integration/test_timing.py", "mhz"),)),
+    M("rdtsc-mhz", "RDTSC", "emulator/padlock/padlock_call.cpp",
+      "  const uint64_t t = clock_.now();", "  const uint64_t t = clock_.now() / 2;",
+      (pytest("tests/integration/test_timing.py", "mhz"), gtest("test_emulator", "PadlockTrapTest.*"))),
     M("timer-cycles", "timers (setitimer, timer_create)", "emulator/time/virtual_time.cpp",
       "  const long double c = static_cast<long double>(ns) * cfg_.mhz / 1000.0L;",
       "  const long double c = static_cast<long double>(ns) * 1600 / 1000.0L;",
@@ -652,6 +653,15 @@ MUTATIONS: list[Mutation] = [
       "    host_.clear_eflags30();",
       "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.",
       SCHED_GTESTS + (pytest("tests/integration/test_switch_key.py"),)),
+    # --- the trap host Process and the harness share (emulator/padlock/padlock_call.cpp) ----
+    M("trap-next-pc", "the PC after a completed PadLock instruction",
+      "emulator/padlock/padlock_call.hpp",
+      "    return r.outcome.status == Status::Completed ? c.pc + c.decoded.length : c.pc;",
+      "    return c.pc + c.decoded.length;", TRAP_GTESTS),
+    M("trap-write-back", "registers written back after the core ran", TRAP,
+      "  finish_padlock_call(cpu_, c);\n  return &r;", "  return &r;", TRAP_GTESTS),
+    M("trap-rdtsc-moves", "RDTSC moves the clock", TRAP, "  clock_.advance(1);\n", "",
+      TRAP_GTESTS),
     # --- the scheduler (emulator/linux/threads/scheduler.cpp) -------------------------------
     M("sched-switch-same-thread", "the scheduler: a switch only to another thread", SCHEDULER,
       "  if (next != table_.running_index()) {", "  if (true) {", SCHED_GTESTS),

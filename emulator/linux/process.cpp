@@ -136,6 +136,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     pt.memory = pt.overlap = opts_.timing;
     core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
     core_->set_host_stop(&host_stop_);
+    trap_ = std::make_unique<PadlockTrap>(*cpu_, *mem_, *padlock_, *core_, *vt_);
     if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
     blocks_ = std::make_unique<BlockCache>(
         guest64_, *mem_,

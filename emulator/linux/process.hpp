@@ -334,7 +334,7 @@ class Process final : private VmHost, private ThreadHost {
   std::unique_ptr<PadlockCore> core_;  // PadLock instructions, their caches (--cache-x86 too)
   uc_hook mem_hook_ = 0;               // --cache-x86
   bool eflags30_ = false;
-  DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
+  std::unique_ptr<PadlockTrap> trap_;  // padlock_insn, CPUID, RDTSC (shared with the harness)
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;
