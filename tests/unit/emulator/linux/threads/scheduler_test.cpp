@@ -137,18 +137,26 @@ TEST_F(SchedulerTest, TheNextRunnableThreadInCreationOrderRuns) {
 }
 
 // §1.8 steps 3 and 5: the switched-in thread starts with EFLAGS[30] = 0, so its next REP
-// XCRYPT loads the control word and key again. No switch, no clear.
+// XCRYPT loads the control word and key again. No switch, no clear: a yield with no other
+// thread runnable keeps the running one.
 TEST_F(SchedulerTest, ASwitchClearsEflags30AndNoSwitchKeepsIt) {
-  sched.yield();  // alone: nothing to switch to
-  sched.schedule();
-  EXPECT_TRUE(eflags30);
   clone_one();
   EXPECT_TRUE(eflags30);  // a new thread is not a switch
   sched.yield();
   sched.schedule();
   EXPECT_EQ(running(), kPid + 1);
   EXPECT_FALSE(eflags30);
-  EXPECT_EQ(switches, 1);
+  eflags30 = true;
+  futex_wait(kWord);
+  EXPECT_EQ(running(), kPid);
+  EXPECT_FALSE(eflags30);
+  eflags30 = true;
+  sched.yield();  // kPid + 1 waits: nothing to switch to
+  sched.schedule();
+  EXPECT_EQ(running(), kPid);
+  EXPECT_TRUE(eflags30);
+  EXPECT_EQ(switches, 2);
+  EXPECT_EQ(loaded, (std::vector<int>{kPid + 1, kPid}));
 }
 
 // futex(2): FUTEX_WAKE wakes at most val waiters, oldest first, and returns how many; they
