@@ -68,6 +68,8 @@ FUTEX_WORDS = "emulator/linux/threads/futex_words.cpp"
 FUTEX_GTESTS = (gtest("test_emulator", "FutexWordsTest.*"),)
 SCHEDULER = "emulator/linux/threads/scheduler.cpp"
 TRAP = "emulator/padlock/padlock_call.cpp"
+FILES = "emulator/linux/files/guest_files.cpp"
+FILES_GTESTS = (gtest("test_emulator", "GuestFilesTest.*"),)
 TRAP_GTESTS = (gtest("test_emulator", "PadlockTrapTest.*"),)
 SCHED_GTESTS = (gtest("test_emulator", "SchedulerTest.*"),)
 
@@ -398,11 +400,11 @@ MUTATIONS: list[Mutation] = [
       (pytest("tests/integration/test_guest_boundary.py", "forces"),)),
     M("fd-table-args", "descriptor table (descriptor arguments)",
       "emulator/linux/syscall/dispatch.cpp",
-      "    if (e.args[i] == 'f' && p.emulator_fd(static_cast<int32_t>(a[i]))) return true;",
-      "    if (e.args[i] == 'F' && p.emulator_fd(static_cast<int32_t>(a[i]))) return true;",
+      "    if (e.args[i] == 'f' && f.emulator_fd(static_cast<int32_t>(a[i]))) return true;",
+      "    if (e.args[i] == 'F' && f.emulator_fd(static_cast<int32_t>(a[i]))) return true;",
       (pytest("tests/integration/test_guest_boundary.py", "descriptors"),)),
     M("fd-table-child", "descriptor table (a forked child's outputs)",
-      "emulator/linux/process.cpp", "      if (before.count(fd) == 0) kernel_.host_fds.insert(fd);",
+      "emulator/linux/process.cpp", "      if (before.count(fd) == 0) files_.host_fds.insert(fd);",
       "      if (before.count(fd) == 0) (void)fd;",
       (pytest("tests/integration/test_guest_boundary.py", "descriptors"),)),
     M("sock-bind-dir", "sandboxed sockets (bind's directory)", "emulator/linux/sandbox.cpp",
@@ -422,12 +424,12 @@ MUTATIONS: list[Mutation] = [
       (pytest("tests/integration/test_guest_boundary.py", "socket"),)),
     M("fd-table-poll", "descriptor table (poll's pollfd array)",
       "emulator/linux/syscall/poll_wait.cpp",
-      "  if (std::any_of(fds.begin(), fds.end(), [&](int fd) { return c.p.emulator_fd(fd); })) {",
+      "  if (std::any_of(fds.begin(), fds.end(), [&](int fd) { return c.files.emulator_fd(fd); })) {",
       "  if (false) {",
       (pytest("tests/integration/test_guest_boundary.py", "descriptors_are_not"),)),
     M("fd-table-select", "descriptor table (select's sets)",
       "emulator/linux/syscall/poll_wait.cpp",
-      "        if (c.p.emulator_fd(static_cast<int>(fd))) return -EBADF;\n", "",
+      "        if (c.files.emulator_fd(static_cast<int>(fd))) return -EBADF;\n", "",
       (pytest("tests/integration/test_guest_boundary.py", "descriptors_are_not"),)),
     M("process-vm-protections", "process_vm_writev (the remote side's protections)",
       "emulator/linux/syscall/process_vm.cpp",
@@ -662,6 +664,14 @@ MUTATIONS: list[Mutation] = [
       "  finish_padlock_call(cpu_, c);\n  return &r;", "  return &r;", TRAP_GTESTS),
     M("trap-rdtsc-moves", "RDTSC moves the clock", TRAP, "  clock_.advance(1);\n", "",
       TRAP_GTESTS),
+    # --- the descriptors (emulator/linux/files/guest_files.cpp) ------------------------------
+    M("files-dup-timerfd", "a duplicate shares its timerfd", FILES,
+      "  if (auto it = timerfds.find(from); it != timerfds.end()) timerfds[to] = it->second;\n", "",
+      FILES_GTESTS),
+    M("files-dup-forgets", "a dup onto a descriptor forgets its old file", FILES,
+      "  closed(to);\n", "", FILES_GTESTS),
+    M("files-close-self-mem", "close forgets /proc/self/mem's offset", FILES,
+      "  self_mem.erase(fd);\n", "", FILES_GTESTS),
     # --- the scheduler (emulator/linux/threads/scheduler.cpp) -------------------------------
     M("sched-switch-same-thread", "the scheduler: a switch only to another thread", SCHEDULER,
       "  if (next != table_.running_index()) {", "  if (true) {", SCHED_GTESTS),

@@ -272,7 +272,7 @@ void Process::become_child() {
       std::fprintf(opts_.log, "padlock-emu: child %d: %s\n", pid_, e.what());
     }
     for (const int fd : open_descriptors()) {
-      if (before.count(fd) == 0) kernel_.host_fds.insert(fd);
+      if (before.count(fd) == 0) files_.host_fds.insert(fd);
     }
     if (obs_) core_->set_listener(obs_.get());
     if (block_counter_ != nullptr) {
@@ -767,7 +767,7 @@ RunResult Process::run() {
   std::optional<ProgressLine> progress;
   progress.emplace(*this, opts_.progress && !gdb_);
   // Taken last, so that the gdb connection and the signal and progress machinery are in.
-  kernel_.host_fds = open_descriptors(true);
+  files_.host_fds = open_descriptors(true);
   // The guest's name in /proc/self/comm, stat and status, as exec gives it (the file's
   // name, 15 bytes at most), not the emulator's.
   const std::string base = opts_.program.substr(opts_.program.rfind('/') + 1);

@@ -19,6 +19,7 @@
 #include "emulator/cpu/chip_check.hpp"
 #include "emulator/cpu/cpu.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
+#include "emulator/linux/files/guest_files.hpp"
 #include "emulator/linux/guest_paths.hpp"
 #include "emulator/linux/guest_proc.hpp"
 #include "emulator/linux/run_deadline.hpp"
@@ -45,16 +46,6 @@ namespace mix {
 class InstructionMix;  // --mix (emulator/observe/mix/)
 }
 
-// A timerfd on the virtual clock (syscall/timerfd.cpp): its clock, next expiry and
-// interval (virtual cycles; kNever: disarmed) and the expirations not yet read.
-struct VirtualTimerfd {
-  int clock = 0;
-  uint64_t deadline = VirtualTime::kNever;
-  uint64_t interval = 0;
-  uint64_t interval_ns = 0;
-  uint64_t ticks = 0;
-};
-
 // Per-process kernel state that only system calls touch.
 struct KernelState {
   uint64_t clear_child_tid = 0;  // set_tid_address
@@ -63,27 +54,6 @@ struct KernelState {
   uint64_t random_state = 0;  // getrandom: reproducible from --seed
   bool rlimit_set[16] = {};   // guest-only limits (not applied to the emulator)
   uint64_t rlimit_cur[16] = {}, rlimit_max[16] = {};
-  // i386 directory offsets: the host's 64-bit ext4 hash cookies do not fit the 32-bit
-  // d_off of a 32-bit process (Linux gives compat tasks 32-bit hashes), so i386 guests see
-  // small cookies (index + 1) that lseek maps back, per descriptor.
-  std::unordered_map<int, std::vector<int64_t>> dir_cookies;
-  // Timerfds on the virtual clock (timing on; syscall/timerfd.cpp), by descriptor; shared
-  // by a descriptor's duplicates.
-  std::unordered_map<int, std::shared_ptr<VirtualTimerfd>> timerfds;
-  // signalfd's signal mask, by descriptor (syscall/signalfd.cpp); the duplicates of a
-  // signalfd (dup, dup2, dup3, F_DUPFD) share it, as they share Linux's file.
-  std::unordered_map<int, std::shared_ptr<uint64_t>> signalfd_mask;
-  // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
-  // their file offsets, which are guest addresses (syscall/file.cpp).
-  std::unordered_map<int, uint64_t> self_mem;
-  // The emulator's own descriptors (its output files, Unicorn's): open, close-on-exec, when
-  // the guest started. /proc/self/fd/ leaves them out (syscall/file.cpp).
-  std::unordered_set<int> host_fds;
-  // Descriptors on the host's /proc/self/fd/ directory, whose listing is filtered.
-  std::unordered_set<int> fd_dirs;
-  // What /proc/self/fd/N names for descriptors whose host file is a stand-in
-  // (/proc/self/mem's /dev/null, the generated /proc files' memory files).
-  std::unordered_map<int, std::string> fd_names;
 };
 
 class Process final : private VmHost, private ThreadHost {
@@ -104,14 +74,12 @@ class Process final : private VmHost, private ThreadHost {
   const RunOptions& options() const { return opts_; }
   Stats& stats() { return stats_; }
   KernelState& kernel() { return kernel_; }
-  // One of the emulator's own descriptors (KernelState::host_fds): never the guest's.
-  bool emulator_fd(int fd) const { return kernel_.host_fds.count(fd) != 0; }
+  // Descriptors, sockets and where paths lead (emulator/linux/files/guest_files.hpp).
+  GuestFiles& files() { return files_; }
   // Next 64 bits of the reproducible getrandom() stream (splitmix64 from --seed).
   uint64_t random_u64();
   Padlock& padlock() { return *padlock_; }
   const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
-  const GuestPaths& paths() const { return paths_; }         // -L/--sysroot lookups
-  const Sandbox& sandbox() const { return sandbox_; }        // --sandbox DIR, --net
   int pid() const { return pid_; }
   const std::string& saved_auxv() const { return auxv_; }  // /proc/self/auxv
   uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
@@ -322,6 +290,7 @@ class Process final : private VmHost, private ThreadHost {
   ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
   GuestPaths paths_;
   Sandbox sandbox_;
+  GuestFiles files_{paths_, sandbox_};
   std::string exe_path_;
   std::string emulator_path_;  // this padlock-emu's executable, for execve
   bool forked_child_ = false;  // become_child(): run() never returns here

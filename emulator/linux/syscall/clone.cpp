@@ -45,8 +45,8 @@ int64_t new_process(SyscallContext& c, uint64_t flags, uint64_t child_sp, uint64
   }
   if (pid == 0) {
     if (vfork) close(gate[0]);
-    c.p.become_child();                                // (the gate closes at exec or exit)
-    if (vfork) c.p.kernel().host_fds.insert(gate[1]);  // the emulator's, not the guest's
+    c.p.become_child();                           // (the gate closes at exec or exit)
+    if (vfork) c.files.host_fds.insert(gate[1]);  // the emulator's, not the guest's
     const uint32_t tid = static_cast<uint32_t>(getpid());
     if (flags & CLONE_CHILD_SETTID) c.user.put(child_tid, tid);
     if (flags & CLONE_CHILD_CLEARTID) c.p.kernel().clear_child_tid = child_tid;

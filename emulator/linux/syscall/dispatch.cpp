@@ -34,9 +34,9 @@ int64_t bad_descriptor(SyscallContext&) {
 // descriptor argument (the tables' 'f') fails with EBADF, as for a number that is not open,
 // before its handler runs. Descriptors inside guest memory (i386 mmap's and socketcall's
 // argument blocks, SCM_RIGHTS) are checked by their handlers.
-bool names_emulator_fd(const Process& p, const SyscallEntry& e, const uint64_t (&a)[6]) {
+bool names_emulator_fd(const GuestFiles& f, const SyscallEntry& e, const uint64_t (&a)[6]) {
   for (int i = 0; i < 6 && e.args[i] != '\0'; ++i) {
-    if (e.args[i] == 'f' && p.emulator_fd(static_cast<int32_t>(a[i]))) return true;
+    if (e.args[i] == 'f' && f.emulator_fd(static_cast<int32_t>(a[i]))) return true;
   }
   return false;
 }
@@ -83,7 +83,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const bool i386 = &abi == &kAbiI386;
   const bool sysenter = insn_len < 0;
   insn_len = sysenter ? 2 : insn_len;
-  SyscallContext c{*this, user_, *vm_, *sched_, sched_->futexes(), abi, 0, {}};
+  SyscallContext c{*this, user_, *vm_, *sched_, sched_->futexes(), files_, abi, 0, {}};
   ThreadTable& threads = sched_->table();
   const int* regs = i386 ? kArgsI386 : kArgsX86_64;
   c.nr = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
@@ -108,7 +108,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
     GuestThread& self = threads.running();
     bool again_on_eagain = false;
     SyscallHandler fn = e != nullptr ? e->fn : nullptr;
-    if (fn != nullptr && names_emulator_fd(*this, *e, c.a)) fn = bad_descriptor;
+    if (fn != nullptr && names_emulator_fd(files_, *e, c.a)) fn = bad_descriptor;
     const bool threaded = fn != nullptr && threads.size() > 1 && !self.retry_real;
     // A virtual event's retry continues the wait only if this call waits again at once.
     const bool virtual_retry = self.virtual_retry;

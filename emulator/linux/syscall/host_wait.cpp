@@ -283,7 +283,7 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
   }
   for (pollfd& f : fds) {
     // An emulator descriptor is POLLNVAL or EBADF at once (poll_wait.cpp): no wait.
-    if (c.p.emulator_fd(f.fd)) return false;
+    if (c.files.emulator_fd(f.fd)) return false;
     f.revents = 0;
   }
   sync_signalfds(c.p);

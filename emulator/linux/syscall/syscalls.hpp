@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "emulator/linux/files/guest_files.hpp"
 #include "emulator/linux/threads/futex_words.hpp"
 #include "emulator/linux/threads/scheduler.hpp"
 #include "emulator/linux/vm/address_space_policy.hpp"
@@ -31,6 +32,7 @@ struct SyscallContext {
   AddressSpacePolicy& vm;  // mmap, brk, mremap, the layout
   Scheduler& sched;        // the guest threads: clone, waits, exit, tgkill
   FutexWords& futexes;     // futex(2) and robust lists
+  GuestFiles& files;       // descriptors, sockets, the sysroot and the sandbox
   const SyscallAbi& abi;
   uint64_t nr;
   uint64_t a[6];
@@ -94,7 +96,7 @@ constexpr std::array<SyscallEntry, kMaxSyscall> make_syscall_table(const Numbere
 // Does the call name one of the emulator's own descriptors in a descriptor argument (the
 // table's 'f')? Process::dispatch_syscall then answers EBADF without calling the handler
 // (docs/reliability.md, "The emulator's descriptors are not the guest's").
-bool names_emulator_fd(const Process& p, const SyscallEntry& e, const uint64_t (&a)[6]);
+bool names_emulator_fd(const GuestFiles& f, const SyscallEntry& e, const uint64_t (&a)[6]);
 
 // Handlers, grouped by file. Most serve both ABIs and look at ctx.abi.wide.
 #define PADLOCK_SYSCALL(name) int64_t name(SyscallContext& c)
