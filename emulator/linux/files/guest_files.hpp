@@ -1,9 +1,9 @@
 // The process's files and sockets as its system calls see them: the emulator's own
 // descriptors, which are never the guest's (docs/reliability.md, "The emulator's
-// descriptors are not the guest's"); what Linux
-// keeps per open file that the host's descriptor lacks (i386 directory cookies, timerfds on
-// the virtual clock, signalfd masks, /proc/self/mem offsets, the names of stand-in files);
-// and where a guest path leads (-L/--sysroot, --sandbox DIR, --net).
+// descriptors are not the guest's"); what Linux keeps per open file that the host's
+// descriptor lacks (i386 directory cookies, timerfds on the virtual clock, signalfd masks,
+// /proc/self/mem offsets, the names of stand-in files); and where a guest path leads
+// (-L/--sysroot, --sandbox DIR, --net).
 #pragma once
 
 #include <cstdint>
@@ -35,7 +35,7 @@ class GuestFiles {
 
   // One of the emulator's own descriptors (host_fds): never the guest's.
   bool emulator_fd(int fd) const { return host_fds.count(fd) != 0; }
-  const GuestPaths& paths() const { return paths_; }  // -L/--sysroot lookups
+  const GuestPaths& paths() const { return paths_; }   // -L/--sysroot lookups
   const Sandbox& sandbox() const { return sandbox_; }  // --sandbox DIR, --net
 
   // close: what was known of `fd` is gone.
