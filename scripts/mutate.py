@@ -66,6 +66,12 @@ VM_GTESTS = (gtest("test_emulator",
 USER_GTESTS = (gtest("test_emulator", "UserMemory.*"),)
 FUTEX_WORDS = "emulator/linux/threads/futex_words.cpp"
 FUTEX_GTESTS = (gtest("test_emulator", "FutexWordsTest.*"),)
+SCHEDULER = "emulator/linux/threads/scheduler.cpp"
+TRAP = "emulator/exec/padlock_call.cpp"
+FILES = "emulator/linux/files/guest_files.cpp"
+FILES_GTESTS = (gtest("test_emulator", "GuestFilesTest.*"),)
+TRAP_GTESTS = (gtest("test_emulator", "PadlockTrapTest.*"),)
+SCHED_GTESTS = (gtest("test_emulator", "SchedulerTest.*"),)
 
 MUTATIONS: list[Mutation] = [
     # --- unit register results, faults and restart state --------------------------------
@@ -331,10 +337,9 @@ MUTATIONS: list[Mutation] = [
       "    t.tms_utime = static_cast<clock_t>(c.p.vtime().cpu_ns() / (kNsPerSec / hz));",
       "    t.tms_utime = static_cast<clock_t>(c.p.vtime().cpu_ns() / (kNsPerSec / hz) / 2);",
       (pytest("tests/integration/test_timing.py", "mhz"),)),
-    M("rdtsc-mhz", "RDTSC", "emulator/linux/process_hooks.cpp",
-      "  const uint64_t t = now();\n  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX",
-      "  const uint64_t t = now() / 2;\n  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX",
-      (pytest("tests/integration/test_timing.py", "mhz"),)),
+    M("rdtsc-mhz", "RDTSC", "emulator/exec/padlock_call.cpp",
+      "  const uint64_t t = clock_.now();", "  const uint64_t t = clock_.now() / 2;",
+      (pytest("tests/integration/test_timing.py", "mhz"), gtest("test_emulator", "PadlockTrapTest.*"))),
     M("timer-cycles", "timers (setitimer, timer_create)", "emulator/time/virtual_time.cpp",
       "  const long double c = static_cast<long double>(ns) * cfg_.mhz / 1000.0L;",
       "  const long double c = static_cast<long double>(ns) * 1600 / 1000.0L;",
@@ -423,11 +428,11 @@ MUTATIONS: list[Mutation] = [
       (pytest("tests/integration/test_guest_boundary.py", "forces"),)),
     M("fd-table-args", "descriptor table (descriptor arguments)",
       "emulator/linux/syscall/dispatch.cpp",
-      "    if (e.args[i] == 'f' && p.emulator_fd(static_cast<int32_t>(a[i]))) return true;",
-      "    if (e.args[i] == 'F' && p.emulator_fd(static_cast<int32_t>(a[i]))) return true;",
+      "    if (e.args[i] == 'f' && f.emulator_fd(static_cast<int32_t>(a[i]))) return true;",
+      "    if (e.args[i] == 'F' && f.emulator_fd(static_cast<int32_t>(a[i]))) return true;",
       (pytest("tests/integration/test_guest_boundary.py", "descriptors"),)),
     M("fd-table-child", "descriptor table (a forked child's outputs)",
-      "emulator/linux/process.cpp", "      if (before.count(fd) == 0) kernel_.host_fds.insert(fd);",
+      "emulator/linux/process.cpp", "      if (before.count(fd) == 0) files_.host_fds.insert(fd);",
       "      if (before.count(fd) == 0) (void)fd;",
       (pytest("tests/integration/test_guest_boundary.py", "descriptors"),)),
     M("sock-bind-dir", "sandboxed sockets (bind's directory)", "emulator/linux/sandbox.cpp",
@@ -447,12 +452,12 @@ MUTATIONS: list[Mutation] = [
       (pytest("tests/integration/test_guest_boundary.py", "socket"),)),
     M("fd-table-poll", "descriptor table (poll's pollfd array)",
       "emulator/linux/syscall/poll_wait.cpp",
-      "  if (std::any_of(fds.begin(), fds.end(), [&](int fd) { return c.p.emulator_fd(fd); })) {",
+      "  if (std::any_of(fds.begin(), fds.end(), [&](int fd) { return c.files.emulator_fd(fd); })) {",
       "  if (false) {",
       (pytest("tests/integration/test_guest_boundary.py", "descriptors_are_not"),)),
     M("fd-table-select", "descriptor table (select's sets)",
       "emulator/linux/syscall/poll_wait.cpp",
-      "        if (c.p.emulator_fd(static_cast<int>(fd))) return -EBADF;\n", "",
+      "        if (c.files.emulator_fd(static_cast<int>(fd))) return -EBADF;\n", "",
       (pytest("tests/integration/test_guest_boundary.py", "descriptors_are_not"),)),
     M("process-vm-protections", "process_vm_writev (the remote side's protections)",
       "emulator/linux/syscall/process_vm.cpp",
@@ -673,11 +678,41 @@ MUTATIONS: list[Mutation] = [
       "  if ((v & kTidMask) != static_cast<uint32_t>(tid)) return;\n", "", FUTEX_GTESTS),
     M("robust-exit-all-dead", "exit_group: dead threads' lists were walked", FUTEX_WORDS,
       "    if (t.state == GuestThread::State::Dead) continue;\n", "", FUTEX_GTESTS),
-    M("switch-eflags30", "EFLAGS[30] at a thread switch", "emulator/linux/threads.cpp",
+    M("switch-eflags30", "EFLAGS[30] at a thread switch", SCHEDULER,
       "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.\n"
-      "    clear_eflags30();",
+      "    host_.clear_eflags30();",
       "    // §1.8 steps 3 and 5: the switched-in thread's EFLAGS is loaded with bit 30 = 0.",
-      (pytest("tests/integration/test_switch_key.py"),)),
+      SCHED_GTESTS + (pytest("tests/integration/test_switch_key.py"),)),
+    # --- the trap host Process and the harness share (emulator/exec/padlock_call.cpp) ----
+    M("trap-next-pc", "the PC after a completed PadLock instruction",
+      "emulator/exec/padlock_call.hpp",
+      "    return r.outcome.status == Status::Completed ? c.pc + c.decoded.length : c.pc;",
+      "    return c.pc + c.decoded.length;", TRAP_GTESTS),
+    M("trap-write-back", "registers written back after the core ran", TRAP,
+      "  finish_padlock_call(cpu_, c);\n  return &r;", "  return &r;", TRAP_GTESTS),
+    M("trap-rdtsc-moves", "RDTSC moves the clock", TRAP, "  clock_.advance(1);\n", "",
+      TRAP_GTESTS),
+    # --- the descriptors (emulator/linux/files/guest_files.cpp) ------------------------------
+    M("files-dup-timerfd", "a duplicate shares its timerfd", FILES,
+      "  if (auto it = timerfds.find(from); it != timerfds.end()) timerfds[to] = it->second;\n", "",
+      FILES_GTESTS),
+    M("files-dup-forgets", "a dup onto a descriptor forgets its old file", FILES,
+      "  closed(to);\n", "", FILES_GTESTS),
+    M("files-close-self-mem", "close forgets /proc/self/mem's offset", FILES,
+      "  self_mem.erase(fd);\n", "", FILES_GTESTS),
+    # --- the scheduler (emulator/linux/threads/scheduler.cpp) -------------------------------
+    M("sched-switch-same-thread", "the scheduler: a switch only to another thread", SCHEDULER,
+      "  if (next != table_.running_index()) {", "  if (true) {", SCHED_GTESTS),
+    M("sched-wake-result", "the scheduler: a woken thread's result", SCHEDULER,
+      "    host_.set_syscall_result(t.result);\n", "", SCHED_GTESTS),
+    M("sched-cleartid-wake", "exit: CLONE_CHILD_CLEARTID wakes a joiner", SCHEDULER,
+      "  if (word != 0 && user_.put(word, uint32_t{0})) table_.futex_wake(word, 1, ~0u);",
+      "  if (word != 0) user_.put(word, uint32_t{0});", SCHED_GTESTS),
+    M("sched-leader-status", "exit: the first thread's status is the process's", SCHEDULER,
+      "    host_.exit_group(main_exited_ ? main_exit_code_ : code);", "    host_.exit_group(code);",
+      SCHED_GTESTS),
+    M("sched-idle-deadline", "every thread waits: time moves to the first deadline", SCHEDULER,
+      "    host_.sleep_until(first);", "    host_.sleep_until(first + 1);", SCHED_GTESTS),
     M("gdb-amd64-rsi-rdi", "gdb register slots (amd64)", "emulator/gdb/x86_registers.cpp",
       '{"rsi", 64, "int64", F::Core, S::Gpr, 6},    {"rdi", 64, "int64", F::Core, S::Gpr, 7},',
       '{"rsi", 64, "int64", F::Core, S::Gpr, 7},    {"rdi", 64, "int64", F::Core, S::Gpr, 6},',

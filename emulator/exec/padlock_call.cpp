@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "emulator/cpu/cpu_features.hpp"
+
 namespace padlock::emu {
 
 namespace {
@@ -71,6 +73,29 @@ void finish_padlock_call(Cpu& cpu, const PadlockCall& c) {
   for (int i = 0; i < 8; ++i) {
     if (changed & (1u << i)) c.live[i] = c.state.gpr[i] & gpr_mask(guest64);
   }
+}
+
+int PadlockTrap::cpuid() {
+  return answer_cpuid(cpu_, units_, cpu_.guest64());
+}
+
+int PadlockTrap::rdtsc() {
+  clock_.advance(1);
+  const uint64_t t = clock_.now();
+  const bool wide = cpu_.guest64();
+  cpu_.set_reg(wide ? UC_X86_REG_RAX : UC_X86_REG_EAX, t & 0xFFFFFFFFu);
+  cpu_.set_reg(wide ? UC_X86_REG_RDX : UC_X86_REG_EDX, t >> 32);
+  return 1;
+}
+
+const PadlockRecord* PadlockTrap::run(PadlockCall& c, const uc_padlock_state* at, bool eflags30,
+                                      uint64_t interrupt_at,
+                                      const std::function<void(PadlockCall&)>& before) {
+  if (!begin_padlock_call(cpu_, mem_, cpu_.guest64(), eflags30, c, at, &memo_)) return nullptr;
+  if (before) before(c);
+  const PadlockRecord& r = core_.execute(c.decoded, c.state, mem_, c.pc, interrupt_at);
+  finish_padlock_call(cpu_, c);
+  return &r;
 }
 
 }  // namespace padlock::emu

@@ -1,13 +1,16 @@
-// The register side of a PadLock trap, shared by the whole-program Process and the
-// function harness Machine: decode the instruction at the PC, read the architectural
-// state the models need and write back what they changed. Execution itself is the core's
-// (emulator/exec/core.hpp).
+// The trap host shared by the whole-program Process and the function harness Machine:
+// decode the PadLock instruction at the PC, read the architectural state the models need,
+// have the core run it (emulator/exec/core.hpp) and write back what it changed; and
+// CPUID and RDTSC, answered from the CPU model and the virtual clock.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "emulator/cpu/cpu.hpp"
+#include "emulator/exec/core.hpp"
 #include "emulator/memory/address_space.hpp"
+#include "emulator/time/virtual_time.hpp"
 #include "isa/decoder.hpp"
 #include "models/unit_interface.hpp"
 
@@ -47,5 +50,43 @@ void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall
 
 // Writes back the GPRs that differ from c.before.
 void finish_padlock_call(Cpu& cpu, const PadlockCall& c);
+
+// The trap's skeleton. What differs between the owners stays with them
+// (docs/architecture.md, "Entry points and their policies"): the EFLAGS[30] shadow, when
+// the next interrupt is due, and what a fault becomes (a Linux signal, a GuestFault).
+class PadlockTrap {
+ public:
+  PadlockTrap(Cpu& cpu, AddressSpace& mem, const Padlock& units, PadlockCore& core,
+              VirtualTime& clock)
+      : cpu_(cpu), mem_(mem), units_(units), core_(core), clock_(clock) {}
+
+  // UC_HOOK_INSN's answers (1: handled). CPUID from the CPU model (cpu/cpu_features.hpp).
+  int cpuid();
+  // The virtual cycle counter in EDX:EAX. Each read advances it by one, so that a loop
+  // waiting for the TSC to move always ends.
+  int rdtsc();
+
+  // The PadLock instruction at the PC (`at`: from generated code, UC_CTL_PADLOCK_INSN; null
+  // from the invalid-opcode trap) with the owner's EFLAGS[30] shadow, run by the core up to
+  // the interrupt point after `interrupt_at` (§1.7). `before` (may be empty) sees the call
+  // decoded, before the core runs it. Null: not a PadLock instruction (#UD, or a #PF where
+  // c.decoded.cut_short: its bytes run onto a page that cannot be fetched), nothing run.
+  const PadlockRecord* run(PadlockCall& c, const uc_padlock_state* at, bool eflags30,
+                           uint64_t interrupt_at,
+                           const std::function<void(PadlockCall&)>& before = {});
+  // Where the guest goes on after `r`: the next instruction when it completed; this one when
+  // an interrupt (it resumes from the updated registers, §1.7) or a fault stopped it.
+  static uint64_t next_pc(const PadlockCall& c, const PadlockRecord& r) {
+    return r.outcome.status == Status::Completed ? c.pc + c.decoded.length : c.pc;
+  }
+
+ private:
+  Cpu& cpu_;
+  AddressSpace& mem_;
+  const Padlock& units_;
+  PadlockCore& core_;
+  VirtualTime& clock_;
+  DecodeMemo memo_;  // the last PadLock instruction decoded
+};
 
 }  // namespace padlock::emu

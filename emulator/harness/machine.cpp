@@ -62,6 +62,7 @@ Machine::Machine(const CpuModel& cpu, unsigned bits, const PadlockConfig& config
   core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), timing);
   mem_ = std::make_unique<AddressSpace>(guest64_);
   cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
+  trap_ = std::make_unique<PadlockTrap>(*cpu_, *mem_, *padlock_, *core_, *vt_);
   blocks_ = std::make_unique<BlockCache>(guest64_, *mem_);
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
@@ -432,9 +433,9 @@ std::vector<Machine::DiagRecord> Machine::take_diagnostics() {
 // --- hooks -----------------------------------------------------------------------------------
 
 // A PadLock instruction, called from generated code (UC_CTL_PADLOCK_INSN) or, without it,
-// from the invalid-opcode trap: decode and registers as in Process::padlock_insn
-// (emulator/exec/padlock_call.hpp), execution by the same core (emulator/exec/core.hpp),
-// with the before/after hooks around it; faults stop the call. Returns the PC to go on at.
+// from the invalid-opcode trap: the trap host Process::padlock_insn uses too
+// (emulator/exec/padlock_call.hpp: decode, registers, the same core), with the
+// before/after hooks around it; faults stop the call. Returns the PC to go on at.
 bool Machine::on_invalid_insn() {
   const uint64_t pc = cpu_->pc();
   const uint64_t next = padlock_insn();
@@ -446,7 +447,25 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
   uint64_t next = at != nullptr ? at->pc : cpu_->pc();
   try {
     PadlockCall c;
-    if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c, at, &decode_memo_)) {
+    PadlockEvent ev;
+    const PadlockRecord* ran = trap_->run(c, at, eflags30_, interrupt_at, [&](PadlockCall& call) {
+      // A 32-bit guest's uc_padlock_state slots are a copy, which Unicorn's i386 target
+      // stores back after the call (docs/emulator.md, "Unicorn", item 12), while the hooks
+      // read and write registers through uc_reg_*: with hooks, the state goes that way too.
+      if (!guest64_ && (before_ || after_)) call.live = nullptr;
+      ev.pc = call.pc;
+      ev.decoded = call.decoded;
+      ev.before = call.state;
+      ev.now = now();
+      if (before_) {
+        before_(*this, ev);
+        read_padlock_state(*cpu_, guest64_, eflags30_, call);  // the hook may have changed them
+        ev.before = call.state;
+      }
+      call.state.cr4_osfxsr = cr4_osfxsr_;
+      call.state.cr0_ts = cr0_ts_;
+    });
+    if (ran == nullptr) {
       MachineFault f;
       f.signo = SIGILL;
       f.code = kIllIllopn;
@@ -457,35 +476,18 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
       stop_with(f);
       return c.pc;
     }
-    // A 32-bit guest's uc_padlock_state slots are a copy, which Unicorn's i386 target stores
-    // back after the call (docs/emulator.md, "Unicorn", item 12), while the hooks read and
-    // write registers through uc_reg_*: with hooks, the state goes that way too.
-    if (!guest64_ && (before_ || after_)) c.live = nullptr;
+    const PadlockRecord& r = *ran;
     const isa::Decoded& d = c.decoded;
     const uint64_t pc = c.pc;
-    PadlockEvent ev;
-    ev.pc = pc;
-    ev.decoded = d;
-    ev.before = c.state;
-    ev.now = now();
-    if (before_) {
-      before_(*this, ev);
-      read_padlock_state(*cpu_, guest64_, eflags30_, c);  // the hook may have changed them
-      ev.before = c.state;
-    }
-    c.state.cr4_osfxsr = cr4_osfxsr_;
-    c.state.cr0_ts = cr0_ts_;
-    const PadlockRecord& r = core_->execute(d, c.state, *mem_, pc, interrupt_at);
     const Outcome& o = r.outcome;
     ++padlock_count_;
-    finish_padlock_call(*cpu_, c);
+    next = PadlockTrap::next_pc(c, r);
     // §1.8: REP XCRYPT sets EFLAGS[30] after loading the key, REP XSHA clears it, and so
     // does the interrupt or exception that stops an instruction (the core applies it).
     eflags30_ = r.after.eflags30();
 
     switch (o.status) {
       case Status::Completed:
-        next = pc + d.length;
         break;
       case Status::Interrupted:
         // §1.7: the harness takes the pending interrupt and the instruction resumes from the
@@ -675,15 +677,11 @@ bool Machine::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
 }
 
 int Machine::on_cpuid() {
-  return answer_cpuid(*cpu_, *padlock_, guest64_);
+  return trap_->cpuid();
 }
 
 int Machine::on_rdtsc() {
-  vt_->advance(1);  // as in a Process: a loop waiting for the TSC to move always ends
-  const uint64_t t = now();
-  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX, t & 0xFFFFFFFFu);
-  cpu_->set_reg(guest64_ ? UC_X86_REG_RDX : UC_X86_REG_EDX, t >> 32);
-  return 1;
+  return trap_->rdtsc();  // as in a Process
 }
 
 // --- messages and fault addresses ---------------------------------------------------------

@@ -305,7 +305,7 @@ class Machine {
   uc_hook block_hook_ = 0;
 
   bool eflags30_ = false;
-  DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
+  std::unique_ptr<PadlockTrap> trap_;  // padlock_insn, CPUID, RDTSC (shared with Process)
   bool cr4_osfxsr_ = true;
   bool cr0_ts_ = false;
   uint64_t arena_next_ = kArenaBase;

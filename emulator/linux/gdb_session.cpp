@@ -382,7 +382,7 @@ void GdbSession::read_register(size_t regno, uint8_t* out) {
       v = c.ip;
       break;
     case RegSource::Flags:
-      // A switched-out thread is switched in with bit 30 clear (§1.8; threads.cpp).
+      // A switched-out thread is switched in with bit 30 clear (§1.8; threads/scheduler.cpp).
       v = (c.flags & ~(uint64_t{1} << 30)) | (uint64_t{running && p_.eflags30()} << 30);
       break;
     case RegSource::Segment: {

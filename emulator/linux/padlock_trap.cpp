@@ -1,8 +1,9 @@
 // PadLock instructions: our Unicorn patch (UC_CTL_PADLOCK_INSN) has the translator end a
 // block at 0F A6 / 0F A7 and call on_padlock_insn from generated code, with the state
 // precise there; without it they reach UC_HOOK_INSN_INVALID, as QEMU's translator has no
-// case for them. Neither gets the length: decode at the PC, run the execution core
-// (emulator/exec/core.hpp), write the registers back and give the PC to go on at.
+// case for them. Neither gets the length: the trap host shared with the harness
+// (emulator/exec/padlock_call.hpp) decodes at the PC, runs the execution core and
+// writes the registers back; this gives the PC to go on at.
 // What is the Process's own: the EFLAGS[30] shadow and the block hook it needs, the
 // periodic interrupts of the virtual clock, and faults as Linux signals. Any other invalid
 // opcode is SIGILL.
@@ -27,8 +28,12 @@ bool Process::on_invalid_insn() {
 
 uint64_t Process::padlock_insn(const uc_padlock_state* at) {
   drain_block_log();
+  // Interrupt model (--irq-hz): a REP instruction stops at its next interruptible point
+  // after the pending interrupt's cycle (§1.7, §6.6) and resumes after it.
+  const uint64_t irq = opts_.timing ? vt_->next_irq() : VirtualTime::kNever;
   PadlockCall c;
-  if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c, at, &decode_memo_)) {
+  const PadlockRecord* ran = trap_->run(c, at, eflags30_, irq);
+  if (ran == nullptr) {
     fault_ = GuestSiginfo{};
     if (c.decoded.cut_short) {
       // The ModRM byte (or the opcode's rest) lies on a page that cannot be fetched: the
@@ -53,13 +58,9 @@ uint64_t Process::padlock_insn(const uc_padlock_state* at) {
     request_stop();
     return c.pc;  // the run loop delivers SIGILL with the PC unchanged
   }
-  // Interrupt model (--irq-hz): a REP instruction stops at its next interruptible point
-  // after the pending interrupt's cycle (§1.7, §6.6) and resumes after it.
-  const uint64_t irq = opts_.timing ? vt_->next_irq() : VirtualTime::kNever;
-  const PadlockRecord& r = core_->execute(c.decoded, c.state, *mem_, c.pc, irq);
-  // With --timing off the only event is a thread's slice end (threads.cpp).
+  const PadlockRecord& r = *ran;
+  // With --timing off the only event is a thread's slice end (threads/scheduler.hpp).
   if (vt_->now() >= vt_->next_event()) time_events();
-  finish_padlock_call(*cpu_, c);
   if (gdb_) gdb_->on_padlock(r.outcome);
 
   // §1.8: REP XCRYPT sets EFLAGS[30] (after loading the key), REP XSHA clears it, and so
@@ -77,9 +78,8 @@ uint64_t Process::padlock_insn(const uc_padlock_state* at) {
 
   switch (r.outcome.status) {
     case Status::Completed:
-      return c.pc + c.decoded.length;
     case Status::Interrupted:
-      break;  // §1.7: the PC stays; the instruction resumes from the updated registers
+      break;
     case Status::Faulted: {
       if (r.outcome.fault.kind == FaultKind::NotModelled) {
         stop_not_modelled(c.pc, r.decoded, r.before);
@@ -97,7 +97,7 @@ uint64_t Process::padlock_insn(const uc_padlock_state* at) {
       break;
     }
   }
-  return c.pc;
+  return PadlockTrap::next_pc(c, r);
 }
 
 void Process::stop_not_modelled(uint64_t pc, const isa::Decoded& d, const ArchState& s) {
@@ -116,7 +116,7 @@ void Process::stop_not_modelled(uint64_t pc, const isa::Decoded& d, const ArchSt
                 static_cast<unsigned long long>(pc), what);
   std::fprintf(opts_.log, "%s\n", line);
   std::fflush(opts_.log);
-  futexes_->exit_all_robust_lists(kernel_.robust_list);
+  sched_->futexes().exit_all_robust_lists(kernel_.robust_list);
   fatal_ = true;
   result_ = RunResult{};
   result_.exit_code = kNotModelledExit;

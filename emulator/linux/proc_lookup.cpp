@@ -98,7 +98,7 @@ int proc_depth(int fd) {
   return -1;
 }
 
-Dir classify_dir(const Process& p, int fd) {
+Dir classify_dir(Process& p, int fd) {
   struct statfs sf {};
   if (fstatfs(fd, &sf) != 0) return Dir::kOther;
   if (sf.f_type == SYSFS_MAGIC) {
@@ -237,7 +237,7 @@ void split(const std::string& path, std::string& dir, std::string& leaf) {
 
 }  // namespace
 
-ProcPath lookup_proc(const Process& p, int dirfd, const std::string& path, bool follow) {
+ProcPath lookup_proc(Process& p, int dirfd, const std::string& path, bool follow) {
   if (path.empty()) return {};
   std::string cur = path, dir, leaf;
   HostFd base;  // the directory a relative link target is looked up from
@@ -284,18 +284,18 @@ ProcPath lookup_proc(const Process& p, int dirfd, const std::string& path, bool 
   return {};  // too many links: the host call answers ELOOP
 }
 
-GuestLookup look_up(const Process& p, int dirfd, const std::string& guest_path, bool follow) {
+GuestLookup look_up(Process& p, int dirfd, const std::string& guest_path, bool follow) {
   GuestLookup l;
-  l.host = p.paths().resolve(guest_path);
+  l.host = p.files().paths().resolve(guest_path);
   l.proc = lookup_proc(p, dirfd, l.host, follow);
   switch (l.proc.entry) {
     case ProcEntry::kExe:
       // Followed, the link is the guest program; not followed (lstat, readlink), a link.
-      if (follow) l.host = p.paths().resolve(p.exe_path());
+      if (follow) l.host = p.files().paths().resolve(p.exe_path());
       break;
     case ProcEntry::kFd:
     case ProcEntry::kFdInfo:
-      if (p.emulator_fd(l.proc.fd)) l.refusal = -ENOENT;
+      if (p.files().emulator_fd(l.proc.fd)) l.refusal = -ENOENT;
       break;
     case ProcEntry::kRefused:
       l.refusal = -EACCES;

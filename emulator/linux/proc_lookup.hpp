@@ -47,7 +47,7 @@ struct ProcPath {
 // `path` (a host path: after -L's mapping) relative to `dirfd` (AT_FDCWD: the working
 // directory). `follow`: a symbolic link in the last component is followed (open without
 // O_NOFOLLOW, stat, access, chdir, execve), not for lstat, readlink and O_NOFOLLOW.
-ProcPath lookup_proc(const Process& p, int dirfd, const std::string& path, bool follow);
+ProcPath lookup_proc(Process& p, int dirfd, const std::string& path, bool follow);
 
 // A guest path looked up by a system call: the served entry it names, the host path the
 // call uses otherwise (-L's mapping; the guest program for /proc/<pid>/exe), and the
@@ -59,6 +59,6 @@ struct GuestLookup {
   std::string host;
   int refusal = 0;
 };
-GuestLookup look_up(const Process& p, int dirfd, const std::string& guest_path, bool follow);
+GuestLookup look_up(Process& p, int dirfd, const std::string& guest_path, bool follow);
 
 }  // namespace padlock::emu

@@ -57,12 +57,6 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-void hook_mem(uc_engine* uc, uc_mem_type type, uint64_t address, int size, int64_t, void* p) {
-  UcHooks<Process>::guarded(uc, p, 0, [=](Process* w) {
-    return w->on_mem_access(address, size, type == UC_MEM_WRITE), 0;
-  });
-}
-
 }  // namespace
 
 Process* current_process() {
@@ -132,12 +126,17 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     vtc.irq_hz = opts_.irq_hz < 0 ? 250 : opts_.irq_hz;
     vtc.seed = opts_.seed;
     vt_ = std::make_unique<VirtualTime>(vtc);
-    FutexHost& futex_host = *this;
-    futexes_ = std::make_unique<FutexWords>(threads_, user_, futex_host, guest64_);
+    SchedulerConfig sc;
+    sc.wide = guest64_;
+    sc.quantum_us = opts_.quantum_us;
+    sc.timing = opts_.timing;
+    ThreadHost& thread_host = *this;
+    sched_ = std::make_unique<Scheduler>(thread_host, sig_, *vt_, user_, stats_, sc);
     PadlockTiming pt;
     pt.memory = pt.overlap = opts_.timing;
     core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
     core_->set_host_stop(&host_stop_);
+    trap_ = std::make_unique<PadlockTrap>(*cpu_, *mem_, *padlock_, *core_, *vt_);
     if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
     blocks_ = std::make_unique<BlockCache>(
         guest64_, *mem_,
@@ -151,8 +150,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     cs_ = h;
     pid_ = getpid();
     // The first thread's TID is the PID; clone numbers the others from PID + 1.
-    threads_.restart(pid_);
-    next_tid_ = pid_ + 1;
+    sched_->restart(pid_);
     emulator_path_ = find_cli();
     kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
     char real[PATH_MAX];
@@ -242,13 +240,7 @@ std::unordered_set<int> open_descriptors(bool cloexec_only = false) {
 void Process::become_child() {
   pid_ = getpid();
   // Linux: the child of fork has one thread, a copy of the caller.
-  {
-    threads_.restart(pid_);
-    next_tid_ = pid_ + 1;
-    switch_pending_ = false;
-    clone_.active = false;
-    vt_->set_slice_end(VirtualTime::kNever);
-  }
+  sched_->restart(pid_);
   forked_child_ = true;
   deadline_.restart_in_child();
   stats_ = Stats{};
@@ -280,7 +272,7 @@ void Process::become_child() {
       std::fprintf(opts_.log, "padlock-emu: child %d: %s\n", pid_, e.what());
     }
     for (const int fd : open_descriptors()) {
-      if (before.count(fd) == 0) kernel_.host_fds.insert(fd);
+      if (before.count(fd) == 0) files_.host_fds.insert(fd);
     }
     if (obs_) core_->set_listener(obs_.get());
     if (block_counter_ != nullptr) {
@@ -411,32 +403,38 @@ void Process::install_hooks() {
   uc_engine* uc = cpu_->uc();
   uc_hook h;
   auto add = [&](int type, void* cb, int insn = -1) {
-    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, this, 1, 0)
-                              : uc_hook_add(uc, &h, type, cb, this, 1, 0, insn);
+    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0)
+                              : uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0, insn);
     if (e != UC_ERR_OK) throw LoadError(std::string("unicorn: hook: ") + uc_strerror(e));
   };
-  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Process>::tlb));
-  add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Process>::intr));
-  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Process>::invalid));
+  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(Trampolines::tlb));
+  add(UC_HOOK_INTR, reinterpret_cast<void*>(Trampolines::intr));
+  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(Trampolines::invalid));
   // 0F A6 / 0F A7 call padlock_insn from generated code instead of trapping (#UD stays the
   // way for every other invalid opcode).
-  if (uc_ctl_padlock_insn(uc, &UcHooks<Process>::padlock, this) != UC_ERR_OK) {
+  if (uc_ctl_padlock_insn(uc, &Trampolines::padlock, &hooks_) != UC_ERR_OK) {
     throw LoadError("unicorn: cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)");
   }
   set_rep_loop(true);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::syscall), UC_X86_INS_SYSCALL);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::sysenter), UC_X86_INS_SYSENTER);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::cpuid), UC_X86_INS_CPUID);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::rdtsc), UC_X86_INS_RDTSC);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::syscall), UC_X86_INS_SYSCALL);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::sysenter), UC_X86_INS_SYSENTER);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::cpuid), UC_X86_INS_CPUID);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::rdtsc), UC_X86_INS_RDTSC);
   // Port I/O reaches these hooks only when an IN/OUT-family instruction runs: no cost
   // elsewhere. Unicorn's I/O permission check lets CPL 3 through; Linux's answer is #GP.
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::port_in), UC_X86_INS_IN);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Process>::port_out), UC_X86_INS_OUT);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::port_in), UC_X86_INS_IN);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::port_out), UC_X86_INS_OUT);
   // The chip check sees each block when it is translated (block_cost).
   if (opts_.timing || opts_.icount || chip_ || (obs_ && obs_->wants_blocks())) enable_block_hook();
   if (opts_.timing && opts_.cache_x86) {
+    auto hook_mem =
+        +[](uc_engine* uc, uc_mem_type type, uint64_t address, int size, int64_t, void* o) {
+          Trampolines::guarded(uc, o, 0, [=](Hooks* w) {
+            return w->on_mem_access(address, size, type == UC_MEM_WRITE), 0;
+          });
+        };
     if (uc_hook_add(uc, &mem_hook_, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
-                    reinterpret_cast<void*>(hook_mem), this, 1, 0) != UC_ERR_OK) {
+                    reinterpret_cast<void*>(hook_mem), &hooks_, 1, 0) != UC_ERR_OK) {
       throw LoadError("unicorn: cannot install the memory hook (--cache-x86)");
     }
   }
@@ -456,12 +454,12 @@ void Process::enable_block_hook() {
     // Counted instructions need the hook on every block; block_cost still sees each block
     // at translation, for the chip check, and asks for the hook on all of them.
     hook_every_block_ =
-        uc_ctl_block_cost(uc, nullptr, nullptr, &UcHooks<Process>::block_cost, this) == UC_ERR_OK;
+        uc_ctl_block_cost(uc, nullptr, nullptr, &Trampolines::block_cost, &hooks_) == UC_ERR_OK;
   }
   if (inline_costs) {
     inline_costs =
         uc_ctl_block_cost(uc, opts_.timing ? vt_->clock_cell() : nullptr, vt_->next_event_cell(),
-                          &UcHooks<Process>::block_cost, this) == UC_ERR_OK;
+                          &Trampolines::block_cost, &hooks_) == UC_ERR_OK;
     // --mix alone: generated code counts each block's executions in the mix's counter
     // (block_cost sets it as the tag), with nothing to replay.
     if (inline_costs && obs_ && obs_->block_counter() != nullptr &&
@@ -478,9 +476,9 @@ void Process::enable_block_hook() {
       }
     }
   }
-  void* cb = inline_costs ? reinterpret_cast<void*>(UcHooks<Process>::costed_block)
-                          : reinterpret_cast<void*>(UcHooks<Process>::block);
-  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, cb, this, 1, 0) != UC_ERR_OK) {
+  void* cb = inline_costs ? reinterpret_cast<void*>(Trampolines::costed_block)
+                          : reinterpret_cast<void*>(Trampolines::block);
+  if (uc_hook_add(uc, &block_hook_, UC_HOOK_BLOCK, cb, &hooks_, 1, 0) != UC_ERR_OK) {
     if (inline_costs) uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
     return;
   }
@@ -623,7 +621,7 @@ void Process::charge_rep_string(const BlockInfo& b) {
 }
 
 void Process::set_rep_loop(bool on) {
-  if (uc_ctl_rep_string(cpu_->uc(), on ? &UcHooks<Process>::rep_string : nullptr, this) ==
+  if (uc_ctl_rep_string(cpu_->uc(), on ? &Trampolines::rep_string : nullptr, &hooks_) ==
       UC_ERR_OK) {
     blocks_->set_whole_reps(on);
   }
@@ -665,12 +663,8 @@ void Process::time_events() {
     clear_eflags30();
     stats_.interrupts += irqs;
   }
-  // The running thread's time slice is over (threads.cpp): switch at the next stop.
-  if (vt_->now() >= vt_->slice_end()) {
-    vt_->set_slice_end(VirtualTime::kNever);
-    switch_pending_ = true;
-    request_stop();
-  }
+  // The running thread's time slice is over (threads/scheduler.hpp): switch at the next stop.
+  if (vt_->now() >= vt_->slice_end()) sched_->end_slice();
   vt_->fire_due([&](int signo, int code, int) {
     GuestSiginfo si;
     si.signo = signo;
@@ -773,7 +767,7 @@ RunResult Process::run() {
   std::optional<ProgressLine> progress;
   progress.emplace(opts_, stats_, vt_->clock_cell(), mhz_, opts_.progress && !gdb_);
   // Taken last, so that the gdb connection and the signal and progress machinery are in.
-  kernel_.host_fds = open_descriptors(true);
+  files_.host_fds = open_descriptors(true);
   // The guest's name in /proc/self/comm, stat and status, as exec gives it (the file's
   // name, 15 bytes at most), not the emulator's.
   const std::string base = opts_.program.substr(opts_.program.rfind('/') + 1);
@@ -781,7 +775,6 @@ RunResult Process::run() {
   // --sandbox: nothing executed from here on gains privileges (docs/reliability.md,
   // "Threat model").
   if (sandbox_.active()) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  const auto started = std::chrono::steady_clock::now();
   // --max-time: a watchdog thread sets a flag at the deadline and stops Unicorn; the
   // models see the flag inside a long REP (ExecEnv::host_stop).
   if (opts_.max_time > 0) {
@@ -793,7 +786,7 @@ RunResult Process::run() {
   bool out_of_time = false;
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
-    schedule();  // threads: a new one, a switch (threads.cpp)
+    sched_->schedule();  // threads: a new one, a switch (threads/scheduler.hpp)
     deliver_pending();
     // A system call that failed with EINTR is restarted (SA_RESTART) only by the signal
     // that interrupted it, delivered just now; after that it is a plain failure.

@@ -21,13 +21,13 @@
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/exec/core.hpp"
 #include "emulator/exec/padlock_call.hpp"
+#include "emulator/linux/files/guest_files.hpp"
 #include "emulator/linux/guest_paths.hpp"
 #include "emulator/linux/guest_proc.hpp"
 #include "emulator/linux/run_deadline.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
-#include "emulator/linux/threads/futex_words.hpp"
-#include "emulator/linux/threads/thread_table.hpp"
+#include "emulator/linux/threads/scheduler.hpp"
 #include "emulator/linux/vm/address_space_policy.hpp"
 #include "emulator/linux/vm/user_memory.hpp"
 #include "emulator/loader/elf_loader.hpp"
@@ -46,16 +46,6 @@ namespace mix {
 class InstructionMix;  // --mix (emulator/observe/mix/)
 }
 
-// A timerfd on the virtual clock (syscall/timerfd.cpp): its clock, next expiry and
-// interval (virtual cycles; kNever: disarmed) and the expirations not yet read.
-struct VirtualTimerfd {
-  int clock = 0;
-  uint64_t deadline = VirtualTime::kNever;
-  uint64_t interval = 0;
-  uint64_t interval_ns = 0;
-  uint64_t ticks = 0;
-};
-
 // Per-process kernel state that only system calls touch.
 struct KernelState {
   uint64_t clear_child_tid = 0;  // set_tid_address
@@ -64,30 +54,9 @@ struct KernelState {
   uint64_t random_state = 0;  // getrandom: reproducible from --seed
   bool rlimit_set[16] = {};   // guest-only limits (not applied to the emulator)
   uint64_t rlimit_cur[16] = {}, rlimit_max[16] = {};
-  // i386 directory offsets: the host's 64-bit ext4 hash cookies do not fit the 32-bit
-  // d_off of a 32-bit process (Linux gives compat tasks 32-bit hashes), so i386 guests see
-  // small cookies (index + 1) that lseek maps back, per descriptor.
-  std::unordered_map<int, std::vector<int64_t>> dir_cookies;
-  // Timerfds on the virtual clock (timing on; syscall/timerfd.cpp), by descriptor; shared
-  // by a descriptor's duplicates.
-  std::unordered_map<int, std::shared_ptr<VirtualTimerfd>> timerfds;
-  // signalfd's signal mask, by descriptor (syscall/signalfd.cpp); the duplicates of a
-  // signalfd (dup, dup2, dup3, F_DUPFD) share it, as they share Linux's file.
-  std::unordered_map<int, std::shared_ptr<uint64_t>> signalfd_mask;
-  // Descriptors of /proc/self/mem (a host descriptor on /dev/null, to own the number) and
-  // their file offsets, which are guest addresses (syscall/file.cpp).
-  std::unordered_map<int, uint64_t> self_mem;
-  // The emulator's own descriptors (its output files, Unicorn's): open, close-on-exec, when
-  // the guest started. /proc/self/fd/ leaves them out (syscall/file.cpp).
-  std::unordered_set<int> host_fds;
-  // Descriptors on the host's /proc/self/fd/ directory, whose listing is filtered.
-  std::unordered_set<int> fd_dirs;
-  // What /proc/self/fd/N names for descriptors whose host file is a stand-in
-  // (/proc/self/mem's /dev/null, the generated /proc files' memory files).
-  std::unordered_map<int, std::string> fd_names;
 };
 
-class Process : private VmHost, private FutexHost {
+class Process final : private VmHost, private ThreadHost {
  public:
   // Loads the program; throws LoadError with a one-line reason.
   explicit Process(const RunOptions& opts);
@@ -105,14 +74,12 @@ class Process : private VmHost, private FutexHost {
   const RunOptions& options() const { return opts_; }
   Stats& stats() { return stats_; }
   KernelState& kernel() { return kernel_; }
-  // One of the emulator's own descriptors (KernelState::host_fds): never the guest's.
-  bool emulator_fd(int fd) const { return kernel_.host_fds.count(fd) != 0; }
+  // Descriptors, sockets and where paths lead (emulator/linux/files/guest_files.hpp).
+  GuestFiles& files() { return files_; }
   // Next 64 bits of the reproducible getrandom() stream (splitmix64 from --seed).
   uint64_t random_u64();
   Padlock& padlock() { return *padlock_; }
   const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
-  const GuestPaths& paths() const { return paths_; }         // -L/--sysroot lookups
-  const Sandbox& sandbox() const { return sandbox_; }        // --sandbox DIR, --net
   int pid() const { return pid_; }
   const std::string& saved_auxv() const { return auxv_; }  // /proc/self/auxv
   uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
@@ -121,7 +88,7 @@ class Process : private VmHost, private FutexHost {
   // A sleep or wait: advance virtual time to `cycle` (counted as idle), handling every
   // event on the way; stops early when a signal for the guest became deliverable.
   // Returns true when it stopped early.
-  bool sleep_until(uint64_t cycle);
+  bool sleep_until(uint64_t cycle) override;
 
   // Guest memory as the kernel sees it (emulator/linux/vm/user_memory.hpp).
   UserMemory& user() { return user_; }
@@ -139,13 +106,13 @@ class Process : private VmHost, private FutexHost {
   const std::string& emulator_path() const { return emulator_path_; }
 
   // Control flow requested by a system call; acted on by the run loop.
-  void exit_group(int code);
+  void exit_group(int code) override;
   enum class SigreturnKind { None, Legacy, Rt };
   void request_sigreturn(SigreturnKind k) {
     sigreturn_ = k;
     request_stop();
   }
-  void request_stop();
+  void request_stop() override;
   // From another thread (a host-side timeout, padlock_emu.run): the guest dies by SIGKILL
   // when the run loop next gets control. A request that arrives between two emulation
   // slices may be missed by Unicorn: call it again until run() returns.
@@ -157,49 +124,24 @@ class Process : private VmHost, private FutexHost {
   std::atomic<bool>& host_stop() { return host_stop_; }
   double max_time_left() const { return deadline_.seconds_left(); }  // --max-time
   void rearm_host_stop() { host_stop_.store(out_of_time_.load() || host_kill_.load()); }
-  void queue_signal(const GuestSiginfo& si);  // to the running thread (tgkill, SIGPIPE)
+  void queue_signal(const GuestSiginfo& si) override;  // to the running thread (tgkill, SIGPIPE)
   // To the process (kill, a timer, the host): pending for the process; a thread that waits
-  // and does not block it is woken when the running thread blocks it (threads.cpp).
+  // and does not block it is woken when the running thread blocks it (threads/scheduler.hpp).
   void queue_process_signal(const GuestSiginfo& si);
   // The process ends by the fatal signal `sig` (its default action; gdb's kill).
   void die(int sig, const GuestSiginfo& si);
   // exit_group or a fatal signal ended it: the run loop stops.
-  bool ended() const { return exited_ || fatal_; }
+  bool ended() const override { return exited_ || fatal_; }
 
-  // --- threads (emulator/linux/threads.cpp; docs/emulator.md, "Threads") -------------
-  // Guest threads share this process's memory and run one at a time on its CPU; the
-  // scheduler switches them only at deterministic points of virtual time.
-  int tid() const { return threads_.running_tid(); }
-  // The threads as a debugger sees them (emulator/linux/threads/guest_threads.hpp).
-  GuestThreads& threads() { return threads_; }
-  int live_threads() const;
-  // clone(CLONE_VM | CLONE_THREAD | ...): the new thread's TID. It starts from the caller's
-  // registers once the system call has returned (RAX 0, the stack `sp`, TLS `tls`); for
-  // i386 `tls` is the user_desc's GDT entry number and descriptor, read by the caller.
-  int64_t clone_thread(uint64_t flags, uint64_t sp, uint64_t child_tid, uint64_t tls,
-                       unsigned tls_index, uint64_t tls_desc);
-  // The calling thread waits (FUTEX_WAIT*, a sleep) until woken or until `deadline`
-  // (virtual cycles; VirtualTime::kNever: none). Its system call's result is set when it
-  // wakes: 0 when woken, -ETIMEDOUT (futex) or 0 (sleep) at the deadline, -EINTR on a
-  // signal. The handler sets SyscallContext::blocks.
-  void block_thread(uint64_t futex_addr, uint32_t bitset, uint64_t deadline);
-  // FUTEX_WAKE, FUTEX_REQUEUE, PI futexes and robust lists
-  // (emulator/linux/threads/futex_words.hpp).
-  FutexWords& futexes() { return *futexes_; }
-  // exit: this thread ends (its robust list walked; CLONE_CHILD_CLEARTID: its TID word is
-  // zeroed and one waiter woken); the last one ends the process.
-  void exit_thread(int code);
-  void yield_thread();  // sched_yield
-  // rt_sigtimedwait with other threads: the caller waits with `set` unblocked until a
-  // signal wakes it (the call is then made again, its mask restored) or `deadline`
-  // passes (-EAGAIN).
-  void sigwait_block(uint64_t set, uint64_t deadline);
-  // tgkill/tkill to a thread of this process; false: no such thread.
-  bool signal_thread(int tid, const GuestSiginfo& si);
+  // --- threads (docs/emulator.md, "Threads") -----------------------------------------
+  // Guest threads share this process's memory and run one at a time on its CPU
+  // (emulator/linux/threads/scheduler.hpp). The threads as a debugger sees them
+  // (emulator/linux/threads/guest_threads.hpp).
+  GuestThreads& threads() { return sched_->threads(); }
 
   // EFLAGS[30] (§1.8, §3.2): stored EFLAGS always has it 0; we keep the live bit here.
   bool eflags30() const { return eflags30_; }
-  void clear_eflags30() {
+  void clear_eflags30() override {
     if (eflags30_) ++stats_.eflags30_clears;
     eflags30_ = false;
   }
@@ -209,7 +151,13 @@ class Process : private VmHost, private FutexHost {
     enable_block_hook();
   }
 
-  // Hooks (called through static trampolines).
+  // REP MOVS and REP STOS run whole (on_rep_string) unless a debugger steps or watches:
+  // then they run an iteration at a time, QEMU's way, and charge_rep_string charges them.
+  // The caller flushes translated code after.
+  void set_rep_loop(bool on);
+
+ private:
+  // Unicorn's hooks (emulator/cpu/uc_hooks.hpp's trampolines, through Hooks below).
   void on_syscall_insn();
   void on_sysenter();
   void on_interrupt(uint32_t intno);
@@ -218,9 +166,6 @@ class Process : private VmHost, private FutexHost {
   // asked for ioperm or iopl. The value an IN gets (it is never seen: the signal's frame
   // holds the state before the instruction).
   uint32_t on_port_io();
-  // A PadLock instruction called from generated code (our Unicorn patch,
-  // UC_CTL_PADLOCK_INSN): the PC to go on at.
-  uint64_t on_padlock_insn(const uc_padlock_state* at) { return padlock_insn(at); }
   void on_block(uint64_t address, uint32_t size);
   // With inline cost accounting: the block's cost is already on the clock; called only
   // for blocks that need it (block_cost) or once an event is due.
@@ -229,10 +174,6 @@ class Process : private VmHost, private FutexHost {
   // A REP MOVS or REP STOS about to run all its `count` elements in one execution of its
   // block (our Unicorn patch, UC_CTL_REP_STRING): charges start-up and elements at once.
   void on_rep_string(uint64_t pc, uint64_t count, uint64_t rsi, uint64_t rdi);
-  // REP MOVS and REP STOS run whole (on_rep_string) unless a debugger steps or watches:
-  // then they run an iteration at a time, QEMU's way, and charge_rep_string charges them.
-  // The caller flushes translated code after.
-  void set_rep_loop(bool on);
   void on_mem_access(uint64_t address, int size, bool write);  // --cache-x86
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
   int on_cpuid();
@@ -240,9 +181,38 @@ class Process : private VmHost, private FutexHost {
   // #UD before it runs.
   void on_code(uint64_t address);
   int on_rdtsc();
-  HookException& hook_exception() { return hook_exception_; }
 
- private:
+  // The trampolines' owner (their user data): the hooks above, which nothing else calls.
+  struct Hooks {
+    Process& p;
+    void on_syscall_insn() { p.on_syscall_insn(); }
+    void on_sysenter() { p.on_sysenter(); }
+    void on_interrupt(uint32_t intno) { p.on_interrupt(intno); }
+    bool on_invalid_insn() { return p.on_invalid_insn(); }
+    uint32_t on_port_io() { return p.on_port_io(); }
+    uint64_t on_padlock_insn(const uc_padlock_state* at) { return p.padlock_insn(at); }
+    void on_block(uint64_t address, uint32_t size) { p.on_block(address, size); }
+    void on_costed_block(uint64_t address, uint32_t size) { p.on_costed_block(address, size); }
+    uint32_t block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
+      return p.block_cost(address, size, tag);
+    }
+    void on_rep_string(uint64_t pc, uint64_t count, uint64_t rsi, uint64_t rdi) {
+      p.on_rep_string(pc, count, rsi, rdi);
+    }
+    void on_mem_access(uint64_t address, int size, bool write) {
+      p.on_mem_access(address, size, write);
+    }
+    bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
+      return p.on_tlb_fill(va, type, paddr, perms);
+    }
+    int on_cpuid() { return p.on_cpuid(); }
+    void on_code(uint64_t address) { p.on_code(address); }
+    int on_rdtsc() { return p.on_rdtsc(); }
+    HookException& hook_exception() { return p.hook_exception_; }
+  };
+  using Trampolines = UcHooks<Hooks>;
+  Hooks hooks_{*this};
+
   // What the destructor releases (also when the constructor throws).
   void release() noexcept;
   // Timing (docs/timing.md): after virtual time moved, take due interrupts and fire due timers
@@ -270,30 +240,20 @@ class Process : private VmHost, private FutexHost {
 
   // Disassembly of the instruction at `pc` for messages ("?" if unreadable).
   std::string disassemble(uint64_t pc);
-  // The clone whose thread is made when the caller's system call has returned.
-  struct PendingClone {
-    bool active = false;
-    uint64_t flags = 0, sp = 0, child_tid = 0, tls = 0, tls_desc = 0;
-    unsigned tls_index = 0;
-    int tid = 0;
-  };
-  void schedule();  // the run loop, after each stop
-  void start_cloned_thread();
-  void save_thread(GuestThread& t);
-  void load_thread(GuestThread& t);
-  void route_signals();
-  void wake_for_shared();  // a waiting thread for each signal of the process it may take
-  void resume_current();
-  void idle();  // every thread waits: advance time to the first deadline or wait for a signal
-  void set_slice();
-  // FutexHost: a futex word's waiter blocks as block_thread makes it, on the guest's clock.
-  void block_running(uint64_t uaddr, uint32_t bitset, uint64_t deadline) override {
-    block_thread(uaddr, bitset, deadline);
-  }
-  uint64_t virtual_now() const override { return now(); }
-  // Also until the first virtual event of its descriptors (a timerfd's expiry).
-  void host_wait(std::vector<pollfd>& fds, int64_t timeout_ms);
-  void poll_host_waiters(int timeout_ms);  // wakes those whose descriptors are ready
+  // ThreadHost (emulator/linux/threads.cpp): the CPU, signals and host waits around the
+  // scheduler.
+  void save_thread(GuestThread& t) override;
+  void load_thread(const GuestThread& t) override;
+  void running_thread(int tid, bool switched) override;
+  uint64_t robust_list() const override { return kernel_.robust_list; }
+  uint64_t clear_child_tid() const override { return kernel_.clear_child_tid; }
+  void set_syscall_result(int64_t result) override;
+  void restart_syscall() override;
+  void await_host_signal() override;
+  void take_host_signals() override;
+  void sync_wait_descriptors(uint64_t own) override;
+  bool children_ready(const ChildWait& w) override;
+  uint64_t fd_event_at(int fd) override;
 
   void load_program();
   void read_interpreter();
@@ -330,6 +290,7 @@ class Process : private VmHost, private FutexHost {
   ElfFile interp_;  // PT_INTERP's file (ld.so); its data is dropped once loaded
   GuestPaths paths_;
   Sandbox sandbox_;
+  GuestFiles files_{paths_, sandbox_};
   std::string exe_path_;
   std::string emulator_path_;  // this padlock-emu's executable, for execve
   bool forked_child_ = false;  // become_child(): run() never returns here
@@ -342,7 +303,7 @@ class Process : private VmHost, private FutexHost {
   std::unique_ptr<PadlockCore> core_;  // PadLock instructions, their caches (--cache-x86 too)
   uc_hook mem_hook_ = 0;               // --cache-x86
   bool eflags30_ = false;
-  DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
+  std::unique_ptr<PadlockTrap> trap_;  // padlock_insn, CPUID, RDTSC (shared with the harness)
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;
@@ -392,15 +353,7 @@ class Process : private VmHost, private FutexHost {
   void on_deadline();                              // from the watchdog's thread
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
-  ThreadTable threads_{sig_.blocked};              // the running thread's mask is in sig_
-  std::unique_ptr<FutexWords> futexes_;
-  int next_tid_ = 0;
-  bool switch_pending_ = false;  // the running thread waits, ended, yielded or used its slice
-  PendingClone clone_;
-  std::vector<pollfd> host_fds_;    // poll_host_waiters: every host waiter's descriptors
-  std::vector<size_t> host_owner_;  // ... and the index of the thread each belongs to
-  bool main_exited_ = false;        // the first thread called exit: its status is the process's
-  int main_exit_code_ = 0;
+  std::unique_ptr<Scheduler> sched_;               // the guest threads and their futexes
 };
 
 // The process whose hooks are running (host signal handlers forward to it).

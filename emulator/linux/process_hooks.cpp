@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "emulator/cpu/cpu_features.hpp"
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/linux/process.hpp"
 #include "emulator/linux/signal/exception_signals.hpp"
@@ -119,7 +118,7 @@ bool Process::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
 }
 
 int Process::on_cpuid() {
-  return answer_cpuid(*cpu_, *padlock_, guest64_);
+  return trap_->cpuid();
 }
 
 // The chip check (emulator/cpu/chip_check.hpp), once per translated block that holds an
@@ -140,8 +139,8 @@ void Process::check_chip(const BlockInfo& b) {
     return;
   }
   uc_hook h = 0;
-  if (uc_hook_add(cpu_->uc(), &h, UC_HOOK_CODE, reinterpret_cast<void*>(UcHooks<Process>::code),
-                  this, at, at) != UC_ERR_OK) {
+  if (uc_hook_add(cpu_->uc(), &h, UC_HOOK_CODE, reinterpret_cast<void*>(Trampolines::code), &hooks_,
+                  at, at) != UC_ERR_OK) {
     throw std::runtime_error("unicorn: cannot add the chip check's code hook");
   }
   retranslate_.emplace_back(b.address, b.size);
@@ -163,13 +162,7 @@ void Process::on_code(uint64_t address) {
 }
 
 int Process::on_rdtsc() {
-  // The virtual cycle counter: PadLock cycles plus counted instructions. Each read
-  // advances it by one so that a loop waiting for the TSC to move always ends.
-  vt_->advance(1);
-  const uint64_t t = now();
-  cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX, t & 0xFFFFFFFFu);
-  cpu_->set_reg(guest64_ ? UC_X86_REG_RDX : UC_X86_REG_EDX, t >> 32);
-  return 1;
+  return trap_->rdtsc();
 }
 
 }  // namespace padlock::emu

@@ -40,7 +40,7 @@ struct Stats {
   uint64_t x86_cycles = 0;
   uint64_t cache_cycles = 0;
   uint64_t interrupts = 0;
-  // Guest threads (emulator/linux/threads.cpp): made by clone, and switches between them.
+  // Guest threads (emulator/linux/threads/scheduler.hpp): made by clone, and switches between them.
   uint64_t threads_created = 0;
   uint64_t thread_switches = 0;
 

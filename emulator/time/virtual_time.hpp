@@ -125,9 +125,9 @@ class VirtualTime {
   int posix_alloc();  // -1 when full
   void posix_free(int id);
 
-  // The end of the running guest thread's time slice (emulator/linux/threads.cpp): an event
-  // like a timer deadline, so generated code calls the block hook when it is reached.
-  // kNever while the process has one thread.
+  // The end of the running guest thread's time slice (emulator/linux/threads/scheduler.hpp): an
+  // event like a timer deadline, so generated code calls the block hook when it is reached. kNever
+  // while the process has one thread.
   uint64_t slice_end() const { return slice_end_; }
   void set_slice_end(uint64_t cycle) {
     slice_end_ = cycle;

@@ -121,7 +121,7 @@ def test_system_mode_abi_builds_without_unicorn():
 # Process is being split into parts with narrow interfaces (docs/architecture.md): its public
 # functions may only become fewer, and nothing reaches its private state through friendship.
 # Lower the ceiling as functions move out.
-PROCESS_PUBLIC_FUNCTIONS_MAX = 67
+PROCESS_PUBLIC_FUNCTIONS_MAX = 40
 
 
 def class_interface(header: str, cls: str) -> tuple[list[str], list[str]]:
@@ -177,8 +177,10 @@ def test_process_interface_shrinks_and_has_no_friends():
 # only through their public headers, never their internals (docs/architecture.md).
 SYSCALL_MAY_INCLUDE_ONLY: dict[str, set[str]] = {
     "emulator/linux/threads": {"emulator/linux/threads/guest_threads.hpp",
-                               "emulator/linux/threads/futex_words.hpp"},
+                               "emulator/linux/threads/futex_words.hpp",
+                               "emulator/linux/threads/scheduler.hpp"},
     "emulator/memory": {"emulator/memory/address_space.hpp"},
+    "emulator/linux/files": {"emulator/linux/files/guest_files.hpp"},
     "emulator/linux/vm": {"emulator/linux/vm/address_space_policy.hpp",
                           "emulator/linux/vm/user_memory.hpp"},
 }

@@ -21,7 +21,7 @@ void Process::queue_signal(const GuestSiginfo& si) {
 void Process::queue_process_signal(const GuestSiginfo& si) {
   if (si.signo < 1 || si.signo > kNumSignals) return;
   sig_.raise_shared(si);
-  wake_for_shared();
+  sched_->wake_for_shared();
   if (sig_.next_deliverable() != 0) request_stop();
 }
 
@@ -192,7 +192,7 @@ void Process::do_sigreturn(SigreturnKind k) {
 }
 
 void Process::die(int sig, const GuestSiginfo& si) {
-  futexes_->exit_all_robust_lists(kernel_.robust_list);
+  sched_->futexes().exit_all_robust_lists(kernel_.robust_list);
   fatal_ = true;
   result_ = RunResult{};
   result_.signaled = true;

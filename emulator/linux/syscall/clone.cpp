@@ -3,7 +3,7 @@
 // the parent's memory, registers, descriptors and signal actions, and from then on its own
 // virtual clock, statistics and output files (Process::become_child). A new thread
 // (CLONE_VM | CLONE_SIGHAND | CLONE_THREAD) is a guest thread of this process, run by its
-// scheduler (emulator/linux/threads.cpp). clone3 is -ENOSYS, what a kernel before 5.3
+// scheduler (emulator/linux/threads/scheduler.hpp). clone3 is -ENOSYS, what a kernel before 5.3
 // answers: glibc then uses clone.
 #include <fcntl.h>
 #include <sched.h>
@@ -45,8 +45,8 @@ int64_t new_process(SyscallContext& c, uint64_t flags, uint64_t child_sp, uint64
   }
   if (pid == 0) {
     if (vfork) close(gate[0]);
-    c.p.become_child();                                // (the gate closes at exec or exit)
-    if (vfork) c.p.kernel().host_fds.insert(gate[1]);  // the emulator's, not the guest's
+    c.p.become_child();                           // (the gate closes at exec or exit)
+    if (vfork) c.files.host_fds.insert(gate[1]);  // the emulator's, not the guest's
     const uint32_t tid = static_cast<uint32_t>(getpid());
     if (flags & CLONE_CHILD_SETTID) c.user.put(child_tid, tid);
     if (flags & CLONE_CHILD_CLEARTID) c.p.kernel().clear_child_tid = child_tid;
@@ -80,7 +80,7 @@ int64_t sys_clone(SyscallContext& c) {
     if ((flags & CLONE_SETTLS) && i386) {
       if (const int64_t r = read_tls_descriptor(c, tls, tls_index, tls_desc); r < 0) return r;
     }
-    const int64_t tid = c.p.clone_thread(flags, c.a[1], child_tid, tls, tls_index, tls_desc);
+    const int64_t tid = c.sched.clone(flags, c.a[1], child_tid, tls, tls_index, tls_desc);
     if (tid > 0 && (flags & CLONE_PARENT_SETTID)) c.user.put(c.a[2], static_cast<uint32_t>(tid));
     return tid;
   }

@@ -34,9 +34,9 @@ int64_t bad_descriptor(SyscallContext&) {
 // descriptor argument (the tables' 'f') fails with EBADF, as for a number that is not open,
 // before its handler runs. Descriptors inside guest memory (i386 mmap's and socketcall's
 // argument blocks, SCM_RIGHTS) are checked by their handlers.
-bool names_emulator_fd(const Process& p, const SyscallEntry& e, const uint64_t (&a)[6]) {
+bool names_emulator_fd(const GuestFiles& f, const SyscallEntry& e, const uint64_t (&a)[6]) {
   for (int i = 0; i < 6 && e.args[i] != '\0'; ++i) {
-    if (e.args[i] == 'f' && p.emulator_fd(static_cast<int32_t>(a[i]))) return true;
+    if (e.args[i] == 'f' && f.emulator_fd(static_cast<int32_t>(a[i]))) return true;
   }
   return false;
 }
@@ -83,7 +83,8 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   const bool i386 = &abi == &kAbiI386;
   const bool sysenter = insn_len < 0;
   insn_len = sysenter ? 2 : insn_len;
-  SyscallContext c{*this, user_, *vm_, *futexes_, abi, 0, {}};
+  SyscallContext c{*this, user_, *vm_, *sched_, sched_->futexes(), files_, abi, 0, {}};
+  ThreadTable& threads = sched_->table();
   const int* regs = i386 ? kArgsI386 : kArgsX86_64;
   c.nr = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
   for (int i = 0; i < 6; ++i) {
@@ -104,11 +105,11 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   // A host allocation that fails inside the call is the guest's ENOMEM, as a kernel
   // allocation failure is (Linux never lets it reach the process any other way).
   try {
-    GuestThread& self = threads_.running();
+    GuestThread& self = threads.running();
     bool again_on_eagain = false;
     SyscallHandler fn = e != nullptr ? e->fn : nullptr;
-    if (fn != nullptr && names_emulator_fd(*this, *e, c.a)) fn = bad_descriptor;
-    const bool threaded = fn != nullptr && threads_.size() > 1 && !self.retry_real;
+    if (fn != nullptr && names_emulator_fd(files_, *e, c.a)) fn = bad_descriptor;
+    const bool threaded = fn != nullptr && threads.size() > 1 && !self.retry_real;
     // A virtual event's retry continues the wait only if this call waits again at once.
     const bool virtual_retry = self.virtual_retry;
     self.virtual_retry = false;
@@ -116,7 +117,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
     // argument block leaves socketcall to report it).
     if (threaded && fn == sys_socketcall && socketcall_unpack(c, fn) < 0) fn = sys_socketcall;
     ConnectStep step = ConnectStep::Blocking;
-    if (fn == sys_connect && (self.connecting || (threaded && threads_.others_can_run()))) {
+    if (fn == sys_connect && (self.connecting || (threaded && threads.others_can_run()))) {
       step = host_connect(c, self.connecting, self.fds, r);
       self.connecting = step == ConnectStep::Writable;
       self.recheck = step == ConnectStep::Retry;
@@ -125,22 +126,22 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
     if (step == ConnectStep::Done) {
       // made without blocking (or its in-progress result asked for)
     } else if (step != ConnectStep::Blocking) {
-      host_wait(self.fds, -1);  // until connected, or to try again
+      sched_->host_wait(self.fds, -1);  // until connected, or to try again
       c.blocks = true;
       r = 0;
     } else if (threaded &&
-               (self.write_done > 0 || (threads_.others_can_run() && long_pipe_write(c, fn)))) {
+               (self.write_done > 0 || (threads.others_can_run() && long_pipe_write(c, fn)))) {
       // A long pipe write: a piece now; wait for room while the others run, then go on.
       if (!pipe_write_step(c, self.write_done, self.fds, r)) {
-        host_wait(self.fds, -1);
+        sched_->host_wait(self.fds, -1);
         c.blocks = true;
         r = 0;
       }
-    } else if (threaded && threads_.others_can_run() &&
+    } else if (threaded && threads.others_can_run() &&
                host_wait_set(c, fn, self.fds, self.child, host_timeout, again_on_eagain)) {
       // It would block the other threads: wait in the scheduler, then call again.
       self.virtual_retry = virtual_retry;
-      host_wait(self.fds, host_timeout);
+      sched_->host_wait(self.fds, host_timeout);
       c.blocks = true;
       r = 0;
     } else if (fn != nullptr) {
@@ -149,7 +150,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
       self.retry_real = false;
       r = fn(c);
       if (again_on_eagain && r == -EAGAIN) {  // a send made non-blocking found no room
-        host_wait(self.fds, -1);
+        sched_->host_wait(self.fds, -1);
         c.blocks = true;
         r = 0;
       }
@@ -176,7 +177,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   }
   if (!c.no_result && !exited_) {
     if (guest64_ && !i386) {
-      // A waiting thread gets RAX when it wakes (threads.cpp).
+      // A waiting thread gets RAX when it wakes (threads/scheduler.cpp).
       if (!c.blocks) cpu_->set_reg(UC_X86_REG_RAX, static_cast<uint64_t>(r));
       // SYSCALL leaves the return address in RCX and RFLAGS in R11.
       cpu_->set_reg(UC_X86_REG_RCX, cpu_->pc() + 2);
@@ -191,7 +192,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   last_syscall_len_ = insn_len;
   collect_host_signals(*this);
   if (exited_ || sigreturn_ != SigreturnKind::None || sig_.next_deliverable() != 0 ||
-      want_block_hook_ || switch_pending_ || clone_.active) {
+      want_block_hook_ || sched_->switch_due()) {
     request_stop();
   }
 }

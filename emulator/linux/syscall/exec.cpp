@@ -55,23 +55,24 @@ int64_t read_strings(SyscallContext& c, uint64_t va, std::vector<std::string>& o
 // any of them, or any other spelling. The guest's /proc/self/exe is the guest program, so
 // that is what runs (docs/emulator.md, "What the guest sees"). Compared by device and
 // inode, not by name: the host's own lookup cannot miss a spelling.
-bool names_the_emulator(const Process& p, const std::string& path) {
+bool names_the_emulator(Process& p, const std::string& path) {
   struct stat own {
   }, target{};
-  return stat("/proc/self/exe", &own) == 0 && stat(p.paths().resolve(path).c_str(), &target) == 0 &&
+  return stat("/proc/self/exe", &own) == 0 &&
+         stat(p.files().paths().resolve(path).c_str(), &target) == 0 &&
          own.st_dev == target.st_dev && own.st_ino == target.st_ino;
 }
 
 // What the file at guest path `path` is: 0 for an ELF program this model runs, 1 for a
 // #! script (interpreter and optional argument filled in), or -errno.
-int64_t inspect(const Process& p, const std::string& path, std::string& interp, std::string& arg) {
+int64_t inspect(Process& p, const std::string& path, std::string& interp, std::string& arg) {
   const GuestLookup l = look_up(p, AT_FDCWD, path, true);
   if (l.refusal < 0) return l.refusal;
   std::string host = l.host;
-  if (p.sandbox().active()) {
+  if (p.files().sandbox().active()) {
     // --sandbox: the program and its interpreters must lie beneath the roots; from here on
     // the checks use the file the sandbox found.
-    const int sfd = p.sandbox().open(AT_FDCWD, host, O_PATH | O_CLOEXEC);
+    const int sfd = p.files().sandbox().open(AT_FDCWD, host, O_PATH | O_CLOEXEC);
     if (sfd < 0) return sfd;
     char real[PATH_MAX];
     const std::string link = "/proc/self/fd/" + std::to_string(sfd);
@@ -127,7 +128,7 @@ std::string number(double v) {
 }
 
 // `padlock-emu run` with this process's options.
-std::vector<std::string> run_arguments(const Process& p) {
+std::vector<std::string> run_arguments(Process& p) {
   const RunOptions& o = p.options();
   std::vector<std::string> a = {"run",
                                 "--cpu",
@@ -153,7 +154,7 @@ std::vector<std::string> run_arguments(const Process& p) {
   if (o.icount) a.push_back("--icount");
   if (o.cache_x86) a.push_back("--cache-x86");
   // The new image stays in the sandbox and under the memory cap.
-  if (p.sandbox().active()) a.insert(a.end(), {"--sandbox", p.sandbox().dir()});
+  if (p.files().sandbox().active()) a.insert(a.end(), {"--sandbox", p.files().sandbox().dir()});
   if (o.net) a.push_back("--net");
   if (o.max_memory != 0) a.insert(a.end(), {"--max-memory", std::to_string(o.max_memory)});
   // --max-time: the new image gets what is left of the run's time.

@@ -53,12 +53,12 @@ struct ScopedFd {
   }
 };
 
-bool hidden_fd(const Process& p, int fd) {
-  return p.emulator_fd(fd);
+bool hidden_fd(Process& p, int fd) {
+  return p.files().emulator_fd(fd);
 }
 
 // The name /proc/self/fd/N gives a served file: /proc/<pid>/X, as Linux shows it.
-std::string proc_name(const Process& p, const ProcPath& pp) {
+std::string proc_name(Process& p, const ProcPath& pp) {
   switch (pp.entry) {
     case ProcEntry::kCpuinfo:
       return "/proc/cpuinfo";
@@ -92,7 +92,7 @@ size_t drop_host_fds(Process& p, uint8_t* buf, size_t len) {
 long host_getdents64(SyscallContext& c, int fd, uint8_t* buf, uint64_t count) {
   for (;;) {
     const long n = syscall(SYS_getdents64, fd, buf, count);
-    if (n <= 0 || c.p.kernel().fd_dirs.count(fd) == 0) return n < 0 ? -errno : n;
+    if (n <= 0 || c.files.fd_dirs.count(fd) == 0) return n < 0 ? -errno : n;
     const size_t kept = drop_host_fds(c.p, buf, static_cast<size_t>(n));
     if (kept > 0) return static_cast<long>(kept);
   }
@@ -100,8 +100,8 @@ long host_getdents64(SyscallContext& c, int fd, uint8_t* buf, uint64_t count) {
 
 // --sandbox: a host path opened O_PATH beneath the roots (follow: the last component's
 // symbolic link too); the descriptor or -errno.
-int sandbox_lookup(const Process& p, int dirfd, const std::string& path, bool follow) {
-  return p.sandbox().open(dirfd, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+int sandbox_lookup(Process& p, int dirfd, const std::string& path, bool follow) {
+  return p.files().sandbox().open(dirfd, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 }
 
 // --sandbox: "/proc/self/fd/N" of a descriptor, for host calls that take a path.
@@ -148,8 +148,8 @@ int64_t after_read(SyscallContext& c, int64_t r) {
 //     but not of a shared one (check_vma_flags: no forced write to a shared mapping that
 //     is not writable).
 uint64_t* self_mem_pos(SyscallContext& c, uint64_t fd) {
-  auto it = c.p.kernel().self_mem.find(fd_arg(fd));
-  return it == c.p.kernel().self_mem.end() ? nullptr : &it->second;
+  auto it = c.files.self_mem.find(fd_arg(fd));
+  return it == c.files.self_mem.end() ? nullptr : &it->second;
 }
 
 // The guest bytes from `pos` that /proc/self/mem may move (at most `len`).
@@ -184,7 +184,7 @@ int64_t self_mem_io(SyscallContext& c, uint64_t pos, uint64_t buf, uint64_t len,
 // KernelState::dir_cookies).
 void cookie_offsets(SyscallContext& c, int fd, uint8_t* buf, size_t len) {
   if (c.abi.wide) return;
-  std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd];
+  std::vector<int64_t>& table = c.files.dir_cookies[fd];
   size_t pos = 0;
   while (pos + 19 <= len) {
     const uint16_t reclen = get_field<uint16_t>(buf, pos + 16);
@@ -295,7 +295,7 @@ int64_t sys_openat(SyscallContext& c) {
   const int dirfd = fd_arg(c.a[0]), flags = static_cast<int>(c.a[2]);
   const GuestLookup l = look_up(c.p, dirfd, path, !(flags & O_NOFOLLOW));
   if (l.refusal < 0) return l.refusal;
-  KernelState& k = c.p.kernel();
+  GuestFiles& k = c.files;
   switch (l.proc.entry) {
     case ProcEntry::kMem: {
       const int fd = open("/dev/null", (flags & O_ACCMODE) | (flags & O_CLOEXEC));
@@ -331,8 +331,8 @@ int64_t sys_openat(SyscallContext& c) {
       if (g != kNotGenerated) return g;
     }
   }
-  if (c.p.sandbox().active()) {
-    return after_read(c, c.p.sandbox().open(dirfd, l.host, flags, static_cast<mode_t>(c.a[3])));
+  if (c.files.sandbox().active()) {
+    return after_read(c, c.files.sandbox().open(dirfd, l.host, flags, static_cast<mode_t>(c.a[3])));
   }
   return after_read(c,
                     host_result(openat(dirfd, l.host.c_str(), flags, static_cast<mode_t>(c.a[3]))));
@@ -353,12 +353,7 @@ int64_t sys_creat(SyscallContext& c) {
 }
 
 int64_t sys_close(SyscallContext& c) {
-  c.p.kernel().dir_cookies.erase(fd_arg(c.a[0]));
-  c.p.kernel().timerfds.erase(fd_arg(c.a[0]));
-  c.p.kernel().signalfd_mask.erase(fd_arg(c.a[0]));
-  c.p.kernel().self_mem.erase(fd_arg(c.a[0]));
-  c.p.kernel().fd_dirs.erase(fd_arg(c.a[0]));
-  c.p.kernel().fd_names.erase(fd_arg(c.a[0]));
+  c.files.closed(fd_arg(c.a[0]));
   return host_result(close(fd_arg(c.a[0])));
 }
 
@@ -366,8 +361,8 @@ namespace {
 // lseek on an i386 guest's directory: map a cookie back to the host offset.
 off_t dir_offset(SyscallContext& c, int fd, off_t off, int whence) {
   if (c.abi.wide || whence != SEEK_SET || off <= 0) return off;
-  auto it = c.p.kernel().dir_cookies.find(fd);
-  if (it == c.p.kernel().dir_cookies.end()) return off;
+  auto it = c.files.dir_cookies.find(fd);
+  if (it == c.files.dir_cookies.end()) return off;
   const std::vector<int64_t>& table = it->second;
   if (static_cast<uint64_t>(off) > table.size()) return off;
   return static_cast<off_t>(table[static_cast<size_t>(off) - 1]);
@@ -410,8 +405,7 @@ int64_t sys_llseek(SyscallContext& c) {
   if (r < 0) return -errno;
   // A directory position is reported as the cookie of the last record returned.
   int64_t v = r;
-  if (auto it = c.p.kernel().dir_cookies.find(fd_arg(c.a[0]));
-      it != c.p.kernel().dir_cookies.end()) {
+  if (auto it = c.files.dir_cookies.find(fd_arg(c.a[0])); it != c.files.dir_cookies.end()) {
     for (size_t i = 0; i < it->second.size(); ++i) {
       if (it->second[i] == r) v = static_cast<int64_t>(i + 1);
     }
@@ -426,7 +420,7 @@ int64_t sys_faccessat2(SyscallContext& c) {
   const GuestLookup l = look_up(c.p, fd_arg(c.a[0]), path, !(flags & AT_SYMLINK_NOFOLLOW));
   if (l.refusal < 0) return l.refusal;
   path = l.host;
-  if (c.p.sandbox().active()) {
+  if (c.files.sandbox().active()) {
     ScopedFd f{sandbox_lookup(c.p, fd_arg(c.a[0]), path, !(flags & AT_SYMLINK_NOFOLLOW))};
     if (f.fd < 0) return f.fd;
     return host_result(syscall(SYS_faccessat2, AT_FDCWD, fd_path(f.fd).c_str(),
@@ -464,13 +458,13 @@ int64_t sys_readlinkat(SyscallContext& c) {
   } else if (l.proc.entry == ProcEntry::kFd) {
     // /proc/self/fd/N: what the guest's descriptor N names, as the guest sees it.
     const int n = l.proc.fd;
-    if (auto it = c.p.kernel().fd_names.find(n); it != c.p.kernel().fd_names.end()) {
+    if (auto it = c.files.fd_names.find(n); it != c.files.fd_names.end()) {
       target = it->second;
     } else {
       char host[PATH_MAX];
       const ssize_t len = readlink(fd_path(n).c_str(), host, sizeof host);
       if (len < 0) return -errno;
-      target = c.p.paths().guest_view(std::string(host, static_cast<size_t>(len)));
+      target = c.files.paths().guest_view(std::string(host, static_cast<size_t>(len)));
     }
   }
   if (!target.empty()) {
@@ -479,7 +473,7 @@ int64_t sys_readlinkat(SyscallContext& c) {
     return static_cast<int64_t>(len);
   }
   path = l.host;
-  if (c.p.sandbox().active()) {
+  if (c.files.sandbox().active()) {
     ScopedFd f{sandbox_lookup(c.p, fd_arg(c.a[0]), path, false)};
     if (f.fd < 0) return f.fd;
     return host_result(
@@ -509,8 +503,8 @@ int64_t sys_chdir(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[0], path); r < 0) return r;
   if (const int r = look_up(c.p, AT_FDCWD, path, true).refusal; r < 0) return r;
-  if (c.p.sandbox().active()) {
-    ScopedFd f{c.p.sandbox().open(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC)};
+  if (c.files.sandbox().active()) {
+    ScopedFd f{c.files.sandbox().open(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC)};
     if (f.fd < 0) return f.fd;
     return host_result(fchdir(f.fd));
   }
@@ -534,7 +528,7 @@ int64_t sys_getdents(SyscallContext& c) {
   const uint64_t count = c.a[2];
   uint8_t* out = c.user.ptr(c.a[1], count, true);
   if (out == nullptr) return -EFAULT;
-  if (c.abi.wide && c.p.kernel().fd_dirs.count(fd_arg(c.a[0])) == 0) {
+  if (c.abi.wide && c.files.fd_dirs.count(fd_arg(c.a[0])) == 0) {
     return host_result(syscall(SYS_getdents, fd_arg(c.a[0]), out, count));
   }
   // struct linux_dirent: d_ino, d_off (longs), d_reclen, d_name, NUL, d_type last (here for
@@ -547,7 +541,7 @@ int64_t sys_getdents(SyscallContext& c) {
   size_t in = 0, o = 0;
   while (in < static_cast<size_t>(n)) {
     const uint64_t ino = get_field<uint64_t>(tmp.data(), in);
-    std::vector<int64_t>& table = c.p.kernel().dir_cookies[fd_arg(c.a[0])];
+    std::vector<int64_t>& table = c.files.dir_cookies[fd_arg(c.a[0])];
     table.push_back(get_field<int64_t>(tmp.data(), in + 8));
     const int64_t off =
         c.abi.wide ? get_field<int64_t>(tmp.data(), in + 8) : static_cast<int64_t>(table.size());
@@ -577,10 +571,11 @@ int64_t sys_getdents(SyscallContext& c) {
 int64_t sys_unlinkat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (c.p.sandbox().active()) {
+  if (c.files.sandbox().active()) {
     ScopedFd dir;
     std::string leaf;
-    if (const int r = c.p.sandbox().parent(fd_arg(c.a[0]), path, &dir.fd, leaf); r < 0) return r;
+    if (const int r = c.files.sandbox().parent(fd_arg(c.a[0]), path, &dir.fd, leaf); r < 0)
+      return r;
     return host_result(unlinkat(dir.fd, leaf.c_str(), static_cast<int>(c.a[2])));
   }
   return host_result(unlinkat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2])));
@@ -604,10 +599,10 @@ int64_t sys_renameat2(SyscallContext& c) {
   std::string from, to;
   if (const int r = path_arg(c, c.a[1], from); r < 0) return r;
   if (const int r = path_arg(c, c.a[3], to); r < 0) return r;
-  if (c.p.sandbox().active()) {
+  if (c.files.sandbox().active()) {
     ScopedFd from_dir, to_dir;
     std::string from_leaf, to_leaf;
-    const Sandbox& s = c.p.sandbox();
+    const Sandbox& s = c.files.sandbox();
     if (const int r = s.parent(fd_arg(c.a[0]), from, &from_dir.fd, from_leaf); r < 0) return r;
     if (const int r = s.parent(fd_arg(c.a[2]), to, &to_dir.fd, to_leaf); r < 0) return r;
     return host_result(syscall(SYS_renameat2, from_dir.fd, from_leaf.c_str(), to_dir.fd,
@@ -633,10 +628,11 @@ int64_t sys_rename(SyscallContext& c) {
 int64_t sys_mkdirat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (c.p.sandbox().active()) {
+  if (c.files.sandbox().active()) {
     ScopedFd dir;
     std::string leaf;
-    if (const int r = c.p.sandbox().parent(fd_arg(c.a[0]), path, &dir.fd, leaf); r < 0) return r;
+    if (const int r = c.files.sandbox().parent(fd_arg(c.a[0]), path, &dir.fd, leaf); r < 0)
+      return r;
     return host_result(mkdirat(dir.fd, leaf.c_str(), static_cast<mode_t>(c.a[2])));
   }
   return host_result(mkdirat(fd_arg(c.a[0]), path.c_str(), static_cast<mode_t>(c.a[2])));
@@ -711,21 +707,7 @@ bool write_flock(SyscallContext& c, uint64_t va, FlockLayout l, const struct flo
 // A new descriptor for the file of `from`: what /proc/self/fd/ knows of `from` (a filtered
 // listing, a generated file's name) goes with it, and what it knew of `to` is gone.
 int64_t after_dup(SyscallContext& c, int from, int64_t to) {
-  if (to < 0 || to == from) return to;
-  KernelState& k = c.p.kernel();
-  const int fd = static_cast<int>(to);
-  k.dir_cookies.erase(fd);
-  k.self_mem.erase(fd);
-  k.fd_dirs.erase(fd);
-  k.fd_names.erase(fd);
-  k.timerfds.erase(fd);
-  k.signalfd_mask.erase(fd);
-  if (k.fd_dirs.count(from) != 0) k.fd_dirs.insert(fd);
-  if (auto it = k.fd_names.find(from); it != k.fd_names.end()) k.fd_names[fd] = it->second;
-  if (auto it = k.timerfds.find(from); it != k.timerfds.end()) k.timerfds[fd] = it->second;
-  if (auto it = k.signalfd_mask.find(from); it != k.signalfd_mask.end()) {
-    k.signalfd_mask[fd] = it->second;
-  }
+  if (to >= 0) c.files.duplicated(from, static_cast<int>(to));
   return to;
 }
 
@@ -895,7 +877,7 @@ int64_t sys_chmod(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[0], path); r < 0) return r;
   if (const int r = look_up(c.p, AT_FDCWD, path, true).refusal; r < 0) return r;
-  if (c.p.sandbox().active()) {
+  if (c.files.sandbox().active()) {
     ScopedFd f{sandbox_lookup(c.p, AT_FDCWD, path, true)};
     if (f.fd < 0) return f.fd;
     return host_result(chmod(fd_path(f.fd).c_str(), static_cast<mode_t>(c.a[1])));
@@ -911,11 +893,11 @@ int64_t sys_symlink(SyscallContext& c) {
   std::string target, path;
   if (const int r = path_arg(c, c.a[0], target); r < 0) return r;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (c.p.sandbox().active()) {
+  if (c.files.sandbox().active()) {
     // The link's text is only data: every lookup through it stays beneath the roots.
     ScopedFd dir;
     std::string leaf;
-    if (const int r = c.p.sandbox().parent(AT_FDCWD, path, &dir.fd, leaf); r < 0) return r;
+    if (const int r = c.files.sandbox().parent(AT_FDCWD, path, &dir.fd, leaf); r < 0) return r;
     return host_result(symlinkat(target.c_str(), dir.fd, leaf.c_str()));
   }
   return host_result(symlink(target.c_str(), path.c_str()));
@@ -925,10 +907,10 @@ int64_t sys_link(SyscallContext& c) {
   std::string from, to;
   if (const int r = path_arg(c, c.a[0], from); r < 0) return r;
   if (const int r = path_arg(c, c.a[1], to); r < 0) return r;
-  if (c.p.sandbox().active()) {
+  if (c.files.sandbox().active()) {
     ScopedFd from_dir, to_dir;
     std::string from_leaf, to_leaf;
-    const Sandbox& s = c.p.sandbox();
+    const Sandbox& s = c.files.sandbox();
     if (const int r = s.parent(AT_FDCWD, from, &from_dir.fd, from_leaf); r < 0) return r;
     if (const int r = s.parent(AT_FDCWD, to, &to_dir.fd, to_leaf); r < 0) return r;
     return host_result(linkat(from_dir.fd, from_leaf.c_str(), to_dir.fd, to_leaf.c_str(), 0));

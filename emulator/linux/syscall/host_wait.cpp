@@ -3,7 +3,8 @@
 // epoll_wait; write and send to a full pipe or socket) or on a child (wait4, waitid) is not
 // made. The calling thread waits in the scheduler on the descriptors (or its children)
 // instead, and makes the call again once the host says one of them is ready
-// (Process::host_wait, emulator/linux/threads.cpp). This file says which calls wait on what.
+// (Scheduler::host_wait, emulator/linux/threads/scheduler.hpp). This file says which calls wait on
+// what.
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -282,7 +283,7 @@ bool host_wait_set(SyscallContext& c, SyscallHandler fn, std::vector<pollfd>& fd
   }
   for (pollfd& f : fds) {
     // An emulator descriptor is POLLNVAL or EBADF at once (poll_wait.cpp): no wait.
-    if (c.p.emulator_fd(f.fd)) return false;
+    if (c.files.emulator_fd(f.fd)) return false;
     f.revents = 0;
   }
   sync_signalfds(c.p);

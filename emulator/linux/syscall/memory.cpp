@@ -35,7 +35,7 @@ int64_t sys_old_mmap(SyscallContext& c) {
   uint32_t args[6];
   if (!c.user.read(c.a[0], args, sizeof args)) return -EFAULT;
   // The descriptor is in memory, out of the dispatcher's sight (Process::dispatch_syscall).
-  if (c.p.emulator_fd(static_cast<int32_t>(args[4]))) return -EBADF;
+  if (c.files.emulator_fd(static_cast<int32_t>(args[4]))) return -EBADF;
   return c.vm.mmap(args[0], args[1], args[2], args[3], static_cast<int32_t>(args[4]), args[5]);
 }
 

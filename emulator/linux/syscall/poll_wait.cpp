@@ -71,7 +71,7 @@ int64_t host_wait_call(SyscallContext& c, const timespec* ts, HostCall call) {
 // With timing on, a wait on descriptors of which some become ready on the virtual clock
 // (`fds`: a timerfd, a signalfd while a timer is armed, an epoll set with one): the host
 // descriptors are looked at without waiting, and the clock moves to the next such event
-// or the call's deadline, as the scheduler does when every thread waits (threads.cpp,
+// or the call's deadline, as the scheduler does when every thread waits (threads/scheduler.cpp,
 // idle). False: no such descriptor, the host waits as for any other.
 template <typename HostCall>
 bool virtual_wait(SyscallContext& c, const std::vector<int>& fds, int64_t timeout_ns,
@@ -175,7 +175,7 @@ int64_t select_common(SyscallContext& c, int64_t timeout_ns, int64_t& left_ns) {
       if (reinterpret_cast<const uint8_t*>(set)[fd / 8] & (1u << (fd % 8))) {
         // The emulator's descriptors are not open for the guest: Linux's max_select_fd
         // fails the call with EBADF before it waits.
-        if (c.p.emulator_fd(static_cast<int>(fd))) return -EBADF;
+        if (c.files.emulator_fd(static_cast<int>(fd))) return -EBADF;
         fds.push_back(static_cast<int>(fd));
       }
     }
@@ -272,13 +272,13 @@ int64_t pselect_common(SyscallContext& c, bool time64) {
 int64_t poll_emulator_fds(SyscallContext& c, pollfd* set, uint64_t n) {
   std::vector<pollfd> host(set, set + n);
   for (pollfd& f : host) {
-    if (c.p.emulator_fd(f.fd)) f.fd = -1;  // ignored by the host (revents 0)
+    if (c.files.emulator_fd(f.fd)) f.fd = -1;  // ignored by the host (revents 0)
   }
   const int64_t r = host_result(poll(host.data(), n, 0));
   if (r < 0) return r;
   int64_t ready = 0;
   for (uint64_t i = 0; i < n; ++i) {
-    set[i].revents = c.p.emulator_fd(set[i].fd) ? POLLNVAL : host[i].revents;
+    set[i].revents = c.files.emulator_fd(set[i].fd) ? POLLNVAL : host[i].revents;
     ready += set[i].revents != 0;
   }
   return ready;
@@ -292,7 +292,7 @@ int64_t poll_common(SyscallContext& c, int64_t timeout_ns) {
   int64_t left = 0;
   std::vector<int> fds(n);
   for (uint64_t i = 0; i < n; ++i) fds[i] = reinterpret_cast<const pollfd*>(p)[i].fd;
-  if (std::any_of(fds.begin(), fds.end(), [&](int fd) { return c.p.emulator_fd(fd); })) {
+  if (std::any_of(fds.begin(), fds.end(), [&](int fd) { return c.files.emulator_fd(fd); })) {
     return poll_emulator_fds(c, reinterpret_cast<pollfd*>(p), n);
   }
   return timed_wait(c, fds, n == 0, timeout_ns, left, [&](const timespec* ts) {

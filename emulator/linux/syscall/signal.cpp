@@ -130,11 +130,11 @@ void wait_for_signal(Process& p) {
 }
 
 // pause and sigsuspend end with EINTR once a signal is delivered. With other threads the
-// caller waits in the scheduler (threads.cpp), which wakes it with -EINTR when a signal it
-// does not block arrives, and the others run meanwhile.
+// caller waits in the scheduler (threads/scheduler.hpp), which wakes it with -EINTR when a signal
+// it does not block arrives, and the others run meanwhile.
 int64_t wait_for_signal_or_block(SyscallContext& c) {
-  if (c.p.live_threads() > 1 && c.p.signals().next_deliverable() == 0) {
-    c.p.block_thread(0, 0, VirtualTime::kNever);
+  if (c.sched.live() > 1 && c.p.signals().next_deliverable() == 0) {
+    c.sched.block(0, 0, VirtualTime::kNever);
     c.blocks = true;
     return 0;
   }
@@ -190,7 +190,7 @@ namespace {
 // `set` without running its handler, and writes its siginfo. It waits (the signals of
 // `set` unblocked meanwhile, as Linux does) until one is pending, `timeout` (relative,
 // virtual time) passes (EAGAIN), or another signal's handler must run (EINTR). With other
-// threads the caller waits in the scheduler (Process::sigwait_block) and the call is made
+// threads the caller waits in the scheduler (Scheduler::sigwait_block) and the call is made
 // again once a signal woke it.
 int64_t sigtimedwait_common(SyscallContext& c, bool time64) {
   if (c.a[3] != kSigsetSize) return -EINVAL;
@@ -227,8 +227,8 @@ int64_t sigtimedwait_common(SyscallContext& c, bool time64) {
     c.interrupted = true;
     return -EINTR;
   }
-  if (c.p.live_threads() > 1) {
-    c.p.sigwait_block(set, deadline);
+  if (c.sched.live() > 1) {
+    c.sched.sigwait_block(set, deadline);
     c.blocks = true;
     return 0;
   }
@@ -306,7 +306,7 @@ int64_t sys_kill(SyscallContext& c) {
 
 namespace {
 
-// tgkill/tkill: a signal to one thread of this process (emulator/linux/threads.cpp).
+// tgkill/tkill: a signal to one thread of this process (emulator/linux/threads/scheduler.hpp).
 int64_t signal_thread(SyscallContext& c, int32_t tid, int sig) {
   if (!valid_signal(static_cast<uint64_t>(sig)) && sig != 0) return -EINVAL;
   GuestSiginfo si;
@@ -314,7 +314,7 @@ int64_t signal_thread(SyscallContext& c, int32_t tid, int sig) {
   si.code = kSiTkill;
   si.pid = c.p.pid();
   si.uid = static_cast<int>(getuid());
-  return c.p.signal_thread(tid, si) ? 0 : -ESRCH;
+  return c.sched.signal_thread(tid, si) ? 0 : -ESRCH;
 }
 
 }  // namespace

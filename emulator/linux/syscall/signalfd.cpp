@@ -46,7 +46,7 @@ int64_t signalfd_common(SyscallContext& c, int flags) {
   uint64_t mask = 0;
   if (!c.user.get(c.a[1], mask)) return -EFAULT;
   mask &= ~kUnblockable;
-  auto& fds = c.p.kernel().signalfd_mask;
+  auto& fds = c.files.signalfd_mask;
   const int fd = static_cast<int32_t>(c.a[0]);
   int64_t r = fd;
   if (fd == -1) {
@@ -82,7 +82,7 @@ void set_eventfd_readable(int fd, bool readable) {
 void sync_signalfds(Process& p, uint64_t own) {
   const uint64_t pending = p.signals().shared | own;
   // Readable while a signal of the mask is pending: the eventfd's count is 1 or 0.
-  for (const auto& [fd, mask] : p.kernel().signalfd_mask) {
+  for (const auto& [fd, mask] : p.files().signalfd_mask) {
     set_eventfd_readable(fd, (pending & *mask) != 0);
   }
 }
@@ -92,12 +92,12 @@ void sync_signalfds(Process& p) {
 }
 
 bool is_signalfd(Process& p, int fd) {
-  return p.kernel().signalfd_mask.count(fd) != 0;
+  return p.files().signalfd_mask.count(fd) != 0;
 }
 
 int64_t signalfd_read(SyscallContext& c) {
   const int fd = static_cast<int32_t>(c.a[0]);
-  const uint64_t mask = *c.p.kernel().signalfd_mask.at(fd);
+  const uint64_t mask = *c.files.signalfd_mask.at(fd);
   const uint64_t count = c.a[2] / kSiginfoSize;
   if (count == 0) return -EINVAL;
   SignalState& s = c.p.signals();
@@ -118,10 +118,10 @@ int64_t signalfd_read(SyscallContext& c) {
     const int fl = fcntl(fd, F_GETFL);
     if (fl >= 0 && (fl & O_NONBLOCK)) {
       r = -EAGAIN;
-    } else if (c.p.live_threads() > 1) {
+    } else if (c.sched.live() > 1) {
       // Waits in the scheduler as rt_sigtimedwait does; the read is made again once a
       // signal of the mask woke the thread.
-      c.p.sigwait_block(mask, VirtualTime::kNever);
+      c.sched.sigwait_block(mask, VirtualTime::kNever);
       c.blocks = true;
       r = 0;
     } else {

@@ -114,8 +114,7 @@ size_t cmsg_header(bool wide) {
 
 // Guest control messages to host ones: 0, -EINVAL on a malformed one, -EBADF when
 // SCM_RIGHTS would pass one of the emulator's descriptors.
-int control_in(const Process& p, const uint8_t* g, size_t len, bool wide,
-               std::vector<uint8_t>& host) {
+int control_in(Process& p, const uint8_t* g, size_t len, bool wide, std::vector<uint8_t>& host) {
   size_t at = 0;
   while (at + cmsg_header(wide) <= len) {
     const uint64_t clen = get_ulong(g, at, wide);
@@ -125,7 +124,7 @@ int control_in(const Process& p, const uint8_t* g, size_t len, bool wide,
     const size_t data = clen - cmsg_header(wide);
     if (level == SOL_SOCKET && type == SCM_RIGHTS) {
       for (size_t i = 0; i + 4 <= data; i += 4) {
-        if (p.emulator_fd(get_field<int32_t>(g, at + cmsg_header(wide) + i))) return -EBADF;
+        if (p.files().emulator_fd(get_field<int32_t>(g, at + cmsg_header(wide) + i))) return -EBADF;
       }
     }
     const size_t off = host.size();
@@ -168,8 +167,8 @@ namespace {
 // paths are (Sandbox::socket_address); `*a` and `*len` are replaced when it names a file.
 // 0 or -errno.
 int sandboxed(SyscallContext& c, sockaddr*& a, socklen_t& len, bool binds, SandboxedAddress& s) {
-  if (!c.p.sandbox().active() || a == nullptr) return 0;
-  const int r = c.p.sandbox().socket_address(a, len, binds, s);
+  if (!c.files.sandbox().active() || a == nullptr) return 0;
+  const int r = c.files.sandbox().socket_address(a, len, binds, s);
   if (r <= 0) return r;
   a = reinterpret_cast<sockaddr*>(&s.un);
   len = s.len;
@@ -182,7 +181,7 @@ int64_t sys_socket(SyscallContext& c) {
   // --sandbox without --net: no socket reaches the network or a host socket file (EACCES,
   // as a security module refuses socket()). socketpair stays: its addresses are checked
   // (bind, connect, sendto, sendmsg: Sandbox::socket_address).
-  if (c.p.sandbox().active() && !c.p.sandbox().net()) return -EACCES;
+  if (c.files.sandbox().active() && !c.files.sandbox().net()) return -EACCES;
   return host_result(
       socket(static_cast<int>(c.a[0]), static_cast<int>(c.a[1]), static_cast<int>(c.a[2])));
 }
@@ -449,7 +448,7 @@ int64_t recvmmsg_common(SyscallContext& c, bool time64) {
     c.p.vtime().clock_ns(CLOCK_MONOTONIC, now);
     end_ns = now + int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
   }
-  const bool dontwait_after_first = wait_for_one || c.p.live_threads() > 1;
+  const bool dontwait_after_first = wait_for_one || c.sched.live() > 1;
   int first_flags = flags;
   const uint64_t size = mmsghdr_size(c.abi.wide);
   // The first receive with the call's flags; the others as `more` allows.
@@ -508,7 +507,7 @@ int64_t socketcall_unpack(SyscallContext& c, SyscallHandler& fn) {
   if (!c.user.read(c.a[1], words, 4 * kCalls[call].nargs)) return -EFAULT;
   // Every call but socket and socketpair takes a descriptor first: never the emulator's.
   if (kCalls[call].fn != sys_socket && kCalls[call].fn != sys_socketpair &&
-      c.p.emulator_fd(static_cast<int32_t>(words[0]))) {
+      c.files.emulator_fd(static_cast<int32_t>(words[0]))) {
     return -EBADF;
   }
   for (int i = 0; i < 6; ++i) c.a[i] = words[i];  // send/recv: no address (zeros)

@@ -25,10 +25,10 @@ enum class StatLayout { X86_64, I386Stat64, I386Old };
 // call on a descriptor, -1 and the call goes ahead as given.
 struct SandboxedPath {
   int fd = -1;
-  SandboxedPath(const Process& p, int dirfd, const std::string& path, int at_flags) {
-    if (!p.sandbox().active() || path.empty()) return;
-    fd = p.sandbox().open(dirfd, path,
-                          O_PATH | O_CLOEXEC | ((at_flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
+  SandboxedPath(Process& p, int dirfd, const std::string& path, int at_flags) {
+    if (!p.files().sandbox().active() || path.empty()) return;
+    fd = p.files().sandbox().open(
+        dirfd, path, O_PATH | O_CLOEXEC | ((at_flags & AT_SYMLINK_NOFOLLOW) ? O_NOFOLLOW : 0));
     if (fd < 0) error = fd;
   }
   ~SandboxedPath() {

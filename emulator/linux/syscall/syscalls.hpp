@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "emulator/linux/files/guest_files.hpp"
 #include "emulator/linux/threads/futex_words.hpp"
+#include "emulator/linux/threads/scheduler.hpp"
 #include "emulator/linux/vm/address_space_policy.hpp"
 #include "emulator/linux/vm/user_memory.hpp"
 
@@ -28,16 +30,18 @@ struct SyscallContext {
   Process& p;
   UserMemory& user;        // the guest's memory, as copy_from_user/copy_to_user see it
   AddressSpacePolicy& vm;  // mmap, brk, mremap, the layout
+  Scheduler& sched;        // the guest threads: clone, waits, exit, tgkill
   FutexWords& futexes;     // futex(2) and robust lists
+  GuestFiles& files;       // descriptors, sockets, the sysroot and the sandbox
   const SyscallAbi& abi;
   uint64_t nr;
   uint64_t a[6];
   bool no_result = false;    // the handler set every register (sigreturn): leave EAX alone
   bool interrupted = false;  // returned -EINTR because a signal arrived (SA_RESTART)
-  // The calling thread waits (Process::block_thread): its result is written when it wakes.
+  // The calling thread waits (Scheduler::block): its result is written when it wakes.
   bool blocks = false;
-  // The call's timeout has passed in a host wait in the scheduler (threads.cpp) that began
-  // at virtual cycle `waited_since`: it is made again without waiting.
+  // The call's timeout has passed in a host wait in the scheduler (threads/scheduler.hpp) that
+  // began at virtual cycle `waited_since`: it is made again without waiting.
   bool waited_out = false;
   uint64_t waited_since = 0;
 };
@@ -92,7 +96,7 @@ constexpr std::array<SyscallEntry, kMaxSyscall> make_syscall_table(const Numbere
 // Does the call name one of the emulator's own descriptors in a descriptor argument (the
 // table's 'f')? Process::dispatch_syscall then answers EBADF without calling the handler
 // (docs/reliability.md, "The emulator's descriptors are not the guest's").
-bool names_emulator_fd(const Process& p, const SyscallEntry& e, const uint64_t (&a)[6]);
+bool names_emulator_fd(const GuestFiles& f, const SyscallEntry& e, const uint64_t (&a)[6]);
 
 // Handlers, grouped by file. Most serve both ABIs and look at ctx.abi.wide.
 #define PADLOCK_SYSCALL(name) int64_t name(SyscallContext& c)

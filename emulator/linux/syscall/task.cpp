@@ -1,5 +1,5 @@
 // Process, identity, limits, TLS and futex system calls. The guest's PID is the emulator's
-// own; its threads (emulator/linux/threads.cpp) have TIDs from PID on.
+// own; its threads (emulator/linux/threads/scheduler.hpp) have TIDs from PID on.
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -19,7 +19,7 @@ namespace padlock::emu {
 int64_t sys_exit(SyscallContext& c) {
   // The calling thread ends; the last one's exit ends the process, as exit_group does.
   c.no_result = true;
-  c.p.exit_thread(static_cast<int>(c.a[0] & 0xFF));
+  c.sched.exit_thread(static_cast<int>(c.a[0] & 0xFF));
   return 0;
 }
 
@@ -33,7 +33,7 @@ int64_t sys_getpid(SyscallContext& c) {
   return c.p.pid();
 }
 int64_t sys_gettid(SyscallContext& c) {
-  return c.p.tid();
+  return c.sched.tid();
 }
 int64_t sys_getppid(SyscallContext&) {
   return getppid();
@@ -193,7 +193,7 @@ int64_t sys_getrandom(SyscallContext& c) {
 
 int64_t sys_set_tid_address(SyscallContext& c) {
   c.p.kernel().clear_child_tid = c.a[0];
-  return c.p.tid();
+  return c.sched.tid();
 }
 
 int64_t sys_set_robust_list(SyscallContext& c) {
@@ -296,7 +296,7 @@ int64_t wait_start(SyscallContext& c, bool time64, bool absolute, int op, uint64
   return expired ? -ETIMEDOUT : 0;
 }
 
-// Threads wait in the scheduler (threads.cpp): a wait blocks the calling thread, a wake
+// Threads wait in the scheduler (threads/scheduler.hpp): a wait blocks the calling thread, a wake
 // makes waiters runnable. Timeouts are virtual time: FUTEX_WAIT's is relative, FUTEX_WAIT_
 // BITSET's absolute on CLOCK_MONOTONIC or, with FUTEX_CLOCK_REALTIME, CLOCK_REALTIME;
 // FUTEX_LOCK_PI's absolute on CLOCK_REALTIME, FUTEX_LOCK_PI2's as FUTEX_WAIT_BITSET's.
@@ -319,7 +319,7 @@ int64_t futex_common(SyscallContext& c, bool time64) {
         c.interrupted = true;
         return -EINTR;
       }
-      c.p.block_thread(uaddr, bitset, deadline);
+      c.sched.block(uaddr, bitset, deadline);
       c.blocks = true;
       return 0;
     }
@@ -412,7 +412,7 @@ int64_t sys_rseq(SyscallContext&) {
 }
 
 int64_t sys_sched_yield(SyscallContext& c) {
-  c.p.yield_thread();
+  c.sched.yield();
   return 0;
 }
 

@@ -96,10 +96,10 @@ int64_t virtual_sleep(SyscallContext& c, int64_t ns, int64_t& left_ns) {
   if (ns <= 0) return 0;
   VirtualTime& vt = c.p.vtime();
   const uint64_t until = vt.now() + vt.cycles_of_ns(static_cast<uint64_t>(ns));
-  if (c.p.live_threads() > 1) {
-    // Other threads run meanwhile (emulator/linux/threads.cpp); a signal ends the sleep
+  if (c.sched.live() > 1) {
+    // Other threads run meanwhile (emulator/linux/threads/scheduler.hpp); a signal ends the sleep
     // with EINTR, without the remaining time.
-    c.p.block_thread(0, 0, until);
+    c.sched.block(0, 0, until);
     c.blocks = true;
     return 0;
   }

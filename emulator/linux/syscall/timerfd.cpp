@@ -57,8 +57,8 @@ bool write_itimerspec(SyscallContext& c, uint64_t va, bool time64, const itimers
 }
 
 VirtualTimerfd* find(Process& p, int fd) {
-  const auto it = p.kernel().timerfds.find(fd);
-  return it == p.kernel().timerfds.end() ? nullptr : it->second.get();
+  const auto it = p.files().timerfds.find(fd);
+  return it == p.files().timerfds.end() ? nullptr : it->second.get();
 }
 
 // Expirations up to now: each passed expiry counts once, and an interval timer's next
@@ -135,7 +135,7 @@ int64_t gettime_common(SyscallContext& c, bool time64) {
 }  // namespace
 
 void sync_timerfds(Process& p) {
-  for (const auto& [fd, t] : p.kernel().timerfds) {
+  for (const auto& [fd, t] : p.files().timerfds) {
     count_expiries(*t, p.vtime().now());
     set_eventfd_readable(fd, t->ticks > 0);
   }
@@ -146,7 +146,7 @@ bool is_virtual_timerfd(Process& p, int fd) {
 }
 
 uint64_t virtual_fd_event(Process& p, int fd) {
-  KernelState& k = p.kernel();
+  GuestFiles& k = p.files();
   if (k.timerfds.empty() && k.signalfd_mask.empty()) return VirtualTime::kNever;
   if (const VirtualTimerfd* t = find(p, fd); t != nullptr) return t->deadline;
   // A signalfd may become readable when a virtual timer's signal arrives.
@@ -204,7 +204,7 @@ int64_t sys_timerfd_create(SyscallContext& c) {
   t->clock = clock == kClockRealtimeAlarm   ? CLOCK_REALTIME
              : clock == kClockBoottimeAlarm ? CLOCK_BOOTTIME
                                             : clock;
-  c.p.kernel().timerfds[static_cast<int>(r)] = std::move(t);
+  c.files.timerfds[static_cast<int>(r)] = std::move(t);
   return r;
 }
 int64_t sys_timerfd_settime(SyscallContext& c) {

@@ -36,7 +36,7 @@ struct RepRun {
   bool misaligned = false;     // its elements are misaligned (RepStringCost::misaligned)
 };
 
-// A guest thread's state while another one runs (emulator/linux/threads.cpp): its registers, i386
+// A guest thread's state while another one runs (threads/scheduler.cpp): its registers, i386
 // TLS descriptors, per-thread signal state and kernel words, and what it waits for.
 struct GuestThread {
   enum class State : uint8_t { Runnable, Waiting, Dead };

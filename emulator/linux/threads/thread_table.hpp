@@ -1,7 +1,7 @@
 // The guest threads of one process and their scheduling state (docs/emulator.md, "Threads"):
 // which one runs, which wait and on what, the futex queues and the round robin. It has no
 // CPU and no guest memory: the process saves and loads registers at a switch and reads the
-// futex words (emulator/linux/threads.cpp, threads/futex_words.cpp); this table decides who waits,
+// futex words (threads/scheduler.cpp, threads/futex_words.cpp); this table decides who waits,
 // who wakes with what result, and who runs next.
 #pragma once
 

@@ -80,7 +80,7 @@ class RunObservers final : public PadlockListener {
 
   // One PadLock instruction, from the execution core (emulator/exec/core.hpp).
   void on_padlock(const PadlockRecord& r, GuestMemory& mem) override;
-  // The guest thread that runs from now on (creation order; emulator/linux/threads.cpp).
+  // The guest thread that runs from now on (creation order; emulator/linux/threads/scheduler.hpp).
   void set_thread(int index) { thread_ = index; }
 
   // A system call from t0 to t1 (virtual time).

@@ -169,7 +169,7 @@ TEST_P(DynamicTest, LoaderAuxvDlopenMmapThreads) {
   std::string back((std::istreambuf_iterator<char>(f)), {});
   EXPECT_EQ(back, std::string(4096, 'a') + std::string(4096, 'b'));  // MAP_PRIVATE
   // A thread of the dynamic C library (its TLS from ld.so) runs and is joined
-  // (emulator/linux/threads.cpp).
+  // (emulator/linux/threads/scheduler.hpp).
   EXPECT_EQ(field(r.out, "pthread_create"), "ok") << r.err;
   EXPECT_EQ(field(r.out, "joined"), "42") << r.err;
 }

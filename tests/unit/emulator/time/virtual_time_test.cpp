@@ -29,8 +29,8 @@ TEST(VirtualTime, WallAndMonotonicClocksStartAtAWholeSecond) {
   EXPECT_GE(guest / kSecond, host.tv_sec - 2);  // and no more than the truncation behind
 }
 
-// A thread's time slice end (emulator/linux/threads.cpp) is an event like a timer deadline:
-// the earliest of them is what generated code compares the clock with.
+// A thread's time slice end (emulator/linux/threads/scheduler.hpp) is an event like a timer
+// deadline: the earliest of them is what generated code compares the clock with.
 TEST(VirtualTime, SliceEndIsAnEvent) {
   VirtualTimeConfig c;
   c.irq_hz = 0;
