@@ -27,7 +27,7 @@ bool Process::on_invalid_insn() {
 
 uint64_t Process::padlock_insn(const uc_padlock_state* at) {
   drain_block_log();
-  PadlockCall c;
+  PadlockCall& c = padlock_call_;
   if (!begin_padlock_call(*cpu_, *mem_, guest64_, eflags30_, c, at, &decode_memo_)) {
     fault_ = GuestSiginfo{};
     if (c.decoded.cut_short) {

@@ -342,7 +342,8 @@ class Process : private VmHost, private FutexHost {
   std::unique_ptr<PadlockCore> core_;  // PadLock instructions, their caches (--cache-x86 too)
   uc_hook mem_hook_ = 0;               // --cache-x86
   bool eflags30_ = false;
-  DecodeMemo decode_memo_;  // padlock_insn: the last PadLock instruction decoded
+  DecodeMemo decode_memo_;    // padlock_insn: the last PadLock instruction decoded
+  PadlockCall padlock_call_;  // padlock_insn's, reused (nothing runs the guest inside it)
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;

@@ -15,6 +15,7 @@ void set_state(PadlockCall& c, uint64_t eflags, bool eflags30) {
   std::memcpy(c.state.gpr, c.before, sizeof c.before);
   c.state.eflags = (eflags & ~ArchState::kEflags30) | (eflags30 ? ArchState::kEflags30 : 0);
   c.state.cr4_osfxsr = true;  // §1.2: Linux always sets CR4[9]
+  c.state.cr0_ts = false;
 }
 
 }  // namespace
@@ -48,6 +49,7 @@ bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, b
   }
   if (c.decoded.status == isa::DecodeStatus::NotPadlock) return false;
   if (at == nullptr) {
+    c.live = nullptr;
     read_padlock_state(cpu, guest64, eflags30, c);
     return true;
   }
