@@ -457,10 +457,8 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
       stop_with(f);
       return c.pc;
     }
-    // A 32-bit guest's uc_padlock_state slots are a copy, which Unicorn's i386 target stores
-    // back after the call (docs/emulator.md, "Unicorn", item 12), while the hooks read and
-    // write registers through uc_reg_*: with hooks, the state goes that way too.
-    if (!guest64_ && (before_ || after_)) c.live = nullptr;
+    // The hooks read and write registers through uc_reg_*, which reach the same registers
+    // as c.live and c.live32 (docs/emulator.md, "Unicorn", item 21).
     const isa::Decoded& d = c.decoded;
     const uint64_t pc = c.pc;
     PadlockEvent ev;
