@@ -529,7 +529,7 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
                          const ExecEnv& env) {
   Impl& u = *impl_;
   // CTR on a chip without ACE2 never gets here: Padlock::execute raises #UD (§0 note).
-  Outcome out;
+  Outcome out = ace::kFreshOutcome;
   XcryptRun x(u.cpu, u.keys, u.ecb_clocks, d, s, mem, env, out);
   if (!x.load_control_word() || !x.check_alignment() || !x.load_iv() || !x.probe_first_group()) {
     return out;
