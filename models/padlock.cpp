@@ -104,7 +104,8 @@ isa::Decoded Padlock::resolve(const isa::Decoded& d) const {
 
 Outcome Padlock::execute(const isa::Decoded& decoded, ArchState& s, GuestMemory& mem,
                          const ExecEnv& env) {
-  const isa::Decoded d = resolve(decoded);
+  isa::Decoded scratch;
+  const isa::Decoded& d = resolved(decoded, scratch);
   if (d.status != isa::DecodeStatus::Ok) {
     if (d.rep_missing) env.report(Diag::MissingRep);
     return Outcome::fault_ud();

@@ -58,6 +58,12 @@ class Padlock {
   // The row this chip executes for `d`: F2 0F A6 C0 is SM2 where the SM2 unit exists and
   // REPNE MONTMUL elsewhere (guide §5.1: REPNE undefined, run as REP; docs/isa.md).
   isa::Decoded resolve(const isa::Decoded& d) const;
+  // The same without a copy where the row stays (every instruction but that one): `d`
+  // itself, or `scratch` filled with resolve(d).
+  const isa::Decoded& resolved(const isa::Decoded& d, isa::Decoded& scratch) const {
+    if (d.id != isa::InsnId::Sm2 || cpu_.units.sm2) return d;
+    return scratch = resolve(d);
+  }
 
   // Executes one decoded PadLock instruction. #UD when the unit is absent or disabled
   // (§1.3), when CR4[9] is clear (§1.2) or when the prefixes are illegal.

@@ -47,7 +47,8 @@ uint64_t PadlockCore::charge(Outcome& o) {
 const PadlockRecord& PadlockCore::execute(const isa::Decoded& decoded, ArchState& s,
                                           GuestMemory& mem, uint64_t pc, uint64_t interrupt_at) {
   // The row this chip runs (F2 0F A6 C0: SM2 or REPNE MONTMUL), for stats and traces too.
-  const isa::Decoded d = units_.resolve(decoded);
+  isa::Decoded scratch;
+  const isa::Decoded& d = units_.resolved(decoded, scratch);
   PadlockRecord& r = rec_;
   // §3.3 overlap: a PadLock instruction waits until ACE (and the SSE unit) is free.
   if (timing_.overlap) clock_.wait_for_sse();

@@ -17,13 +17,23 @@ void set_state(PadlockCall& c, uint64_t eflags, bool eflags30) {
   std::memcpy(c.state.gpr, c.before, sizeof c.before);
   c.state.eflags = (eflags & ~ArchState::kEflags30) | (eflags30 ? ArchState::kEflags30 : 0);
   c.state.cr4_osfxsr = true;  // §1.2: Linux always sets CR4[9]
+  c.state.cr0_ts = false;
+}
+
+// The registers from the CPU's own (PadlockCall::live, live32).
+void read_live(PadlockCall& c, bool guest64) {
+  if (c.live32 != nullptr) {
+    for (int i = 0; i < 8; ++i) c.before[i] = c.live32[i];
+  } else {
+    for (int i = 0; i < 8; ++i) c.before[i] = c.live[i] & gpr_mask(guest64);
+  }
 }
 
 }  // namespace
 
 void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall& c) {
-  if (c.live != nullptr) {
-    for (int i = 0; i < 8; ++i) c.before[i] = c.live[i] & gpr_mask(guest64);
+  if (c.live != nullptr || c.live32 != nullptr) {
+    read_live(c, guest64);
   } else {
     cpu.read_gpr8(c.before);
   }
@@ -50,11 +60,14 @@ bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, b
   }
   if (c.decoded.status == isa::DecodeStatus::NotPadlock) return false;
   if (at == nullptr) {
+    c.live = nullptr;
+    c.live32 = nullptr;
     read_padlock_state(cpu, guest64, eflags30, c);
     return true;
   }
   c.live = at->gpr;
-  for (int i = 0; i < 8; ++i) c.before[i] = c.live[i] & gpr_mask(guest64);
+  c.live32 = at->gpr32;
+  read_live(c, guest64);
   set_state(c, at->eflags, eflags30);
   return true;
 }
@@ -63,6 +76,12 @@ void finish_padlock_call(Cpu& cpu, const PadlockCall& c) {
   uint8_t changed = 0;
   for (int i = 0; i < 8; ++i) {
     if (c.state.gpr[i] != c.before[i]) changed |= static_cast<uint8_t>(1u << i);
+  }
+  if (c.live32 != nullptr) {
+    for (int i = 0; i < 8; ++i) {
+      if (changed & (1u << i)) c.live32[i] = static_cast<uint32_t>(c.state.gpr[i]);
+    }
+    return;
   }
   if (c.live == nullptr) {
     cpu.write_gpr8(c.state.gpr, changed);

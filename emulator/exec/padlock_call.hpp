@@ -16,15 +16,18 @@
 
 namespace padlock::emu {
 
+// Every field is set by begin_padlock_call, so a caller may keep one and reuse it (a
+// value-initialized one costs a 200-byte clear per instruction).
 struct PadlockCall {
   isa::Decoded decoded;
   uint64_t pc = 0;
   uint64_t before[8] = {};  // the GPRs at the trap
   ArchState state;          // the model's input; it updates it in place
-  // The CPU's own 16 registers while the Unicorn patch's helper calls us
-  // (uc_padlock_state::gpr), read and written without a uc_reg_* call each; null from
-  // the invalid-opcode trap.
+  // The CPU's own registers while the Unicorn patch's helper calls us, read and written
+  // without a uc_reg_* call each: the x86-64 target's 16 (uc_padlock_state::gpr) or the
+  // i386 target's 8 (gpr32); both null from the invalid-opcode trap.
   uint64_t* live = nullptr;
+  uint32_t* live32 = nullptr;
 };
 
 // The last PadLock instruction decoded and the bytes it was decoded from: a loop that

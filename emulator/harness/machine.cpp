@@ -449,10 +449,8 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
     PadlockCall c;
     PadlockEvent ev;
     const PadlockRecord* ran = trap_->run(c, at, eflags30_, interrupt_at, [&](PadlockCall& call) {
-      // A 32-bit guest's uc_padlock_state slots are a copy, which Unicorn's i386 target
-      // stores back after the call (docs/emulator.md, "Unicorn", item 12), while the hooks
-      // read and write registers through uc_reg_*: with hooks, the state goes that way too.
-      if (!guest64_ && (before_ || after_)) call.live = nullptr;
+      // The hooks read and write registers through uc_reg_*, which reach the same registers
+      // as call.live and call.live32 (docs/emulator.md, "Unicorn", item 21).
       ev.pc = call.pc;
       ev.decoded = call.decoded;
       ev.before = call.state;

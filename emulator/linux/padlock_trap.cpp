@@ -31,7 +31,7 @@ uint64_t Process::padlock_insn(const uc_padlock_state* at) {
   // Interrupt model (--irq-hz): a REP instruction stops at its next interruptible point
   // after the pending interrupt's cycle (§1.7, §6.6) and resumes after it.
   const uint64_t irq = opts_.timing ? vt_->next_irq() : VirtualTime::kNever;
-  PadlockCall c;
+  PadlockCall& c = padlock_call_;
   const PadlockRecord* ran = trap_->run(c, at, eflags30_, irq);
   if (ran == nullptr) {
     fault_ = GuestSiginfo{};

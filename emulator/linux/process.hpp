@@ -304,6 +304,7 @@ class Process final : private VmHost, private ThreadHost {
   uc_hook mem_hook_ = 0;               // --cache-x86
   bool eflags30_ = false;
   std::unique_ptr<PadlockTrap> trap_;  // padlock_insn, CPUID, RDTSC (shared with the harness)
+  PadlockCall padlock_call_;           // padlock_insn's, reused (nothing runs the guest inside it)
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;

@@ -58,6 +58,8 @@ void exact_group(const Kernels& k, GuestMemory& mem, BlockJob& job, uint64_t j, 
 
 }  // namespace
 
+const Outcome kFreshOutcome{};
+
 void run_blocks(const Kernels& k, GuestMemory& mem, BlockJob& job, uint64_t first, uint64_t last) {
   const unsigned asz = job.asz;
   const unsigned group = std::clamp(job.group, 1u, kMaxGroup);

@@ -4,7 +4,7 @@
 
 namespace padlock::ace {
 
-uint64_t probe(GuestMemory& mem, uint64_t ea, uint64_t len, unsigned asz, Access access) {
+uint64_t probe_wrapping(GuestMemory& mem, uint64_t ea, uint64_t len, unsigned asz, Access access) {
   uint64_t done = 0;
   while (done < len) {
     const uint64_t addr = ea_add(ea, done, asz);

@@ -15,9 +15,17 @@ inline uint64_t bytes_to_wrap(uint64_t ea, unsigned asz) {
   return (1ull << asz) - ea;
 }
 
+// probe() across the wrap of the address space.
+uint64_t probe_wrapping(GuestMemory& mem, uint64_t ea, uint64_t len, unsigned asz, Access access);
+
 // How many bytes of [ea, ea+len) (wrapping at the address size) are accessible; the first
-// faulting byte is at ea_add(ea, result) when result < len.
-uint64_t probe(GuestMemory& mem, uint64_t ea, uint64_t len, unsigned asz, Access access);
+// faulting byte is at ea_add(ea, result) when result < len. A range that does not wrap
+// (nearly every one) is one question to the memory.
+inline uint64_t probe(GuestMemory& mem, uint64_t ea, uint64_t len, unsigned asz, Access access) {
+  if (len == 0) return 0;
+  if (len <= bytes_to_wrap(ea, asz)) return mem.accessible(ea, len, access);
+  return probe_wrapping(mem, ea, len, asz, access);
+}
 // Copies that wrap at the address size. The range must have been probed.
 void read_wrap(GuestMemory& mem, uint64_t ea, void* dst, uint64_t len, unsigned asz);
 void write_wrap(GuestMemory& mem, uint64_t ea, const void* src, uint64_t len, unsigned asz);

@@ -6,8 +6,14 @@
 namespace padlock::ace {
 
 namespace {
+// Rounds half away from zero, as std::llround does, without its library call (every
+// instruction rounds twice). The fraction c - trunc(c) of a double is exact; from 2^63 on
+// (beyond any real clock count) std::llround decides as before.
 uint64_t clocks(double c) {
-  return c <= 0 ? 0 : static_cast<uint64_t>(std::llround(c));
+  if (c <= 0) return 0;
+  if (!(c < 0x1p63)) return static_cast<uint64_t>(std::llround(c));
+  const auto whole = static_cast<uint64_t>(c);
+  return whole + (c - static_cast<double>(whole) >= 0.5 ? 1 : 0);
 }
 }  // namespace
 

@@ -52,6 +52,28 @@ struct KeyRegisters {
   }
 };
 
+// BlockClock::ecb of the last ECB instruction: a loop of one instruction asks for the same
+// clocks each time. A host shortcut: the §3.3 formula depends on these inputs and on the
+// unit's AceParams, which are fixed.
+struct EcbClocks {
+  bool valid = false;
+  unsigned rounds = 0;
+  uint64_t n = 0;
+  KeyState ks = KeyState::Loaded;
+  BlockClock clk;
+
+  const BlockClock& get(const AceParams& p, unsigned r, uint64_t blocks, KeyState k) {
+    if (!valid || rounds != r || n != blocks || ks != k) {
+      clk = BlockClock::ecb(p, r, blocks, k);
+      rounds = r;
+      n = blocks;
+      ks = k;
+      valid = true;
+    }
+    return clk;
+  }
+};
+
 }  // namespace
 
 struct AceUnit::Impl {
@@ -60,6 +82,7 @@ struct AceUnit::Impl {
   bool errata = false;
   const ace::Kernels* kernels = ace::kernels_for(ace::Backend::Auto);
   KeyRegisters keys;
+  EcbClocks ecb_clocks;
 };
 
 namespace {
@@ -148,9 +171,11 @@ struct Stop {
 // show only what the guide says a fault leaves (§1.7).
 class XcryptRun {
  public:
-  XcryptRun(const CpuModel& cpu, KeyRegisters& keys, const isa::Decoded& d, ArchState& s,
-            GuestMemory& mem, const ExecEnv& env)
-      : p_(cpu.ace),
+  XcryptRun(const CpuModel& cpu, KeyRegisters& keys, EcbClocks& ecb_clocks, const isa::Decoded& d,
+            ArchState& s, GuestMemory& mem, const ExecEnv& env, Outcome& out)
+      : out(out),
+        ecb_clocks_(ecb_clocks),
+        p_(cpu.ace),
         ace2_(cpu.units.ace2),
         mode_(mode_of(d.id)),
         asz_(d.addr_size),
@@ -165,7 +190,8 @@ class XcryptRun {
         esi_(reg_get(s, Gpr::SI, asz_)),
         edi_(reg_get(s, Gpr::DI, asz_)) {}
 
-  Outcome out;
+  // The caller's result, filled in place (AceUnit::execute returns it without a copy).
+  Outcome& out;
 
   // §1.8, §3.2 EFLAGS[30]: 1 = the control word and keys in the hardware are used as they
   // are, even if memory has changed since. (Never loaded: load, as after RESET.) The
@@ -246,10 +272,7 @@ class XcryptRun {
 
   bool nothing_to_do() const { return ecx_ == 0; }
   // §3.3: 10..27 clocks; nothing loaded, EFLAGS[30] unchanged (docs/fidelity/ace.md).
-  Outcome ecx_zero() {
-    out.cycles = out.int_cycles = ace::ecx0_clocks(p_, cached_);
-    return out;
-  }
+  void ecx_zero() { out.cycles = out.int_cycles = ace::ecx0_clocks(p_, cached_); }
 
   // §3.1 EBX, §1.8: without EFLAGS[30] the key (or the key schedule, KEYGN = 1) is read
   // from ES:EBX into the key RAM, and EFLAGS[30] is set after loading.
@@ -271,7 +294,7 @@ class XcryptRun {
     // forward cipher both ways (what OpenSSL's e_padlock.c relies on for CFB decryption).
     const bool inverse = job.decrypt && (mode_ == Mode::Ecb || mode_ == Mode::Cbc);
     job.keys = inverse ? &keys_.dec : &keys_.enc;
-    clk_ = mode_ == Mode::Ecb ? BlockClock::ecb(p_, cw_.rounds(), ecx_, ks_)
+    clk_ = mode_ == Mode::Ecb ? ecb_clocks_.get(p_, cw_.rounds(), ecx_, ks_)
                               : BlockClock::chain(p_, chain_mode(mode_), align_, ecx_, ks_,
                                                   cw_.rounds(), stores_iv(), dgest_);
     return true;
@@ -289,7 +312,10 @@ class XcryptRun {
     const uint64_t groups = (n + job.group - 1) / job.group;
     const uint64_t in_len = groups * group_bytes();
     const uint64_t out_len = dgest_ ? 16 : 16 * n;
-    const uint64_t in_ok = ace::probe(mem_, esi_, in_len, asz_, Access::Read);
+    // The first group was probed already (probe_first_group): the probe goes on after it.
+    const uint64_t first = std::min(in_len, group_bytes());
+    const uint64_t in_ok =
+        first + ace::probe(mem_, ea_add(esi_, first, asz_), in_len - first, asz_, Access::Read);
     const uint64_t out_ok = ace::probe(mem_, edi_, out_len, asz_, Access::Write);
     const uint64_t k_in = in_ok < in_len ? in_ok / group_bytes() * job.group : kNever;
     const uint64_t k_out = out_ok < out_len ? (dgest_ ? 0 : out_ok / 16) : kNever;
@@ -383,7 +409,7 @@ class XcryptRun {
 
   // The Outcome of an execution that got as far as the block loop: at an interrupt point
   // or a fault the clocks up to block k, and EFLAGS[30] cleared (§1.8).
-  Outcome finish(const Stop& st) {
+  void finish(const Stop& st) {
     out.blocks =
         static_cast<uint32_t>(std::min<uint64_t>(st.k, std::numeric_limits<uint32_t>::max()));
     out.bytes = 16 * st.k;
@@ -400,7 +426,6 @@ class XcryptRun {
       out.cycles = clk_.sse_total();
       out.int_cycles = clk_.int_total();
     }
-    return out;
   }
 
   Mode mode() const { return mode_; }
@@ -441,6 +466,7 @@ class XcryptRun {
   bool readable(uint64_t ea, uint64_t len) { return accessible(ea, len, Access::Read); }
   bool writable(uint64_t ea, uint64_t len) { return accessible(ea, len, Access::Write); }
 
+  EcbClocks& ecb_clocks_;
   const AceParams& p_;
   const bool ace2_;
   const Mode mode_;
@@ -503,12 +529,16 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
                          const ExecEnv& env) {
   Impl& u = *impl_;
   // CTR on a chip without ACE2 never gets here: Padlock::execute raises #UD (§0 note).
-  XcryptRun x(u.cpu, u.keys, d, s, mem, env);
+  Outcome out = ace::kFreshOutcome;
+  XcryptRun x(u.cpu, u.keys, u.ecb_clocks, d, s, mem, env, out);
   if (!x.load_control_word() || !x.check_alignment() || !x.load_iv() || !x.probe_first_group()) {
-    return x.out;
+    return out;
   }
-  if (x.nothing_to_do()) return x.ecx_zero();
-  if (!x.load_key()) return x.out;
+  if (x.nothing_to_do()) {
+    x.ecx_zero();
+    return out;
+  }
+  if (!x.load_key()) return out;
   Stop st = x.find_stop();
   const uint16_t ctr0 = uint16_t(x.job.iv[14] << 8 | x.job.iv[15]);
   // In batches when the host may ask for a stop (ExecEnv::host_stop): taken at the first
@@ -525,7 +555,8 @@ Outcome AceUnit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   x.write_registers(st.k);
   x.update_chain(st.k);
   if (x.mode() == Mode::Ctr) x.write_back_counter(ctr0, st.k, u.errata && !st.faulted);
-  return x.finish(st);
+  x.finish(st);
+  return out;
 }
 
 // §3.1: ESI and EDI advance by 16 per block stored (EDI stays put in digest mode, where the

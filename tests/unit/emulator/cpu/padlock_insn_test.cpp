@@ -29,7 +29,8 @@ struct Seen {
   uint64_t state_pc = 0, state_eflags = 0, state_eax = 0, state_ebx = 0;
   int repeat = 0;            // return the instruction's own PC this many times first
   bool stop = false;         // stop emulation and stay at the instruction
-  bool write_state = false;  // write ESI through uc_padlock_state::gpr, not uc_reg_write
+  bool write_state = false;  // write ESI through uc_padlock_state::gpr32, not uc_reg_write
+  bool gpr_null = false;     // uc_padlock_state::gpr was null (UC_MODE_32: gpr32 instead)
   uint64_t length = 4;
 };
 
@@ -40,11 +41,13 @@ uint64_t on_padlock(uc_engine* uc, const uc_padlock_state* at, void* data) {
   uc_reg_read(uc, UC_X86_REG_EFLAGS, &s.eflags);
   s.state_pc = at->pc;
   s.state_eflags = at->eflags;
-  s.state_eax = at->gpr[0];
-  s.state_ebx = at->gpr[3];
+  // UC_MODE_32 runs the i386 target: its 32-bit registers in place, at gpr32.
+  s.gpr_null = at->gpr == nullptr;
+  s.state_eax = at->gpr32[0];
+  s.state_ebx = at->gpr32[3];
   const uint32_t esi = 0x1234 + s.calls;
   if (s.write_state) {
-    at->gpr[6] = esi;
+    at->gpr32[6] = esi;
   } else {
     uc_reg_write(uc, UC_X86_REG_ESI, &esi);
   }
@@ -110,6 +113,7 @@ TEST(PadlockInsn, StateGivesTheSameRegistersAndTakesWrites) {
   EXPECT_EQ(s.state_pc, kInsnAt);
   EXPECT_EQ(s.state_eflags, s.eflags);  // computed from the lazy flags, as uc_reg_read does
   EXPECT_EQ(s.state_eflags & (kCf | kZf | kSf), kCf | kSf);
+  EXPECT_TRUE(s.gpr_null);
   EXPECT_EQ(s.state_eax, 1u);
   EXPECT_EQ(s.state_ebx, 2u);
   EXPECT_EQ(r.esi, 0x1234u + 1);  // written through the pointer, seen by generated code

@@ -290,6 +290,28 @@ TEST(AceModes, AddressSize16UsesAndWrapsLowHalves_Sec3_1) {
   EXPECT_EQ(r.s[Gpr::AX], 0x55554020u);  // CBC encrypt: EAX -> last ciphertext (AX only)
 }
 
+// §3.1 REP prefix, §1.7: with 67h an ECB group at SI = 0xFFF0 goes on at offset 0, not at
+// linear 0x10000, which holds memory here: with page 0 unmapped its load faults at 0.
+TEST(AceModes, AddressSize16InputGroupWrapsIntoAnUnmappedPage_Sec3_1) {
+  Rig r;
+  r.mem.map(0x8000, 0x2000);  // control word and key
+  r.mem.map(0xF000, 0x1000);  // the first block, and the output
+  r.put(0x8000, Bytes{0x0A, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  r.put(0x9000, kSp800Key);
+  r.s[Gpr::BX] = 0x9000;
+  r.s[Gpr::DX] = 0x8000;
+  r.s[Gpr::SI] = 0xFFF0;
+  r.s[Gpr::DI] = 0xF000;
+  r.s[Gpr::CX] = 2;
+  const Outcome o = r.exec(isa::InsnId::XcryptEcb, 16);
+  ASSERT_EQ(o.status, Status::Faulted);
+  EXPECT_EQ(o.fault.kind, FaultKind::PageFault);
+  EXPECT_EQ(o.fault.address, 0u);
+  EXPECT_FALSE(o.fault.write);
+  EXPECT_EQ(r.s[Gpr::SI], 0xFFF0u);
+  EXPECT_EQ(r.s[Gpr::CX], 2u);
+}
+
 // §3.1 with a 64-bit address size (Nano, long mode): RSI/RDI/RCX above 4 GB.
 TEST(AceModes, AddressSize64UsesFullRegisters_Sec3_1) {
   Rig r("nano");

@@ -70,6 +70,35 @@ TEST(AceTiming, EcbOneAndTwoBlockRows_Sec3_3) {
   }
 }
 
+// One unit running ECB instructions in turn, one input changing at a time (the block count,
+// the key state, the rounds, back to the first): each pays its own §3.3 row, whatever ran
+// before it (the unit keeps the last instruction's clocks for the next that asks the same).
+TEST(AceTiming, EachEcbInstructionPaysItsOwnRow_Sec3_3) {
+  AceRig r;
+  const double r10 = rounds_of(r, 10), r12 = rounds_of(r, 12);
+  const auto expect = [](const Outcome& o, double sse, int integer, const char* what) {
+    EXPECT_EQ(o.cycles, uint64_t(std::llround(sse))) << what;
+    EXPECT_EQ(o.int_cycles, uint64_t(integer)) << what;
+  };
+  expect(run_ecb(r, 10, Cached, 1), kOne[Cached].sse_base + 2 * r10, kOne[Cached].int_base,
+         "1 block, cached");
+  expect(r.run("ECB", 2), kTwo[Cached].sse_base + 2 * r10, kTwo[Cached].int_base,
+         "2 blocks, cached");
+  expect(r.run("ECB", 2), kTwo[Cached].sse_base + 2 * r10, kTwo[Cached].int_base, "the same again");
+  r.pushf_popf();
+  expect(r.run("ECB", 2), kTwo[Hardware].sse_base + 2 * r10, kTwo[Hardware].int_base,
+         "2 blocks, key loaded");
+  r.set_cw(12);
+  r.pushf_popf();
+  expect(r.run("ECB", 2), kTwo[Hardware].sse_base + 2 * r12, kTwo[Hardware].int_base, "12 rounds");
+  r.set_cw(10);
+  r.pushf_popf();
+  const Outcome three = r.run("ECB", 3);
+  EXPECT_EQ(three.cycles, uint64_t(std::llround(kMany[Hardware] + 3 * r10 + r10 - 2)));
+  expect(r.run("ECB", 1), kOne[Cached].sse_base + 2 * r10, kOne[Cached].int_base,
+         "1 block, cached, again");
+}
+
 // §3.3 N blocks: base + N*R, and odd N > 2 adds R - 2. Integer clocks (our reading of
 // "comparable to ... a single encryption"): SSE minus the one-block overlap, released
 // ecb_release_many earlier still (fitted to the §3.3 ECB rates, docs/timing.md).
