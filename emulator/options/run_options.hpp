@@ -42,7 +42,8 @@ struct RunOptions {
   // Timing (docs/timing.md). --timing off: host clocks, no per-block costs.
   bool timing = true;
   double irq_hz = -1;  // --irq-hz: periodic interrupts per second; < 0: default 250
-  // --quantum: a guest thread's time slice in virtual microseconds (emulator/linux/threads.cpp).
+  // --quantum: a guest thread's time slice in virtual microseconds
+  // (emulator/linux/threads/scheduler.hpp).
   double quantum_us = 1000;
   bool cache_x86 = false;  // --cache-x86: apply the cache model to x86 memory operands
   // --memory direct|tlb: the guest's loads and stores address guest memory directly
