@@ -147,17 +147,17 @@ struct Rig {
     DIR* d = opendir("/proc/self/fd");
     while (const dirent* e = readdir(d)) {
       if (e->d_name[0] != '.' && std::atoi(e->d_name) != dirfd(d)) {
-        p->kernel().host_fds.insert(std::atoi(e->d_name));
+        p->files().host_fds.insert(std::atoi(e->d_name));
       }
     }
     closedir(d);
-    p->kernel().host_fds.erase(0);
-    p->kernel().host_fds.erase(1);
-    p->kernel().host_fds.erase(2);
+    p->files().host_fds.erase(0);
+    p->files().host_fds.erase(1);
+    p->files().host_fds.erase(2);
     // Named by number only among these and the guest's own: a descriptor libFuzzer opens
     // later (its symbolizer's pipes) is not the emulator's, and a guest that closed it
     // would stop the fuzzer.
-    emulator_fds.assign(p->kernel().host_fds.begin(), p->kernel().host_fds.end());
+    emulator_fds.assign(p->files().host_fds.begin(), p->files().host_fds.end());
     if (p->vm().mmap(kScratch, 3 * kPage, 3, 0x22 /* MAP_PRIVATE|MAP_ANONYMOUS */ | 0x10, -1, 0) !=
         static_cast<int64_t>(kScratch)) {
       abort();
@@ -351,13 +351,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tree_changed |= std::find(std::begin(kChangesTree), std::end(kChangesTree), call.nr) !=
                         std::end(kChangesTree) ||
                     (call.nr == 295 && (call.a[2] & (O_CREAT | O_TRUNC)) != 0);
-    SyscallContext c{p, p.user(), p.vm(), p.futexes(), kAbiI386, call.nr, {}};
+    SyscallContext c{p,        p.user(), p.vm(), p.scheduler(), p.scheduler().futexes(), p.files(),
+                     kAbiI386, call.nr,  {}};
     std::memcpy(c.a, call.a, sizeof c.a);
     const emu::SyscallEntry& e = kAbiI386.table[call.nr];
     if (e.fn == nullptr) abort();  // every call above has a handler
-    const bool self_mem = p.kernel().self_mem.count(fd1) != 0;
-    const uint64_t mem_pos = self_mem ? p.kernel().self_mem[fd1] : 0;
-    const int64_t res = emu::names_emulator_fd(p, e, c.a) ? -EBADF : e.fn(c);
+    const bool self_mem = p.files().self_mem.count(fd1) != 0;
+    const uint64_t mem_pos = self_mem ? p.files().self_mem[fd1] : 0;
+    const int64_t res = emu::names_emulator_fd(p.files(), e, c.a) ? -EBADF : e.fn(c);
     // The call as words, made only for a report.
     const auto what = [&] {
       return std::string(e.name) + "(" + std::to_string(fd1) + ", " + pa + ")";
@@ -371,8 +372,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // Every input starts from the same state: the descriptors closed, the cwd the box.
   for (const int fd : fds) {
-    if (!p.emulator_fd(fd) && fd > 2) {
-      SyscallContext c{p, p.user(), p.vm(), p.futexes(), kAbiI386, 6, {static_cast<uint32_t>(fd)}};
+    if (!p.files().emulator_fd(fd) && fd > 2) {
+      SyscallContext c{p,
+                       p.user(),
+                       p.vm(),
+                       p.scheduler(),
+                       p.scheduler().futexes(),
+                       p.files(),
+                       kAbiI386,
+                       6,
+                       {static_cast<uint32_t>(fd)}};
       emu::sys_close(c);
     }
   }

@@ -138,6 +138,8 @@ class Process final : private VmHost, private ThreadHost {
   // (emulator/linux/threads/scheduler.hpp). The threads as a debugger sees them
   // (emulator/linux/threads/guest_threads.hpp).
   GuestThreads& threads() { return sched_->threads(); }
+  // The scheduler itself, for a SyscallContext made outside dispatch (the fuzz targets).
+  Scheduler& scheduler() { return *sched_; }
 
   // EFLAGS[30] (§1.8, §3.2): stored EFLAGS always has it 0; we keep the live bit here.
   bool eflags30() const { return eflags30_; }
