@@ -212,6 +212,13 @@ TEST(Phe2, ClocksAreStartupPlusBlocks) {
   rig.reg(Gpr::CX) = 10;
   const Outcome o = rig.exec(kXsha512);
   EXPECT_EQ(o.cycles, 40u + 10 * 304u);
+  EXPECT_EQ(o.blocks, 10u);
+  EXPECT_EQ(o.bytes, 10 * 128u);  // FIPS 180-4's 1024-bit blocks
+  // What the trace's result digest covers: the message read at ESI, the state at EDI.
+  EXPECT_EQ(o.input.addr, ZxRig::kInputVa);
+  EXPECT_EQ(o.input.len, 10 * 128u);
+  EXPECT_EQ(o.output.addr, ZxRig::kStateVa);
+  EXPECT_EQ(o.output.len, 64u);
 }
 
 // Without PHE2 (VIA's nano): #UD, as before.
