@@ -51,12 +51,12 @@ double harness_rate(long calls, bool timing) {
   const padlock::CpuModel* cpu = padlock::find_cpu_model("esther");
   Machine m(*cpu, 32, padlock::PadlockConfig{}, cpu->default_mhz.value,
             padlock::emu::PadlockTiming{timing, timing});
-  m.map(kCode, 0x1000, padlock::emu::kPageRead | padlock::emu::kPageExec);
-  m.map(kData, 0x1000, padlock::emu::kPageRead | padlock::emu::kPageWrite);
+  m.memory().map(kCode, 0x1000, padlock::emu::kPageRead | padlock::emu::kPageExec);
+  m.memory().map(kData, 0x1000, padlock::emu::kPageRead | padlock::emu::kPageWrite);
   const std::vector<uint8_t> code = driver(true);
-  m.write(kCode, code.data(), code.size());
+  m.memory().write(kCode, code.data(), code.size());
   const uint32_t cw[4] = {10, 0, 0, 0};  // AES-128 encryption, hardware key expansion (§3.2)
-  m.write(kCw, cw, sizeof cw);
+  m.memory().write(kCw, cw, sizeof cw);
   m.call(kCode, {});  // translate once
   const auto t0 = std::chrono::steady_clock::now();
   for (long i = 0; i < calls; ++i) m.call(kCode, {});

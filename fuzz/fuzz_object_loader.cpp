@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const emu::LoadedObject& obj = loader.load(path);
     // Give the memory back: the next input starts from the same arena contents.
-    if (obj.end > obj.start) m.unmap(obj.start, obj.end - obj.start);
+    if (obj.end > obj.start) m.memory().unmap(obj.start, obj.end - obj.start);
   } catch (const MachineError&) {
   }
   return 0;

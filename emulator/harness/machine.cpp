@@ -14,7 +14,6 @@
 #include "emulator/exec/padlock_call.hpp"
 #include "emulator/linux/signal/exception_signals.hpp"
 #include "emulator/linux/signal/signals.hpp"
-#include "emulator/memory/address_text.hpp"
 
 namespace padlock::emu {
 
@@ -64,6 +63,7 @@ Machine::Machine(const CpuModel& cpu, unsigned bits, const PadlockConfig& config
   cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
   trap_ = std::make_unique<PadlockTrap>(*cpu_, *mem_, *padlock_, *core_, *vt_);
   blocks_ = std::make_unique<BlockCache>(guest64_, *mem_);
+  memory_ = std::make_unique<MachineMemory>(*mem_, *cpu_, *blocks_, tlb_, kArenaBase, kArenaLimit);
   csh h = 0;
   if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
     throw MachineError("capstone: cannot open the x86 disassembler");
@@ -119,23 +119,23 @@ void Machine::install_hooks() {
   uc_engine* uc = cpu_->uc();
   uc_hook h;
   auto add = [&](int type, void* cb, int insn = -1) {
-    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, this, 1, 0)
-                              : uc_hook_add(uc, &h, type, cb, this, 1, 0, insn);
+    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0)
+                              : uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0, insn);
     if (e != UC_ERR_OK) throw MachineError(std::string("unicorn: hook: ") + uc_strerror(e));
   };
-  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(UcHooks<Machine>::tlb));
-  add(UC_HOOK_INTR, reinterpret_cast<void*>(UcHooks<Machine>::intr));
-  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(UcHooks<Machine>::invalid));
-  if (uc_ctl_padlock_insn(uc, &UcHooks<Machine>::padlock, this) != UC_ERR_OK) {
+  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(Trampolines::tlb));
+  add(UC_HOOK_INTR, reinterpret_cast<void*>(Trampolines::intr));
+  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(Trampolines::invalid));
+  if (uc_ctl_padlock_insn(uc, &Trampolines::padlock, &hooks_) != UC_ERR_OK) {
     throw MachineError("unicorn: cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)");
   }
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::syscall), UC_X86_INS_SYSCALL);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::sysenter), UC_X86_INS_SYSENTER);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::cpuid), UC_X86_INS_CPUID);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(UcHooks<Machine>::rdtsc), UC_X86_INS_RDTSC);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::syscall), UC_X86_INS_SYSCALL);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::sysenter), UC_X86_INS_SYSENTER);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::cpuid), UC_X86_INS_CPUID);
+  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::rdtsc), UC_X86_INS_RDTSC);
   // Instructions are counted for the virtual clock from the start (a call is short), and
   // PUSHF/POPF clear EFLAGS[30] (§1.8).
-  add(UC_HOOK_BLOCK, reinterpret_cast<void*>(UcHooks<Machine>::block));
+  add(UC_HOOK_BLOCK, reinterpret_cast<void*>(Trampolines::block));
   block_hook_ = h;
 }
 
@@ -147,76 +147,6 @@ void Machine::set_exits() {
   for (const StubSlot& s : stubs_) exits.push_back(s.address);
   uc_ctl_set_exits(cpu_->uc(), exits.data(), exits.size());
   uc_ctl_flush_tb(cpu_->uc());
-}
-
-// --- memory --------------------------------------------------------------------------------
-
-void Machine::map(uint64_t va, uint64_t len, uint8_t prot) {
-  if ((va | len) & (kPage - 1)) throw MachineError("map: address and length must be page aligned");
-  if (!mem_->in_window(va, len))
-    throw MachineError("map: " + hex(va) + " is outside the address space");
-  invalidate_code(va, len);
-  if (!mem_->map_anonymous(va, len, prot)) throw MachineError("map: cannot map " + hex(va));
-  uc_ctl_flush_tlb(cpu_->uc());
-}
-
-void Machine::unmap(uint64_t va, uint64_t len) {
-  if ((va | len) & (kPage - 1))
-    throw MachineError("unmap: address and length must be page aligned");
-  invalidate_code(va, len);
-  mem_->unmap(va, len);
-  uc_ctl_flush_tlb(cpu_->uc());
-}
-
-void Machine::protect(uint64_t va, uint64_t len, uint8_t prot) {
-  const uint64_t start = va & ~(kPage - 1), end = (va + len + kPage - 1) & ~(kPage - 1);
-  invalidate_code(start, end - start);
-  if (mem_->protect(start, end - start, prot) != 0) {
-    throw MachineError("protect: " + hex(va) + ": not mapped");
-  }
-  uc_ctl_flush_tlb(cpu_->uc());
-}
-
-uint64_t Machine::reserve(uint64_t len, uint64_t align) {
-  if (align < kPage) align = kPage;
-  if (align & (align - 1)) throw MachineError("reserve: alignment must be a power of two");
-  len = (len + kPage - 1) & ~(kPage - 1);
-  if (len == 0) len = kPage;
-  uint64_t va = (arena_next_ + align - 1) & ~(align - 1);
-  // Skip over anything the user mapped by hand.
-  while (va + len + kPage <= kArenaLimit && !mem_->range_free(va, len + kPage)) {
-    va = (va + kPage + align - 1) & ~(align - 1);
-  }
-  if (va + len + kPage > kArenaLimit) throw MachineError("the allocation arena is exhausted");
-  arena_next_ = va + len + kPage;  // a free guard page after each range
-  return va;
-}
-
-void Machine::read(uint64_t va, void* dst, uint64_t len) const {
-  if (len == 0) return;
-  if (!mem_->in_window(va, len) || !mem_->range_mapped(va, len)) {
-    throw MachineError("read of " + std::to_string(len) + " bytes at " + hex(va) + ": not mapped");
-  }
-  std::memcpy(dst, mem_->host(va), len);
-}
-
-void Machine::write(uint64_t va, const void* src, uint64_t len) {
-  if (len == 0) return;
-  if (!mem_->in_window(va, len) || !mem_->range_mapped(va, len)) {
-    throw MachineError("write of " + std::to_string(len) + " bytes at " + hex(va) + ": not mapped");
-  }
-  invalidate_code(va, len);
-  std::memcpy(mem_->host(va), src, len);
-}
-
-// Host-side stores bypass QEMU's self-modifying-code tracking: drop the translations.
-void Machine::invalidate_code(uint64_t va, uint64_t len) {
-  if (len == 0 || !mem_->may_hold_code(va, len)) return;
-  tlb_.grant_all = true;  // the removal walks the code TLB, which must not fault
-  uc_ctl_remove_cache(cpu_->uc(), va, va + len);
-  tlb_.grant_all = false;
-  uc_ctl_flush_tlb(cpu_->uc());
-  blocks_->invalidate(va, len);
 }
 
 // --- stubs -----------------------------------------------------------------------------------
@@ -244,10 +174,10 @@ uint64_t Machine::arg(unsigned i) const {
   uint64_t v = 0;
   if (guest64_) {
     if (i < 6) return cpu_->reg(kArgRegs64[i]);
-    read(sp + 8 + 8 * (i - 6), &v, 8);
+    memory_->read(sp + 8 + 8 * (i - 6), &v, 8);
     return v;
   }
-  read(sp + 4 + 4 * uint64_t{i}, &v, 4);
+  memory_->read(sp + 4 + 4 * uint64_t{i}, &v, 4);
   return v;
 }
 
@@ -261,10 +191,10 @@ CallResult Machine::call(uint64_t address, const std::vector<uint64_t>& args, ui
   push_call_frame(address, args, nested);
 
   CallResult r;
-  const uint64_t t0 = now(), i0 = stats_.guest_insns, p0 = stats_.padlock_cycles,
+  const uint64_t t0 = vt_->now(), i0 = stats_.guest_insns, p0 = stats_.padlock_cycles,
                  n0 = padlock_count_, s0 = stub_calls_;
   auto finish = [&]() {
-    r.cycles = now() - t0;
+    r.cycles = vt_->now() - t0;
     r.instructions = stats_.guest_insns - i0;
     r.padlock_cycles = stats_.padlock_cycles - p0;
     r.padlock_count = padlock_count_ - n0;
@@ -298,11 +228,11 @@ void Machine::push_call_frame(uint64_t address, const std::vector<uint64_t>& arg
   if (base < kStackTop - kStackSize + 4096) throw MachineError("call: the stack is exhausted");
   for (size_t i = 0; i < stack_args; ++i) {
     const uint64_t v = args[reg_args + i];
-    write(base + i * word, &v, word);
+    memory_->write(base + i * word, &v, word);
   }
   const uint64_t sentinel = kStubBase;
   const uint64_t sp = base - word;
-  write(sp, &sentinel, word);
+  memory_->write(sp, &sentinel, word);
 
   if (guest64_) {
     for (size_t i = 0; i < reg_args; ++i) cpu_->set_reg(kArgRegs64[i], args[i]);
@@ -412,7 +342,7 @@ void Machine::return_from_stub(const StubSlot& slot) {
   const uint64_t word = guest64_ ? 8 : 4;
   const uint64_t csp = cpu_->reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP);
   uint64_t ret = 0;
-  read(csp, &ret, word);
+  memory_->read(csp, &ret, word);
   cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX, guest64_ ? value : value & 0xFFFFFFFFu);
   cpu_->set_reg(guest64_ ? UC_X86_REG_RSP : UC_X86_REG_ESP, csp + word);
   cpu_->set_pc(ret);
@@ -454,14 +384,14 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
       ev.pc = call.pc;
       ev.decoded = call.decoded;
       ev.before = call.state;
-      ev.now = now();
+      ev.now = vt_->now();
       if (before_) {
         before_(*this, ev);
         read_padlock_state(*cpu_, guest64_, eflags30_, call);  // the hook may have changed them
         ev.before = call.state;
       }
-      call.state.cr4_osfxsr = cr4_osfxsr_;
-      call.state.cr0_ts = cr0_ts_;
+      call.state.cr4_osfxsr = cr_.cr4_osfxsr;
+      call.state.cr0_ts = cr_.cr0_ts;
     });
     if (ran == nullptr) {
       MachineFault f;
@@ -674,14 +604,6 @@ bool Machine::on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
   return tlb_.fill(*mem_, va, type, paddr, perms);
 }
 
-int Machine::on_cpuid() {
-  return trap_->cpuid();
-}
-
-int Machine::on_rdtsc() {
-  return trap_->rdtsc();  // as in a Process
-}
-
 // --- messages and fault addresses ---------------------------------------------------------
 
 std::string Machine::disassemble(uint64_t pc) const {
@@ -705,7 +627,7 @@ std::string Machine::disassemble(uint64_t pc) const {
 
 bool Machine::rdmsr(uint32_t msr, uint64_t& value) {
   ExecEnv env;
-  env.now = now();
+  env.now = vt_->now();
   env.mhz = mhz();
   return padlock_->rdmsr(msr, value, env);
 }
@@ -716,7 +638,7 @@ bool Machine::wrmsr(uint32_t msr, uint64_t value) {
     void report(Diag d, uint64_t) override { bits |= 1u << static_cast<unsigned>(d); }
   } sink;
   ExecEnv env;
-  env.now = now();
+  env.now = vt_->now();
   env.mhz = mhz();
   env.pc = cpu_->pc();
   env.diag = &sink;
@@ -731,7 +653,7 @@ bool Machine::wrmsr(uint32_t msr, uint64_t value) {
 void Machine::enable_check(std::unique_ptr<check::SourceLookup> lookup) {
   if (checker_) return;
   check_lookup_ = std::move(lookup);
-  checker_ = std::make_unique<check::Checker>(cpu_model(), guest64_, check_lookup_.get());
+  checker_ = std::make_unique<check::Checker>(padlock_->model(), guest64_, check_lookup_.get());
   core_->set_listener(checker_.get());
 }
 

@@ -25,6 +25,7 @@
 #include "emulator/cpu/uc_hooks.hpp"
 #include "emulator/exec/core.hpp"
 #include "emulator/exec/padlock_call.hpp"
+#include "emulator/harness/machine_memory.hpp"
 #include "emulator/memory/address_space.hpp"
 #include "emulator/observe/check/checker.hpp"
 #include "emulator/observe/stats.hpp"
@@ -87,6 +88,14 @@ struct CallResult {
   uint64_t stub_calls = 0;      // stubs entered
 };
 
+// Ring-0 state a kernel driver runs under (docs/fidelity/emulator.md): CR4[9] (OSFXSR; clear:
+// PadLock raises #UD, §1.2) and CR0[3] (TS; set: PadLock raises #NM). The CLI's user-space
+// guests always run with OSFXSR set and TS clear, as Linux gives them.
+struct ControlRegisters {
+  bool cr4_osfxsr = true;
+  bool cr0_ts = false;
+};
+
 // A named import resolved to a stub address; calls to it reach the stub handler.
 struct StubSlot {
   std::string name;
@@ -115,36 +124,23 @@ class Machine {
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
 
-  const CpuModel& cpu_model() const { return padlock_->model(); }
-
   // The PadLock checker (docs/checker.md) on every PadLock instruction from now on;
   // `lookup` (may be null) names functions and lines when the findings are read.
   void enable_check(std::unique_ptr<check::SourceLookup> lookup);
   // Null until enable_check. Its findings are symbolized when findings() is called.
   check::Checker* checker() { return checker_.get(); }
   unsigned bits() const { return guest64_ ? 64 : 32; }
-  bool guest64() const { return guest64_; }
   double mhz() const { return mhz_; }
+  // The PadLock units and the CPU model (padlock().model()).
   Padlock& padlock() { return *padlock_; }
   // RDMSR/WRMSR of MSR 0x110B / 0x1107 as ring-0 code would (false: #GP, §1.3). A write's
   // diagnostics (§2.2 reserved fields) become checker findings at the current PC.
   bool rdmsr(uint32_t msr, uint64_t& value);
   bool wrmsr(uint32_t msr, uint64_t value);
-  AddressSpace& mem() { return *mem_; }
 
   // --- memory ---------------------------------------------------------------------------
-  // Maps [va, va+len) (page aligned) as fresh zeroed pages with kPage* permissions.
-  void map(uint64_t va, uint64_t len, uint8_t prot);
-  void unmap(uint64_t va, uint64_t len);
-  void protect(uint64_t va, uint64_t len, uint8_t prot);
-  // A free, page-aligned range of `len` bytes in the arena (followed by a free guard
-  // page), aligned to `align`; it is not mapped.
-  uint64_t reserve(uint64_t len, uint64_t align = AddressSpace::kPageSize);
-  // Reads and writes ignore permissions (as a debugger does) but need mapped pages;
-  // writes to executable pages drop the code translated from them.
-  void read(uint64_t va, void* dst, uint64_t len) const;
-  void write(uint64_t va, const void* src, uint64_t len);
-  uint8_t page_flags(uint64_t va) const { return mem_->flags(va); }
+  // Mapping, reads and writes, the arena; the page table is memory().space().
+  MachineMemory& memory() { return *memory_; }
 
   // --- registers ------------------------------------------------------------------------
   // x86 names: eax..edi, ax..di, al..bl, rax..r15, r8d..r15d, eip/rip, eflags/rflags,
@@ -155,17 +151,11 @@ class Machine {
   // EFLAGS[30] (§1.8, §3.2): QEMU never holds it; the harness keeps the live bit.
   bool eflags30() const { return eflags30_; }
   void set_eflags30(bool on) { eflags30_ = on; }
-  // Ring-0 state a kernel driver runs under (docs/fidelity/emulator.md): CR4[9] (OSFXSR; clear:
-  // PadLock raises #UD, §1.2) and CR0[3] (TS; set: PadLock raises #NM). The CLI's user-space
-  // guests always run with OSFXSR set and TS clear, as Linux gives them.
-  bool cr4_osfxsr() const { return cr4_osfxsr_; }
-  void set_cr4_osfxsr(bool on) { cr4_osfxsr_ = on; }
-  bool cr0_ts() const { return cr0_ts_; }
-  void set_cr0_ts(bool on) { cr0_ts_ = on; }
+  ControlRegisters& control_registers() { return cr_; }
 
   // --- virtual time and interrupts -------------------------------------------------------
-  uint64_t now() const { return vt_->now(); }
-  void advance(uint64_t cycles) { vt_->advance(cycles); }
+  // Guest instructions, PadLock cycles, RDTSC reads; advance() moves it as time passing.
+  VirtualTime& clock() { return *vt_; }
   // One external interrupt becomes pending at this cycle (§1.7): a REP instruction that
   // reaches an interruptible point stops there, the harness takes the interrupt (EFLAGS
   // is stored, so bit 30 clears, §1.8) and re-executes the instruction. UINT64_MAX: none.
@@ -193,7 +183,6 @@ class Machine {
   // nest (a stub handler may call back into the guest). The stack pointer starts at the
   // top of the machine's stack for an outermost call.
   CallResult call(uint64_t address, const std::vector<uint64_t>& args, uint64_t timeout_us = 0);
-  uint64_t return_address() const { return kStubBase; }
   int call_depth() const { return depth_; }
   // Stops the running call (and the calls it nested in) at the next block: each returns
   // a MachineFault of kind Interrupted. Async-signal-safe (a SIGINT handler calls it); a
@@ -257,25 +246,39 @@ class Machine {
   using SyscallHook = std::function<bool(Machine&, uint64_t number)>;
   void set_syscall_hook(SyscallHook fn) { syscall_hook_ = std::move(fn); }
 
-  // Hooks (through static trampolines; public for them only).
+ private:
+  // Unicorn's hooks (emulator/cpu/uc_hooks.hpp's trampolines, through Hooks below).
   bool on_invalid_insn();
-  uint64_t on_padlock_insn(const uc_padlock_state* at) { return padlock_insn(at); }
   void on_interrupt(uint32_t intno);
   void on_syscall_insn();
   void on_sysenter();
   void on_block(uint64_t address, uint32_t size);
   bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms);
-  int on_cpuid();
-  int on_rdtsc();
-  HookException& hook_exception() { return hook_exception_; }
 
- private:
+  // The trampolines' owner (their user data): the hooks above, which nothing else calls.
+  struct Hooks {
+    Machine& m;
+    bool on_invalid_insn() { return m.on_invalid_insn(); }
+    uint64_t on_padlock_insn(const uc_padlock_state* at) { return m.padlock_insn(at); }
+    void on_interrupt(uint32_t intno) { m.on_interrupt(intno); }
+    void on_syscall_insn() { m.on_syscall_insn(); }
+    void on_sysenter() { m.on_sysenter(); }
+    void on_block(uint64_t address, uint32_t size) { m.on_block(address, size); }
+    bool on_tlb_fill(uint64_t va, int type, uint64_t* paddr, int* perms) {
+      return m.on_tlb_fill(va, type, paddr, perms);
+    }
+    int on_cpuid() { return m.trap_->cpuid(); }
+    int on_rdtsc() { return m.trap_->rdtsc(); }  // as in a Process
+    HookException& hook_exception() { return m.hook_exception_; }
+  };
+  using Trampolines = UcHooks<Hooks>;
+  Hooks hooks_{*this};
+
   class DiagSink;
   void install_hooks();
   // `at`: the state from generated code (UC_CTL_PADLOCK_INSN), null from the #UD trap.
   uint64_t padlock_insn(const uc_padlock_state* at = nullptr);
   void setup_tls();
-  void invalidate_code(uint64_t va, uint64_t len);
   void stop_with(const MachineFault& f);
   void set_exits();
   void reg_checked(const std::string& name, int& id, unsigned& width) const;
@@ -294,6 +297,7 @@ class Machine {
   std::unique_ptr<AddressSpace> mem_;
   std::unique_ptr<Cpu> cpu_;
   std::unique_ptr<BlockCache> blocks_;
+  std::unique_ptr<MachineMemory> memory_;  // over mem_, cpu_, blocks_ and tlb_
   std::unique_ptr<Padlock> padlock_;
   std::unique_ptr<DiagSink> diag_;
   std::unique_ptr<VirtualTime> vt_;    // guest instructions, PadLock cycles, RDTSC reads
@@ -306,9 +310,7 @@ class Machine {
 
   bool eflags30_ = false;
   std::unique_ptr<PadlockTrap> trap_;  // padlock_insn, CPUID, RDTSC (shared with Process)
-  bool cr4_osfxsr_ = true;
-  bool cr0_ts_ = false;
-  uint64_t arena_next_ = kArenaBase;
+  ControlRegisters cr_;
 
   std::vector<StubSlot> stubs_;
   std::unordered_map<std::string, size_t> stub_by_name_;

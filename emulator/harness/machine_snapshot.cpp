@@ -98,7 +98,7 @@ std::vector<uint8_t> Machine::snapshot() const {
   w.pod(eflags30_);
   w.pod(interrupt_at);
   w.pod(interrupts_taken);
-  w.pod(arena_next_);
+  w.pod(memory_->arena_next());
   w.pod(padlock_count_);
   w.pod(stub_calls_);
   w.pod(stats_);
@@ -125,9 +125,10 @@ void Machine::restore(const uint8_t* data, size_t size) {
     StateReader r(data, size);
     Stats stats;
     VirtualTime vt{VirtualTimeConfig{}};
-    Padlock units(cpu_model());
+    Padlock units(padlock_->model());
     std::unique_ptr<timing::CacheModel> cache;
-    if (core_->cache() != nullptr) cache = std::make_unique<timing::CacheModel>(cpu_model().memory);
+    if (core_->cache() != nullptr)
+      cache = std::make_unique<timing::CacheModel>(padlock_->model().memory);
     std::vector<StubSlot> stubs;
     read_state(r, nullptr, stats, vt, units, cache.get(), stubs);
   }
@@ -185,7 +186,7 @@ void Machine::read_state(StateReader& r, AddressSpace* mem, Stats& stats, Virtua
   eflags30_ = eflags30;
   interrupt_at = interrupt;
   interrupts_taken = taken;
-  arena_next_ = arena;
+  memory_->set_arena_next(arena);
   padlock_count_ = count;
   stub_calls_ = calls;
 }

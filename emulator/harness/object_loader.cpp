@@ -447,7 +447,7 @@ const LoadedObject& ObjectLoader::load(const std::string& path, uint64_t base) {
              (v.is64 ? "64" : "32") + "-bit ELF file");
     }
     const std::vector<ElfSection> sections = v.sections();
-    if (v.is64 != m_.guest64()) {
+    if (v.is64 != (m_.bits() == 64)) {
       throw MachineError(path + ": a " + (v.is64 ? "64" : "32") +
                          "-bit ELF file, but this Machine is " + std::to_string(m_.bits()) +
                          "-bit");
@@ -493,13 +493,13 @@ void check_span(const ElfView& v, uint64_t span) {
 
 void ObjectLoader::load_image(LoadedObject& obj, const ElfFile& elf, const ElfView& v,
                               const std::vector<ElfSection>& sections, uint64_t base) {
-  AddressSpace& mem = m_.mem();
+  AddressSpace& mem = m_.memory().space();
   check_span(v, elf.max_vaddr - elf.min_vaddr);
   uint64_t bias = 0;
   if (elf.type == ET_DYN) {
     const uint64_t align = std::max<uint64_t>(kPage, elf.max_align);
     const uint64_t span = elf.max_vaddr - elf.min_vaddr;
-    const uint64_t at = base != 0 ? base : m_.reserve(span, align);
+    const uint64_t at = base != 0 ? base : m_.memory().reserve(span, align);
     bias = at - elf.min_vaddr;
   } else if (base != 0 && base != elf.min_vaddr) {
     throw MachineError(obj.path + ": an executable (ET_EXEC) loads at its own address " +
@@ -591,7 +591,7 @@ void ObjectLoader::load_image(LoadedObject& obj, const ElfFile& elf, const ElfVi
                              "', which no loaded object defines");
         }
         const uint64_t n = std::min(src->size, uint64_t{1} << 20);
-        m_.write(P, m_.mem().host(src->address), n);
+        m_.memory().write(P, m_.memory().space().host(src->address), n);
       } else {
         throw MachineError(obj.path + ": unsupported " + reloc_label(is64, t) + " at " + hex(P) +
                            (name.empty() ? "" : " ('" + name + "')"));
@@ -645,10 +645,10 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const ElfView& v,
   if (gr.overflow) v.fail("section sizes and alignments overflow the address space");
   check_span(v, total);
   if (total == 0) v.fail("no allocatable sections");
-  const uint64_t start = base != 0 ? base : m_.reserve(total);
-  AddressSpace& mem = m_.mem();
+  const uint64_t start = base != 0 ? base : m_.memory().reserve(total);
+  AddressSpace& mem = m_.memory().space();
   if (!mem.range_free(start, total)) v.fail("the range at " + hex(start) + " is already in use");
-  m_.map(start, total, kPageRead | kPageWrite);
+  m_.memory().map(start, total, kPageRead | kPageWrite);
   for (size_t i = 0; i < sections.size(); ++i) {
     if (gr.group_of[i] < 0) continue;
     const ElfSection& s = sections[i];
@@ -701,7 +701,7 @@ void ObjectLoader::load_relocatable(LoadedObject& obj, const ElfView& v,
   }
   for (int g = 0; g < Groups::kCount; ++g) {
     const uint64_t len = gr.pages(gr.size[g]);
-    if (len != 0) m_.protect(start + gr.start[g], len, Groups::kProt[g]);
+    if (len != 0) m_.memory().protect(start + gr.start[g], len, Groups::kProt[g]);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "emulator/linux/abi_structs.hpp"
 
+#include <initializer_list>
+
 namespace padlock::emu {
 
 void encode_timespec(uint8_t* out, bool time64, const timespec& ts) {
@@ -30,6 +32,21 @@ void encode_timeval(uint8_t* out, bool wide, const timeval& tv) {
   put_long(out, wide ? 8 : 4, wide, tv.tv_usec);
 }
 
+namespace {
+
+// st_atim, st_mtim and st_ctim as (seconds, nanoseconds) pairs of T from `offset` on, the
+// layout every stat structure of both ABIs shares.
+template <typename T>
+void put_stat_times(uint8_t* o, size_t offset, const struct stat& st) {
+  for (const timespec& t : {st.st_atim, st.st_mtim, st.st_ctim}) {
+    put_field<T>(o, offset, static_cast<T>(t.tv_sec));
+    put_field<T>(o, offset + sizeof(T), static_cast<T>(t.tv_nsec));
+    offset += 2 * sizeof(T);
+  }
+}
+
+}  // namespace
+
 void encode_stat_x86_64(uint8_t* o, const struct stat& st) {
   std::memset(o, 0, kStatSizeX86_64);
   put_field<uint64_t>(o, 0, st.st_dev);
@@ -42,12 +59,7 @@ void encode_stat_x86_64(uint8_t* o, const struct stat& st) {
   put_field<int64_t>(o, 48, st.st_size);
   put_field<int64_t>(o, 56, st.st_blksize);
   put_field<int64_t>(o, 64, st.st_blocks);
-  put_field<int64_t>(o, 72, st.st_atim.tv_sec);
-  put_field<int64_t>(o, 80, st.st_atim.tv_nsec);
-  put_field<int64_t>(o, 88, st.st_mtim.tv_sec);
-  put_field<int64_t>(o, 96, st.st_mtim.tv_nsec);
-  put_field<int64_t>(o, 104, st.st_ctim.tv_sec);
-  put_field<int64_t>(o, 112, st.st_ctim.tv_nsec);
+  put_stat_times<int64_t>(o, 72, st);
 }
 
 void encode_stat64_i386(uint8_t* o, const struct stat& st) {
@@ -62,12 +74,7 @@ void encode_stat64_i386(uint8_t* o, const struct stat& st) {
   put_field<int64_t>(o, 44, st.st_size);
   put_field<uint32_t>(o, 52, static_cast<uint32_t>(st.st_blksize));
   put_field<uint64_t>(o, 56, st.st_blocks);
-  put_field<uint32_t>(o, 64, static_cast<uint32_t>(st.st_atim.tv_sec));
-  put_field<uint32_t>(o, 68, static_cast<uint32_t>(st.st_atim.tv_nsec));
-  put_field<uint32_t>(o, 72, static_cast<uint32_t>(st.st_mtim.tv_sec));
-  put_field<uint32_t>(o, 76, static_cast<uint32_t>(st.st_mtim.tv_nsec));
-  put_field<uint32_t>(o, 80, static_cast<uint32_t>(st.st_ctim.tv_sec));
-  put_field<uint32_t>(o, 84, static_cast<uint32_t>(st.st_ctim.tv_nsec));
+  put_stat_times<uint32_t>(o, 64, st);
   put_field<uint64_t>(o, 88, st.st_ino);
 }
 
@@ -87,12 +94,7 @@ bool encode_stat_i386(uint8_t* o, const struct stat& st) {
   put_field<uint32_t>(o, 20, static_cast<uint32_t>(st.st_size));
   put_field<uint32_t>(o, 24, static_cast<uint32_t>(st.st_blksize));
   put_field<uint32_t>(o, 28, static_cast<uint32_t>(st.st_blocks));
-  put_field<uint32_t>(o, 32, static_cast<uint32_t>(st.st_atim.tv_sec));
-  put_field<uint32_t>(o, 36, static_cast<uint32_t>(st.st_atim.tv_nsec));
-  put_field<uint32_t>(o, 40, static_cast<uint32_t>(st.st_mtim.tv_sec));
-  put_field<uint32_t>(o, 44, static_cast<uint32_t>(st.st_mtim.tv_nsec));
-  put_field<uint32_t>(o, 48, static_cast<uint32_t>(st.st_ctim.tv_sec));
-  put_field<uint32_t>(o, 52, static_cast<uint32_t>(st.st_ctim.tv_nsec));
+  put_stat_times<uint32_t>(o, 32, st);
   return true;
 }
 

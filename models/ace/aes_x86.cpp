@@ -32,74 +32,56 @@ inline void storeu(uint8_t* p, __m128i v) {
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), v);
 }
 
-template <int W>
-inline void encrypt_n(const Keys& K, __m128i* b) {
-#pragma GCC unroll 8
-  for (int j = 0; j < W; ++j) b[j] = _mm_xor_si128(b[j], K.k[0]);
-  for (unsigned i = 1; i < K.rounds; ++i) {
-    const __m128i k = K.k[i];
-#pragma GCC unroll 8
-    for (int j = 0; j < W; ++j) b[j] = _mm_aesenc_si128(b[j], k);
-  }
-  const __m128i k = K.k[K.rounds];
-  if (K.full_last) {
-#pragma GCC unroll 8
-    for (int j = 0; j < W; ++j) b[j] = _mm_aesenc_si128(b[j], k);
-  } else {
-#pragma GCC unroll 8
-    for (int j = 0; j < W; ++j) b[j] = _mm_aesenclast_si128(b[j], k);
-  }
-}
+// The two directions' round instructions. aesdec is one round of the equivalent inverse
+// cipher, so dw[] keys go in unchanged.
+struct Enc {
+  static __m128i round(__m128i b, __m128i k) { return _mm_aesenc_si128(b, k); }
+  static __m128i last(__m128i b, __m128i k) { return _mm_aesenclast_si128(b, k); }
+};
+struct Dec {
+  static __m128i round(__m128i b, __m128i k) { return _mm_aesdec_si128(b, k); }
+  static __m128i last(__m128i b, __m128i k) { return _mm_aesdeclast_si128(b, k); }
+};
 
-// aesdec is one round of the equivalent inverse cipher, so dw[] keys go in unchanged.
-template <int W>
-inline void decrypt_n(const Keys& K, __m128i* b) {
+// W blocks through every round of direction Dir.
+template <int W, typename Dir>
+inline void rounds_n(const Keys& K, __m128i* b) {
 #pragma GCC unroll 8
   for (int j = 0; j < W; ++j) b[j] = _mm_xor_si128(b[j], K.k[0]);
   for (unsigned i = 1; i < K.rounds; ++i) {
     const __m128i k = K.k[i];
 #pragma GCC unroll 8
-    for (int j = 0; j < W; ++j) b[j] = _mm_aesdec_si128(b[j], k);
+    for (int j = 0; j < W; ++j) b[j] = Dir::round(b[j], k);
   }
   const __m128i k = K.k[K.rounds];
   if (K.full_last) {
 #pragma GCC unroll 8
-    for (int j = 0; j < W; ++j) b[j] = _mm_aesdec_si128(b[j], k);
+    for (int j = 0; j < W; ++j) b[j] = Dir::round(b[j], k);
   } else {
 #pragma GCC unroll 8
-    for (int j = 0; j < W; ++j) b[j] = _mm_aesdeclast_si128(b[j], k);
+    for (int j = 0; j < W; ++j) b[j] = Dir::last(b[j], k);
   }
 }
 
 inline __m128i encrypt1(const Keys& K, __m128i x) {
-  encrypt_n<1>(K, &x);
+  rounds_n<1, Enc>(K, &x);
   return x;
 }
 
-void ecb_enc(const RoundKeys& rk, const uint8_t* in, uint8_t* out, size_t n) {
+// ECB: independent blocks, eight at a time.
+template <typename Dir>
+void ecb(const RoundKeys& rk, const uint8_t* in, uint8_t* out, size_t n) {
   Keys K;
   load_keys(rk, K);
   __m128i b[8];
   for (; n >= 8; n -= 8, in += 128, out += 128) {
     for (int j = 0; j < 8; ++j) b[j] = loadu(in + 16 * j);
-    encrypt_n<8>(K, b);
-    for (int j = 0; j < 8; ++j) storeu(out + 16 * j, b[j]);
-  }
-  for (; n > 0; --n, in += 16, out += 16) storeu(out, encrypt1(K, loadu(in)));
-}
-
-void ecb_dec(const RoundKeys& rk, const uint8_t* in, uint8_t* out, size_t n) {
-  Keys K;
-  load_keys(rk, K);
-  __m128i b[8];
-  for (; n >= 8; n -= 8, in += 128, out += 128) {
-    for (int j = 0; j < 8; ++j) b[j] = loadu(in + 16 * j);
-    decrypt_n<8>(K, b);
+    rounds_n<8, Dir>(K, b);
     for (int j = 0; j < 8; ++j) storeu(out + 16 * j, b[j]);
   }
   for (; n > 0; --n, in += 16, out += 16) {
     __m128i x = loadu(in);
-    decrypt_n<1>(K, &x);
+    rounds_n<1, Dir>(K, &x);
     storeu(out, x);
   }
 }
@@ -124,7 +106,7 @@ void cbc_dec(const RoundKeys& rk, uint8_t iv[16], const uint8_t* in, uint8_t* ou
   __m128i c[8], b[8];
   for (; n >= 8; n -= 8, in += 128) {
     for (int j = 0; j < 8; ++j) b[j] = c[j] = loadu(in + 16 * j);
-    decrypt_n<8>(K, b);
+    rounds_n<8, Dec>(K, b);
     storeu(out, _mm_xor_si128(b[0], prev));
     out += stride;
     for (int j = 1; j < 8; ++j, out += stride) storeu(out, _mm_xor_si128(b[j], c[j - 1]));
@@ -133,7 +115,7 @@ void cbc_dec(const RoundKeys& rk, uint8_t iv[16], const uint8_t* in, uint8_t* ou
   for (; n > 0; --n, in += 16, out += stride) {
     const __m128i ci = loadu(in);
     __m128i x = ci;
-    decrypt_n<1>(K, &x);
+    rounds_n<1, Dec>(K, &x);
     storeu(out, _mm_xor_si128(x, prev));
     prev = ci;
   }
@@ -162,7 +144,7 @@ void cfb_dec(const RoundKeys& rk, uint8_t iv[16], const uint8_t* in, uint8_t* ou
     for (int j = 0; j < 8; ++j) c[j] = loadu(in + 16 * j);
     b[0] = prev;
     for (int j = 1; j < 8; ++j) b[j] = c[j - 1];
-    encrypt_n<8>(K, b);
+    rounds_n<8, Enc>(K, b);
     for (int j = 0; j < 8; ++j, out += stride) storeu(out, _mm_xor_si128(b[j], c[j]));
     prev = c[7];
   }
@@ -199,7 +181,7 @@ void ctr(const RoundKeys& rk, uint8_t cb[16], const uint8_t* in, uint8_t* out, s
   for (; n >= 8; n -= 8, in += 128, out += 128) {
     for (int j = 0; j < 8; ++j) b[j] = counter_block(base, uint16_t(c + j));
     c = uint16_t(c + 8);
-    encrypt_n<8>(K, b);
+    rounds_n<8, Enc>(K, b);
     for (int j = 0; j < 8; ++j) storeu(out + 16 * j, _mm_xor_si128(b[j], loadu(in + 16 * j)));
   }
   for (; n > 0; --n, in += 16, out += 16) {
@@ -210,8 +192,8 @@ void ctr(const RoundKeys& rk, uint8_t cb[16], const uint8_t* in, uint8_t* out, s
   cb[15] = uint8_t(c);
 }
 
-constexpr Kernels kAesNi = {"aes-ni", ecb_enc, ecb_dec, cbc_enc, cbc_dec,
-                            cfb_enc,  cfb_dec, ofb,     ctr};
+constexpr Kernels kAesNi = {"aes-ni", ecb<Enc>, ecb<Dec>, cbc_enc, cbc_dec,
+                            cfb_enc,  cfb_dec,  ofb,      ctr};
 
 bool host_has_aesni() {
   unsigned a, b, c, d;

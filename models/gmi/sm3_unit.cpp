@@ -69,22 +69,9 @@ Outcome Sm3Unit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
 
   if (blocks_mode) {
     // ECX counts down block by block: an interrupt or an input fault resumes there.
-    for (uint64_t left = ecx; left != 0;) {
-      uint8_t blk[kBlock];
-      uint64_t fault_at = 0;
-      if (!read_wrapped(mem, esi, as, blk, kBlock, &fault_at))
-        return run.fault(FaultKind::PageFault, fault_at, false);
-      sm3_blocks(v, blk, 1);
-      esi = ea_add(esi, kBlock, as);
-      --left;
-      commit();
-      reg_set(s, Gpr::CX, left, as);
-      run.clocks += p.sm3_block_clocks;
-      run.out.bytes += kBlock;
-      ++run.out.blocks;
-      if (left != 0 && env.interrupt_due(run.now())) return run.finish(Status::Interrupted);
-    }
-    return run.finish(Status::Completed);
+    return hash_blocks_by_ecx<kBlock>(
+        run, mem, s, as, esi, ecx, p.sm3_block_clocks, env,
+        [&](const uint8_t* blk) { sm3_blocks(v, blk, 1); }, commit);
   }
 
   // EAX = 0: the whole message and its padding in one step (not interruptible: a resume
@@ -124,9 +111,7 @@ Outcome Sm3Unit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
 
 void Sm3Unit::report_spans(const isa::Decoded& d, const ArchState& before, const ArchState&,
                            GuestMemory&, Outcome& o) {
-  const unsigned as = d.addr_size;
-  o.input = {reg_get(before, Gpr::SI, as), o.bytes};
-  if (o.blocks != 0) o.output = {reg_get(before, Gpr::DI, as), kStateBytes};
+  hash_spans(before, d.addr_size, kStateBytes, o);
 }
 
 }  // namespace padlock

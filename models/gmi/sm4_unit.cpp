@@ -139,10 +139,8 @@ Outcome Sm4Unit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     reg_set(s, Gpr::SI, esi, as);
     reg_set(s, Gpr::DI, edi, as);
     reg_set(s, Gpr::CX, ecx, as);
-    run.clocks += p.sm4_block_clocks;
-    run.out.bytes += kBlock;
-    ++run.out.blocks;
-    if (ecx != 0 && env.interrupt_due(run.now())) return run.finish(Status::Interrupted);
+    if (run.block_done(p.sm4_block_clocks, kBlock, ecx != 0, env))
+      return run.finish(Status::Interrupted);
   }
   return run.finish(Status::Completed);
 }

@@ -37,7 +37,7 @@ Outcome Phe2Unit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   run.clocks = cpu_.phe2.startup;
 
   const uint64_t edi = reg_get(s, Gpr::DI, as);
-  uint64_t ecx = reg_get(s, Gpr::CX, as);
+  const uint64_t ecx = reg_get(s, Gpr::CX, as);
   if (ecx == 0) {
     // As Zhaoxin reports for XSHA1/XSHA256 with ECX = 0: nothing happens.
     env.report(Diag::Phe2EcxZero);
@@ -52,32 +52,16 @@ Outcome Phe2Unit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   mem.read(edi, state, kStateBytes);
   uint64_t esi = reg_get(s, Gpr::SI, as);
   const double per_block = cpu_.phe2.sha512_block_clocks;
-  // ECX counts down and ESI advances block by block, so an interrupt (§1.7) or a fault on
-  // the input leaves registers and state that resume where it stopped.
-  while (ecx != 0) {
-    uint8_t blk[kBlock];
-    uint64_t fault_at = 0;
-    if (!read_wrapped(mem, esi, as, blk, kBlock, &fault_at))
-      return run.fault(FaultKind::PageFault, fault_at, false);
-    sha512_blocks(state, blk, 1);
-    esi = ea_add(esi, kBlock, as);
-    --ecx;
-    run.clocks += per_block;
-    mem.write(edi, state, kStateBytes);
-    reg_set(s, Gpr::SI, esi, as);
-    reg_set(s, Gpr::CX, ecx, as);
-    run.out.bytes += kBlock;
-    ++run.out.blocks;
-    if (ecx != 0 && env.interrupt_due(run.now())) return run.finish(Status::Interrupted);
-  }
-  return run.finish(Status::Completed);
+  // ECX counts down and ESI advances block by block (unit_run.hpp).
+  return hash_blocks_by_ecx<kBlock>(
+      run, mem, s, as, esi, ecx, per_block, env,
+      [&](const uint8_t* blk) { sha512_blocks(state, blk, 1); },
+      [&] { mem.write(edi, state, kStateBytes); });
 }
 
 void Phe2Unit::report_spans(const isa::Decoded& d, const ArchState& before, const ArchState&,
                             GuestMemory&, Outcome& o) {
-  const unsigned as = d.addr_size;
-  o.input = {reg_get(before, Gpr::SI, as), o.bytes};
-  if (o.blocks != 0) o.output = {reg_get(before, Gpr::DI, as), kStateBytes};
+  hash_spans(before, d.addr_size, kStateBytes, o);
 }
 
 }  // namespace padlock

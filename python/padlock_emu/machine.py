@@ -28,12 +28,12 @@ import struct
 import warnings
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _core
 from .cpus import CpuLike
 from .errors import MachineError, UnresolvedSymbolError, guest_fault
-from .stats import PadlockStat, padlock_stats
+from .stats import padlock_stats
 
 __all__ = ["Machine", "LoadedObject", "PadlockEvent", "CallInfo", "Stub", "Snapshot",
            "PROT_READ", "PROT_WRITE", "PROT_EXEC"]
@@ -850,14 +850,10 @@ class Machine:
             h(self, e)
 
     # --- statistics --------------------------------------------------------------------
-    @property
-    def padlock_stats(self) -> Dict[str, PadlockStat]:
-        """PadLock instructions so far by kind (guide name): count, bytes, cycles, faults,
-        key reloads, interrupted."""
-        return padlock_stats(self._m.stats()["padlock"])
-
     def stats(self) -> Dict[str, Any]:
-        """All counters of the machine so far (``padlock``, ``instructions``, ``diagnostics``...)."""
+        """All counters of the machine so far (``instructions``, ``diagnostics``...);
+        ``padlock`` holds the PadLock instructions by kind (guide name) as
+        :class:`PadlockStat`: count, bytes, cycles, faults, key reloads, interrupted."""
         s = dict(self._m.stats())
         s["padlock"] = padlock_stats(s["padlock"])
         s["cycles"] = self.now
@@ -882,9 +878,6 @@ class Machine:
             raise MachineError("the checker is off: create the Machine with check=True")
         names = " ".join(o.path for o in self._objects)
         return json.loads(self._m.check_sarif(names))
-
-    def iter_objects(self) -> Iterator[LoadedObject]:
-        return iter(self._objects)
 
 
 # The address-space layout every Machine uses (emulator/harness/machine.hpp): thread pointer, stub

@@ -121,7 +121,9 @@ void bind_machine(py::module_& m) {
            "timing=True (default) charges PadLock time as the CLI does with --timing on: the "
            "cache model's memory stalls and the §3.3 overlap (docs/timing.md); False: the "
            "units' clocks alone")
-      .def_property_readonly("cpu", &Machine::cpu_model, py::return_value_policy::reference)
+      .def_property_readonly(
+          "cpu", [](Machine& mm) -> const CpuModel& { return mm.padlock().model(); },
+          py::return_value_policy::reference)
       .def_property_readonly("bits", &Machine::bits)
       .def_property_readonly("mhz", &Machine::mhz)
       .def_readonly_static("TLS_BASE", &Machine::kTlsBase)
@@ -130,16 +132,31 @@ void bind_machine(py::module_& m) {
       .def_readonly_static("STACK_TOP", &Machine::kStackTop)
       .def_readonly_static("STACK_SIZE", &Machine::kStackSize)
       // Memory.
-      .def("map", &Machine::map, py::arg("va"), py::arg("length"), py::arg("prot"))
-      .def("unmap", &Machine::unmap, py::arg("va"), py::arg("length"))
-      .def("protect", &Machine::protect, py::arg("va"), py::arg("length"), py::arg("prot"))
-      .def("reserve", &Machine::reserve, py::arg("length"), py::arg("align") = 4096)
-      .def("page_flags", &Machine::page_flags, py::arg("va"))
+      .def(
+          "map",
+          [](Machine& mm, uint64_t va, uint64_t n, uint8_t prot) { mm.memory().map(va, n, prot); },
+          py::arg("va"), py::arg("length"), py::arg("prot"))
+      .def(
+          "unmap", [](Machine& mm, uint64_t va, uint64_t n) { mm.memory().unmap(va, n); },
+          py::arg("va"), py::arg("length"))
+      .def(
+          "protect",
+          [](Machine& mm, uint64_t va, uint64_t n, uint8_t prot) {
+            mm.memory().protect(va, n, prot);
+          },
+          py::arg("va"), py::arg("length"), py::arg("prot"))
+      .def(
+          "reserve",
+          [](Machine& mm, uint64_t n, uint64_t align) { return mm.memory().reserve(n, align); },
+          py::arg("length"), py::arg("align") = 4096)
+      .def(
+          "page_flags", [](Machine& mm, uint64_t va) { return mm.memory().space().flags(va); },
+          py::arg("va"))
       .def(
           "read",
-          [](const Machine& mm, uint64_t va, uint64_t n) {
+          [](Machine& mm, uint64_t va, uint64_t n) {
             std::string s(n, '\0');
-            mm.read(va, s.data(), n);
+            mm.memory().read(va, s.data(), n);
             return py::bytes(s);
           },
           py::arg("va"), py::arg("length"))
@@ -147,7 +164,7 @@ void bind_machine(py::module_& m) {
           "write",
           [](Machine& mm, uint64_t va, const py::bytes& b) {
             const std::string s = b;
-            mm.write(va, s.data(), s.size());
+            mm.memory().write(va, s.data(), s.size());
           },
           py::arg("va"), py::arg("data"))
       // Registers.
@@ -155,11 +172,17 @@ void bind_machine(py::module_& m) {
       .def("set_reg", &Machine::set_reg, py::arg("name"), py::arg("value"))
       .def_static("is_register", &Machine::is_register)
       .def_property("eflags30", &Machine::eflags30, &Machine::set_eflags30)
-      .def_property("cr4_osfxsr", &Machine::cr4_osfxsr, &Machine::set_cr4_osfxsr)
-      .def_property("cr0_ts", &Machine::cr0_ts, &Machine::set_cr0_ts)
+      .def_property(
+          "cr4_osfxsr", [](Machine& mm) { return mm.control_registers().cr4_osfxsr; },
+          [](Machine& mm, bool on) { mm.control_registers().cr4_osfxsr = on; })
+      .def_property(
+          "cr0_ts", [](Machine& mm) { return mm.control_registers().cr0_ts; },
+          [](Machine& mm, bool on) { mm.control_registers().cr0_ts = on; })
       // Time.
-      .def_property_readonly("now", &Machine::now)
-      .def("advance", &Machine::advance, py::arg("cycles"))
+      .def_property_readonly("now", [](Machine& mm) { return mm.clock().now(); })
+      .def(
+          "advance", [](Machine& mm, uint64_t cycles) { mm.clock().advance(cycles); },
+          py::arg("cycles"))
       .def_property(
           "interrupt_at",
           [](const Machine& mm) -> py::object {
@@ -190,7 +213,6 @@ void bind_machine(py::module_& m) {
           },
           py::arg("handler"), "handler(name, address) -> int, called when guest code enters a stub")
       .def("arg", &Machine::arg, py::arg("index"))
-      .def("return_address", &Machine::return_address)
       .def_property_readonly("call_depth", &Machine::call_depth)
       .def(
           "call",
@@ -259,7 +281,7 @@ void bind_machine(py::module_& m) {
             emu::check::Checker* c = mm.checker();
             if (c == nullptr) return out;
             c->finish();
-            const emu::check::ReportInfo info{"", mm.cpu_model().name};
+            const emu::check::ReportInfo info{"", mm.padlock().model().name};
             for (const emu::check::Finding& f : c->findings()) {
               out.push_back(emu::check::finding_json(f, info));
             }
@@ -272,7 +294,7 @@ void bind_machine(py::module_& m) {
             emu::check::Checker* c = mm.checker();
             if (c == nullptr) return std::string();
             c->finish();
-            return emu::check::sarif_text(c->findings(), {program, mm.cpu_model().name});
+            return emu::check::sarif_text(c->findings(), {program, mm.padlock().model().name});
           },
           py::arg("program") = "", "The checker's findings so far as a SARIF 2.1.0 log (text)")
       .def("take_diagnostics",

@@ -380,8 +380,8 @@ def test_xcrypt_in_an_object_file_section_3_1(cdir):
     assert ev.name == "REP XCRYPTECB" and ev.control_word.rounds == 10
     assert ev.regs["ecx"] == 4 and ev.regs_after["ecx"] == 0
     assert ev.cycles == m.last_call.padlock_cycles
-    assert m.padlock_stats["REP XCRYPTECB"].count == 1
-    assert m.padlock_stats["REP XCRYPTECB"].bytes == 64
+    assert m.stats()["padlock"]["REP XCRYPTECB"].count == 1
+    assert m.stats()["padlock"]["REP XCRYPTECB"].bytes == 64
 
 
 def test_before_hook_changes_what_the_instruction_sees(cdir):

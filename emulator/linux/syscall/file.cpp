@@ -568,17 +568,36 @@ int64_t sys_getdents(SyscallContext& c) {
   return static_cast<int64_t>(o);
 }
 
+namespace {
+
+// What the host gets for a name that a call acts on inside a directory (create, remove,
+// rename, link): under the sandbox, the directory opened beneath a root and the last
+// component (Sandbox::parent); without it, the guest's own directory descriptor and path.
+struct AtName {
+  ScopedFd opened;
+  int dir = AT_FDCWD;
+  std::string name;
+};
+
+int at_name(SyscallContext& c, int dirfd, const std::string& path, AtName& n) {
+  if (!c.files.sandbox().active()) {
+    n.dir = dirfd;
+    n.name = path;
+    return 0;
+  }
+  if (const int r = c.files.sandbox().parent(dirfd, path, &n.opened.fd, n.name); r < 0) return r;
+  n.dir = n.opened.fd;
+  return 0;
+}
+
+}  // namespace
+
 int64_t sys_unlinkat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (c.files.sandbox().active()) {
-    ScopedFd dir;
-    std::string leaf;
-    if (const int r = c.files.sandbox().parent(fd_arg(c.a[0]), path, &dir.fd, leaf); r < 0)
-      return r;
-    return host_result(unlinkat(dir.fd, leaf.c_str(), static_cast<int>(c.a[2])));
-  }
-  return host_result(unlinkat(fd_arg(c.a[0]), path.c_str(), static_cast<int>(c.a[2])));
+  AtName n;
+  if (const int r = at_name(c, fd_arg(c.a[0]), path, n); r < 0) return r;
+  return host_result(unlinkat(n.dir, n.name.c_str(), static_cast<int>(c.a[2])));
 }
 
 int64_t sys_unlink(SyscallContext& c) {
@@ -599,17 +618,11 @@ int64_t sys_renameat2(SyscallContext& c) {
   std::string from, to;
   if (const int r = path_arg(c, c.a[1], from); r < 0) return r;
   if (const int r = path_arg(c, c.a[3], to); r < 0) return r;
-  if (c.files.sandbox().active()) {
-    ScopedFd from_dir, to_dir;
-    std::string from_leaf, to_leaf;
-    const Sandbox& s = c.files.sandbox();
-    if (const int r = s.parent(fd_arg(c.a[0]), from, &from_dir.fd, from_leaf); r < 0) return r;
-    if (const int r = s.parent(fd_arg(c.a[2]), to, &to_dir.fd, to_leaf); r < 0) return r;
-    return host_result(syscall(SYS_renameat2, from_dir.fd, from_leaf.c_str(), to_dir.fd,
-                               to_leaf.c_str(), static_cast<unsigned>(c.a[4])));
-  }
-  return host_result(syscall(SYS_renameat2, fd_arg(c.a[0]), from.c_str(), fd_arg(c.a[2]),
-                             to.c_str(), static_cast<unsigned>(c.a[4])));
+  AtName f, t;
+  if (const int r = at_name(c, fd_arg(c.a[0]), from, f); r < 0) return r;
+  if (const int r = at_name(c, fd_arg(c.a[2]), to, t); r < 0) return r;
+  return host_result(syscall(SYS_renameat2, f.dir, f.name.c_str(), t.dir, t.name.c_str(),
+                             static_cast<unsigned>(c.a[4])));
 }
 
 int64_t sys_renameat(SyscallContext& c) {
@@ -628,14 +641,9 @@ int64_t sys_rename(SyscallContext& c) {
 int64_t sys_mkdirat(SyscallContext& c) {
   std::string path;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (c.files.sandbox().active()) {
-    ScopedFd dir;
-    std::string leaf;
-    if (const int r = c.files.sandbox().parent(fd_arg(c.a[0]), path, &dir.fd, leaf); r < 0)
-      return r;
-    return host_result(mkdirat(dir.fd, leaf.c_str(), static_cast<mode_t>(c.a[2])));
-  }
-  return host_result(mkdirat(fd_arg(c.a[0]), path.c_str(), static_cast<mode_t>(c.a[2])));
+  AtName n;
+  if (const int r = at_name(c, fd_arg(c.a[0]), path, n); r < 0) return r;
+  return host_result(mkdirat(n.dir, n.name.c_str(), static_cast<mode_t>(c.a[2])));
 }
 
 int64_t sys_mkdir(SyscallContext& c) {
@@ -893,29 +901,21 @@ int64_t sys_symlink(SyscallContext& c) {
   std::string target, path;
   if (const int r = path_arg(c, c.a[0], target); r < 0) return r;
   if (const int r = path_arg(c, c.a[1], path); r < 0) return r;
-  if (c.files.sandbox().active()) {
-    // The link's text is only data: every lookup through it stays beneath the roots.
-    ScopedFd dir;
-    std::string leaf;
-    if (const int r = c.files.sandbox().parent(AT_FDCWD, path, &dir.fd, leaf); r < 0) return r;
-    return host_result(symlinkat(target.c_str(), dir.fd, leaf.c_str()));
-  }
-  return host_result(symlink(target.c_str(), path.c_str()));
+  // The link's text is only data: under the sandbox every lookup through it stays beneath
+  // the roots.
+  AtName n;
+  if (const int r = at_name(c, AT_FDCWD, path, n); r < 0) return r;
+  return host_result(symlinkat(target.c_str(), n.dir, n.name.c_str()));
 }
 
 int64_t sys_link(SyscallContext& c) {
   std::string from, to;
   if (const int r = path_arg(c, c.a[0], from); r < 0) return r;
   if (const int r = path_arg(c, c.a[1], to); r < 0) return r;
-  if (c.files.sandbox().active()) {
-    ScopedFd from_dir, to_dir;
-    std::string from_leaf, to_leaf;
-    const Sandbox& s = c.files.sandbox();
-    if (const int r = s.parent(AT_FDCWD, from, &from_dir.fd, from_leaf); r < 0) return r;
-    if (const int r = s.parent(AT_FDCWD, to, &to_dir.fd, to_leaf); r < 0) return r;
-    return host_result(linkat(from_dir.fd, from_leaf.c_str(), to_dir.fd, to_leaf.c_str(), 0));
-  }
-  return host_result(link(from.c_str(), to.c_str()));
+  AtName f, t;
+  if (const int r = at_name(c, AT_FDCWD, from, f); r < 0) return r;
+  if (const int r = at_name(c, AT_FDCWD, to, t); r < 0) return r;
+  return host_result(linkat(f.dir, f.name.c_str(), t.dir, t.name.c_str(), 0));
 }
 
 }  // namespace padlock::emu

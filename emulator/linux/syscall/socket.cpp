@@ -102,6 +102,16 @@ bool read_msghdr(SyscallContext& c, uint64_t va, GuestMsghdr& m) {
   return true;
 }
 
+// sendmsg and recvmsg: the guest's msghdr at `va` and its iovec as host buffers (`write`:
+// the host writes them). 0, -EFAULT, -EMSGSIZE beyond IOV_MAX, or gather_iov's error.
+int64_t guest_msg_iov(SyscallContext& c, uint64_t va, bool write, GuestMsghdr& m,
+                      std::vector<iovec>& iov) {
+  if (!read_msghdr(c, va, m)) return -EFAULT;
+  if (m.iovlen > IOV_MAX) return -EMSGSIZE;
+  const int64_t r = gather_iov(c, m.iov, m.iovlen, write, iov);
+  return r < 0 ? r : 0;
+}
+
 // Control messages: the guest's cmsghdr has a "long" length and its data aligned to a
 // "long" (12-byte header on i386, 16 on x86-64).
 size_t cmsg_align(size_t n, bool wide) {
@@ -175,6 +185,22 @@ int sandboxed(SyscallContext& c, sockaddr*& a, socklen_t& len, bool binds, Sandb
   return 0;
 }
 
+// The address a call hands the host for the guest's (va, len) (bind, connect, sendto,
+// sendmsg): the guest's bytes, or the sandbox's rewriting of them (sandboxed()), which
+// `rewritten` holds while the call runs.
+struct HostAddress {
+  sockaddr* addr = nullptr;
+  socklen_t len = 0;
+  SandboxedAddress rewritten;
+};
+
+// 0, -EFAULT, or the sandbox's refusal.
+int host_address(SyscallContext& c, uint64_t va, uint64_t len, bool binds, HostAddress& h) {
+  if (!address_in(c, va, len, h.addr)) return -EFAULT;
+  h.len = static_cast<socklen_t>(len);
+  return sandboxed(c, h.addr, h.len, binds, h.rewritten);
+}
+
 }  // namespace
 
 int64_t sys_socket(SyscallContext& c) {
@@ -201,21 +227,15 @@ int64_t sys_socketpair(SyscallContext& c) {
 }
 
 int64_t sys_bind(SyscallContext& c) {
-  sockaddr* a = nullptr;
-  if (!address_in(c, c.a[1], c.a[2], a)) return -EFAULT;
-  socklen_t len = static_cast<socklen_t>(c.a[2]);
-  SandboxedAddress s;
-  if (const int r = sandboxed(c, a, len, true, s); r < 0) return r;
-  return host_result(bind(fd_of(c.a[0]), a, len));
+  HostAddress a;
+  if (const int r = host_address(c, c.a[1], c.a[2], true, a); r < 0) return r;
+  return host_result(bind(fd_of(c.a[0]), a.addr, a.len));
 }
 
 int64_t sys_connect(SyscallContext& c) {
-  sockaddr* a = nullptr;
-  if (!address_in(c, c.a[1], c.a[2], a)) return -EFAULT;
-  socklen_t len = static_cast<socklen_t>(c.a[2]);
-  SandboxedAddress s;
-  if (const int r = sandboxed(c, a, len, false, s); r < 0) return r;
-  return blocking(c, host_result(connect(fd_of(c.a[0]), a, len)));
+  HostAddress a;
+  if (const int r = host_address(c, c.a[1], c.a[2], false, a); r < 0) return r;
+  return blocking(c, host_result(connect(fd_of(c.a[0]), a.addr, a.len)));
 }
 
 int64_t sys_listen(SyscallContext& c) {
@@ -258,13 +278,11 @@ int64_t sys_getpeername(SyscallContext& c) {
 
 int64_t sys_sendto(SyscallContext& c) {
   void* buf = nullptr;
-  sockaddr* a = nullptr;
-  if (!buffer(c, c.a[1], c.a[2], false, buf) || !address_in(c, c.a[4], c.a[5], a)) return -EFAULT;
-  socklen_t len = static_cast<socklen_t>(c.a[5]);
-  SandboxedAddress s;
-  if (const int r = sandboxed(c, a, len, false, s); r < 0) return r;
+  if (!buffer(c, c.a[1], c.a[2], false, buf)) return -EFAULT;
+  HostAddress a;
+  if (const int r = host_address(c, c.a[4], c.a[5], false, a); r < 0) return r;
   const int64_t r =
-      host_result(sendto(fd_of(c.a[0]), buf, c.a[2], static_cast<int>(c.a[3]), a, len));
+      host_result(sendto(fd_of(c.a[0]), buf, c.a[2], static_cast<int>(c.a[3]), a.addr, a.len));
   return blocking(c, r);
 }
 
@@ -280,18 +298,13 @@ int64_t sys_recvfrom(SyscallContext& c) {
 
 int64_t sys_sendmsg(SyscallContext& c) {
   GuestMsghdr m;
-  if (!read_msghdr(c, c.a[1], m)) return -EFAULT;
   std::vector<iovec> iov;
-  if (m.iovlen > IOV_MAX) return -EMSGSIZE;
-  if (const int64_t r = gather_iov(c, m.iov, m.iovlen, false, iov); r < 0) return r;
+  if (const int64_t r = guest_msg_iov(c, c.a[1], false, m, iov); r < 0) return r;
   msghdr hm{};
-  sockaddr* a = nullptr;
-  if (!address_in(c, m.name, m.namelen, a)) return -EFAULT;
-  socklen_t len = m.namelen;
-  SandboxedAddress s;
-  if (const int r = sandboxed(c, a, len, false, s); r < 0) return r;
-  hm.msg_name = a;
-  hm.msg_namelen = len;
+  HostAddress a;
+  if (const int r = host_address(c, m.name, m.namelen, false, a); r < 0) return r;
+  hm.msg_name = a.addr;
+  hm.msg_namelen = a.len;
   hm.msg_iov = iov.data();
   hm.msg_iovlen = iov.size();
   std::vector<uint8_t> control;
@@ -310,10 +323,8 @@ int64_t sys_sendmsg(SyscallContext& c) {
 
 int64_t sys_recvmsg(SyscallContext& c) {
   GuestMsghdr m;
-  if (!read_msghdr(c, c.a[1], m)) return -EFAULT;
   std::vector<iovec> iov;
-  if (m.iovlen > IOV_MAX) return -EMSGSIZE;
-  if (const int64_t r = gather_iov(c, m.iov, m.iovlen, true, iov); r < 0) return r;
+  if (const int64_t r = guest_msg_iov(c, c.a[1], true, m, iov); r < 0) return r;
   msghdr hm{};
   void* name = nullptr;
   if (!buffer(c, m.name, m.namelen, true, name)) return -EFAULT;

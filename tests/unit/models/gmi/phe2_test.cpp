@@ -187,6 +187,23 @@ TEST(Phe2, InterruptedAndRestarted) {
   EXPECT_EQ(std::memcmp(rig.get(ZxRig::kStateVa, 64).data(), c.h, 64), 0);
 }
 
+// §1.7: the interruptible points lie between blocks. An interrupt already due stops the
+// instruction after its first block, with ECX at the blocks left; after the last block there
+// is no point left, and the instruction completes with ECX = 0.
+TEST(Phe2, NoInterruptPointAfterTheLastBlock) {
+  for (const uint64_t blocks : {uint64_t{1}, uint64_t{3}}) {
+    ZxRig rig;
+    rig.reg(Gpr::SI) = ZxRig::kInputVa;
+    rig.reg(Gpr::DI) = ZxRig::kStateVa;
+    rig.reg(Gpr::CX) = blocks;
+    rig.env.interrupt_at = rig.env.now;
+    const Outcome o = rig.exec(kXsha512);
+    EXPECT_EQ(o.status, blocks == 1 ? Status::Completed : Status::Interrupted) << blocks;
+    EXPECT_EQ(o.blocks, 1u);
+    EXPECT_EQ(rig.reg(Gpr::CX), blocks - 1);
+  }
+}
+
 // The documented choice of clocks: start-up plus 304 per block.
 TEST(Phe2, ClocksAreStartupPlusBlocks) {
   ZxRig rig;
@@ -195,6 +212,13 @@ TEST(Phe2, ClocksAreStartupPlusBlocks) {
   rig.reg(Gpr::CX) = 10;
   const Outcome o = rig.exec(kXsha512);
   EXPECT_EQ(o.cycles, 40u + 10 * 304u);
+  EXPECT_EQ(o.blocks, 10u);
+  EXPECT_EQ(o.bytes, 10 * 128u);  // FIPS 180-4's 1024-bit blocks
+  // What the trace's result digest covers: the message read at ESI, the state at EDI.
+  EXPECT_EQ(o.input.addr, ZxRig::kInputVa);
+  EXPECT_EQ(o.input.len, 10 * 128u);
+  EXPECT_EQ(o.output.addr, ZxRig::kStateVa);
+  EXPECT_EQ(o.output.len, 64u);
 }
 
 // Without PHE2 (VIA's nano): #UD, as before.
