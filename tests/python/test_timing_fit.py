@@ -180,3 +180,18 @@ def test_esthers_store_cost_is_measured_not_fitted_and_sets_the_baes_clock():
                      {"BAES"}, {}, moved={("store", "Esther"): -2.0})
     assert f0.mhz["BAES"] == pytest.approx(1200.0 * (per - 2 * 508) / per, rel=1e-3)
     assert f0.error(guide) == pytest.approx(per / (per - 2 * 508) - 1, rel=1e-3)
+
+
+def test_gladman_left_out_takes_his_misaligned_string_element_to_its_prior():
+    # His bounce buffer copies 8 misaligned dwords a block (ECB, CBC, CFB, OFB); his
+    # software CTR and his aligned cells copy none. The element's clocks are fitted to him
+    # alone, so only the fit without him moves them (to 0, InstLat's aligned strings).
+    ecb = tf.Cell("gladman", "Gladman", "Nehemiah", "ECB", True, 1000, 125, 125, 3.05,
+                  48800.0, align_name="unaligned")
+    ctr = tf.Cell(**{**ecb.__dict__, "mode": "CTR"})
+    aligned = tf.Cell(**{**ecb.__dict__, "align_name": "aligned"})
+    assert [tf.misaligned_elements(c) for c in (ecb, ctr, aligned)] == [8000, 0, 0]
+    fits = tf.loso([ecb], {"Nehemiah": 1200.0}, set(), {},
+                   {"Gladman": {("misaligned",): -1.5}})
+    assert fits["Gladman"].predict(ecb) == pytest.approx(48800.0 - 1.5 * 8000)
+    assert fits["Dedibox ratios"].predict(ecb) == pytest.approx(48800.0)
