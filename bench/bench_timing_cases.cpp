@@ -15,7 +15,8 @@ using namespace padlock;
 int main() {
   const CpuModel& cpu = *find_cpu_model("esther-c5j");
   std::printf(
-      "REP XCRYPTECB (§3.3 table at R = 10; R = 12, 14: round_clocks a round, from the Dedibox; "
+      "REP XCRYPTECB (§3.3 table; R = 12, 14: rounds less the store clocks they hide, from the "
+      "Dedibox; "
       "SSE / integer clocks; N > 2 integer = our choice)\n");
   std::printf("%-3s %-9s %8s %8s %8s %8s %8s\n", "R", "key", "N=1", "N=2", "N=3", "N=4", "N=64");
   const char* ks[] = {"loaded", "hardware", "memory"};

@@ -118,8 +118,8 @@ struct RngParams {
         "OFB, CBC/CFB with ALIGN = 1)")                                                        \
   PARAM(Clocks, key_load_hw, "extra clocks to generate a 128-bit key schedule")                \
   PARAM(Clocks, key_load_mem, "extra clocks to load 256 bytes of key schedule")                \
-  PARAM(Clocks, round_clocks,                                                                  \
-        "SSE clocks per block for each round beyond 10 (§3.3 R; 1 = the ECB formula's N*R)")   \
+  PARAM(Clocks, store_hidden_by_rounds,                                                        \
+        "clocks of the per-store cost a block's rounds beyond 10 hide (§3.3: a round is 1)")   \
   PARAM(Clocks, dgest_per_block,                                                               \
         "extra SSE clocks per block in digest mode (DGEST = 1, §3.1: one output location)")    \
   SETTING(unsigned, ctr_interrupt_granularity, 2, "§6.6: interruptible after every 2 blocks")  \

@@ -23,7 +23,10 @@ uint64_t clocks(double c) {
 // the extra clocks available when doing a single encryption", so we subtract the
 // one-block overlap (SSE minus integer clocks of the 1-block row).
 double round_clocks(const AceParams& p, unsigned rounds) {
-  return std::max(0.0, 10.0 + (static_cast<double>(rounds) - 10.0) * p.round_clocks);
+  // A round is one clock (§3.3 N*R); rounds beyond 10 run while the data path finishes a
+  // store, hiding up to store_hidden_by_rounds of its cost (docs/timing.md, "Rounds").
+  const double r = static_cast<double>(rounds);
+  return std::max(0.0, r - std::min(std::max(0.0, r - 10.0), p.store_hidden_by_rounds.value));
 }
 
 BlockClock BlockClock::ecb(const AceParams& p, unsigned rounds, uint64_t n, KeyState ks) {

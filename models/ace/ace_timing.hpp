@@ -40,8 +40,8 @@ class BlockClock {
   uint64_t int_total_ = 0;
 };
 
-// The clocks one block's rounds take: R at R = 10, the guide's ECB formula exactly; each
-// round more (or fewer) costs round_clocks (docs/timing.md, "Rounds").
+// The clocks one block's rounds take: R, the guide's ECB formula, less the part of the
+// per-store cost that rounds beyond 10 hide (docs/timing.md, "Rounds").
 double round_clocks(const AceParams& p, unsigned rounds);
 
 // Blocks a chaining instruction of n blocks is charged for: n, but aligned CTR rounds up to

@@ -37,7 +37,7 @@ constexpr AceParams guide_ace() {
   a.key_load_mem = {67, "§3.3 ECB table: 76 - 9 (memory key row minus loaded row)"};
   a.iv_writeback = {0, "n/a: the guide's tables time encryption with ALIGN = 0 only"};
   a.ecb_release_many = {0, "§3.3: the overlap is comparable to a single encryption's"};
-  a.round_clocks = calibrated::kRoundClocks;
+  a.store_hidden_by_rounds = {0, "none: no per-store cost to hide; a round is 1 clock (§3.3 N*R)"};
   a.dgest_per_block = {0, "n/a: no digest mode before ACE2 (§3.1)"};
   return a;
 }
@@ -75,6 +75,8 @@ constexpr AceParams esther_ace() {
                      {kNehemiahChainReload.value, kReload}}};
   a.ecb_release_many = kEstherEcbRelease;
   a.dgest_per_block = kEstherDigestPerBlock;
+  // Rounds beyond 10 overlap part of Esther's per-store cost (esther_memory()).
+  a.store_hidden_by_rounds = kEstherStoreHiddenByRounds;
   a.iv_writeback = {kNehemiahIvWriteback.value,
                     "choice: Nehemiah's, fitted to Gladman's tables (no Esther source times "
                     "decryption)"};
@@ -104,9 +106,6 @@ constexpr AceParams nehemiah_ace() {
                      {0, "n/a: no CTR on Nehemiah (§0, §7.1)"}}};
   a.iv_writeback = kNehemiahIvWriteback;
   a.ecb_release_many = kNehemiahEcbRelease;
-  a.round_clocks = {kRoundClocks.value,
-                    "choice: Esther's, from the Dedibox C7 key-size ratios (no Nehemiah source "
-                    "times AES-192 or AES-256)"};
   a.prefetch_ecb = 32;
   return a;
 }

@@ -23,6 +23,8 @@ constexpr AceParams nano_ace() {
   a.prefetch_ecb = 128;
   a.prefetch_cbc = 64;
   a.prefetch_ctr = 32;
+  // Nano has no per-store cost (nano_memory()), so no rounds hide one.
+  a.store_hidden_by_rounds = {0, "none: no per-store cost to hide (nano_memory)"};
   // OpenSSL e_padlock-x86_64.pl: Nano "handles unaligned data more gracefully", its
   // hardware realignment up to 70 % more efficient than software realignment. So ALIGN = 1
   // costs the aligned clocks plus a software realignment (copy in and out at Nano's REP
