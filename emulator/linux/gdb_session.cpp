@@ -218,7 +218,7 @@ void GdbSession::apply(const gdb::Resume& r) {
     si.signo = r.linux_signal;
     si.code = kSiUser;
     inject_signal_ = r.linux_signal;
-    p_.queue_signal(si);
+    p_.scheduler().signal_thread(p_.threads().running_tid(), si);
   }
   update_hooks(false);
   set_running(true);
@@ -325,16 +325,16 @@ void GdbSession::on_watch_access(bool write, uint64_t address, uint64_t size) {
 // --- gdb::Target ---------------------------------------------------------------------------
 
 bool GdbSession::guest64() const {
-  return p_.guest64();
+  return p_.identity().guest64;
 }
 
 bool GdbSession::ending() {
-  // Python's SIGINT stops the run through kill_from_host (python/src/sigint_guard.hpp).
-  return host_signal_ends_guest(p_) || p_.killed_from_host();
+  // Python's SIGINT stops the run through HostStop::kill (python/src/sigint_guard.hpp).
+  return host_signal_ends_guest(p_) || p_.host_stop().killed();
 }
 
 int GdbSession::pid() const {
-  return p_.pid();
+  return p_.identity().pid;
 }
 
 std::vector<int> GdbSession::threads() {
@@ -463,11 +463,7 @@ void GdbSession::write_register(size_t regno, const uint8_t* in) {
       // that sees PUSHF, as a REP XCRYPT that sets it does. (Another thread's is 0 when it
       // is switched in, whatever gdb writes.)
       if (!running) break;
-      if (v & (uint64_t{1} << 30)) {
-        p_.set_eflags30();
-      } else {
-        p_.clear_eflags30();
-      }
+      p_.set_eflags30((v & (uint64_t{1} << 30)) != 0);
       break;
     case RegSource::Segment: {
       uint16_t* sel[6] = {&c.cs, &c.ss, &c.ds, &c.es, &c.fs, &c.gs};
@@ -576,11 +572,11 @@ bool GdbSession::remove_watchpoint(gdb::WatchKind k, uint64_t addr, uint64_t len
 }
 
 std::string GdbSession::auxv() {
-  return p_.saved_auxv();
+  return p_.identity().auxv;
 }
 
 std::string GdbSession::exec_file() {
-  return p_.exe_path();
+  return p_.identity().exe_path;
 }
 
 }  // namespace padlock::emu

@@ -118,7 +118,7 @@ class GdbSession final : public gdb::Target {
   bool ctx_valid_ = false;
   CpuContext ctx_;
   // ^C from gdb while the guest runs: a thread polls the socket only then and stops
-  // Unicorn (as kill_from_host does), repeating until the run loop has seen it.
+  // Unicorn (as HostStop::kill does), repeating until the run loop has seen it.
   std::thread watcher_;
   std::mutex io_;
   bool running_ = false;  // guarded by io_

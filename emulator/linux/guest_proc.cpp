@@ -294,7 +294,7 @@ std::string stat_text() {
 int open_generated(Process& p, ProcEntry e, int flags) {
   switch (e) {
     case ProcEntry::kCpuinfo:
-      return generated_file(cpuinfo_text(*p.options().cpu, p.padlock(), p.mhz()), flags);
+      return generated_file(cpuinfo_text(*p.options().cpu, p.padlock(), p.vtime().mhz()), flags);
     case ProcEntry::kCpuList:
       // One CPU online, possible and present: what glibc's get_nprocs (sysconf
       // _SC_NPROCESSORS_ONLN) reads first.
@@ -302,7 +302,7 @@ int open_generated(Process& p, ProcEntry e, int flags) {
     case ProcEntry::kMaps:
       return generated_file(maps_text(p), flags);
     case ProcEntry::kAuxv:
-      return generated_file(p.saved_auxv(), flags);
+      return generated_file(p.identity().auxv, flags);
     case ProcEntry::kCmdline:
       return generated_file(nul_separated(p.options().argv), flags);
     case ProcEntry::kEnviron:

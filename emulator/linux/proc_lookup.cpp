@@ -128,7 +128,7 @@ Dir classify_dir(Process& p, int fd) {
     return Dir::kOther;
   }
   const long pid = std::strtol(rel[0].c_str(), nullptr, 10);
-  const bool own = pid == p.pid();
+  const bool own = pid == p.identity().pid;
   if (!own) {
     if (sub != "" && sub != "fd" && sub != "fdinfo" && sub != "map_files") return Dir::kOther;
     return is_emulator(pid) ? Dir::kOtherEmulator : Dir::kOther;
@@ -291,7 +291,7 @@ GuestLookup look_up(Process& p, int dirfd, const std::string& guest_path, bool f
   switch (l.proc.entry) {
     case ProcEntry::kExe:
       // Followed, the link is the guest program; not followed (lstat, readlink), a link.
-      if (follow) l.host = p.files().paths().resolve(p.exe_path());
+      if (follow) l.host = p.files().paths().resolve(p.identity().exe_path);
       break;
     case ProcEntry::kFd:
     case ProcEntry::kFdInfo:

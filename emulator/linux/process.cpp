@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -48,13 +47,6 @@ void require_exec_permission(const std::string& path) {
   if (faccessat(AT_FDCWD, path.c_str(), X_OK, AT_EACCESS) != 0 && errno == EACCES) {
     throw LoadError(path + ": " + std::strerror(EACCES));
   }
-}
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 }  // namespace
@@ -95,8 +87,8 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     const std::string program = paths_.resolve(opts_.program);
     require_exec_permission(program);
     elf_ = ElfFile::read(program);
-    guest64_ = elf_.is64;
-    if (guest64_ && !opts_.cpu->long_mode) {
+    id_.guest64 = elf_.is64;
+    if (id_.guest64 && !opts_.cpu->long_mode) {
       throw LoadError(opts_.program + ": a 64-bit (x86-64) program, but CPU model '" +
                       opts_.cpu->name + "' has no long mode (only nano does)");
     }
@@ -106,14 +98,14 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     pc.errata = opts_.errata;
     padlock_ = std::make_unique<Padlock>(*opts_.cpu, pc);
     diag_ = std::make_unique<DiagnosticPrinter>(stats_, opts_.log);
-    mem_ = std::make_unique<AddressSpace>(guest64_);
-    user_ = UserMemory(*mem_, guest64_);
+    mem_ = std::make_unique<AddressSpace>(id_.guest64);
+    user_ = UserMemory(*mem_, id_.guest64);
     VmConfig vc;
     vc.max_memory = opts_.max_memory;
-    vc.read_implies_exec = !guest64_ && !elf_.has_gnu_stack;
+    vc.read_implies_exec = !id_.guest64 && !elf_.has_gnu_stack;
     VmHost& host = *this;
     vm_ = std::make_unique<AddressSpacePolicy>(*mem_, host, paths_, vc);
-    cpu_ = std::make_unique<Cpu>(guest64_, unicorn_cpu_model(*padlock_), *mem_);
+    cpu_ = std::make_unique<Cpu>(id_.guest64, unicorn_cpu_model(*padlock_), *mem_);
     // Before anything is mapped: the host's protections mirror the guest's from the start.
     if (!track_code_pages(cpu_->uc(), *mem_)) throw LoadError("unicorn: no code page hook");
     if (opts_.direct_memory) direct_memory_ = direct_memory_enable(cpu_->uc(), *mem_);
@@ -127,7 +119,7 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     vtc.seed = opts_.seed;
     vt_ = std::make_unique<VirtualTime>(vtc);
     SchedulerConfig sc;
-    sc.wide = guest64_;
+    sc.wide = id_.guest64;
     sc.quantum_us = opts_.quantum_us;
     sc.timing = opts_.timing;
     ThreadHost& thread_host = *this;
@@ -135,27 +127,27 @@ Process::Process(const RunOptions& opts) : opts_(opts) {
     PadlockTiming pt;
     pt.memory = pt.overlap = opts_.timing;
     core_ = std::make_unique<PadlockCore>(*padlock_, *vt_, stats_, diag_.get(), pt);
-    core_->set_host_stop(&host_stop_);
+    core_->set_host_stop(&host_stop_.flag());
     trap_ = std::make_unique<PadlockTrap>(*cpu_, *mem_, *padlock_, *core_, *vt_);
     if (opts_.chip_check != ChipCheck::Off) chip_ = std::make_unique<ChipFeatures>(*padlock_);
     blocks_ = std::make_unique<BlockCache>(
-        guest64_, *mem_,
+        id_.guest64, *mem_,
         opts_.timing ? std::optional(timing::x86_core(opts_.cpu->core)) : std::nullopt,
         chip_.get());
     csh h = 0;
-    if (cs_open(CS_ARCH_X86, guest64_ ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
+    if (cs_open(CS_ARCH_X86, id_.guest64 ? CS_MODE_64 : CS_MODE_32, &h) != CS_ERR_OK) {
       throw LoadError("capstone: cannot open the x86 disassembler");
     }
     cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
     cs_ = h;
-    pid_ = getpid();
+    id_.pid = getpid();
     // The first thread's TID is the PID; clone numbers the others from PID + 1.
-    sched_->restart(pid_);
-    emulator_path_ = find_cli();
-    kernel_.random_state = opts_.seed ^ 0x6765747261646F6Dull;  // getrandom stream
+    sched_->restart(id_.pid);
+    id_.emulator_path = find_cli();
+    kernel_.random = GuestRandom(opts_.seed, GuestRandom::kGetrandomSalt);
     char real[PATH_MAX];
-    exe_path_ = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
-    obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
+    id_.exe_path = paths_.guest_view(realpath(program.c_str(), real) != nullptr ? real : program);
+    obs_ = RunObservers::create(opts_, mhz_, id_.guest64, *mem_);
     if (obs_) core_->set_listener(obs_.get());
     if (obs_ && obs_->debug_log() != nullptr) obs_->debug_log()->set_cpu(cpu_.get());
     load_program();
@@ -186,7 +178,7 @@ void Process::release() noexcept {
 // as the program, itself static (Linux refuses an interpreter that names another).
 void Process::read_interpreter() {
   const std::string host = paths_.resolve(elf_.interp);
-  const char* hint = guest64_ || !paths_.sysroot().empty()
+  const char* hint = id_.guest64 || !paths_.sysroot().empty()
                          ? ""
                          : " (an i386 program needs an i386 sysroot: -L DIR, e.g. the one "
                            "scripts/make-sysroot.sh builds)";
@@ -238,11 +230,11 @@ std::unordered_set<int> open_descriptors(bool cloexec_only = false) {
 }  // namespace
 
 void Process::become_child() {
-  pid_ = getpid();
+  id_.pid = getpid();
   // Linux: the child of fork has one thread, a copy of the caller.
-  sched_->restart(pid_);
+  sched_->restart(id_.pid);
   forked_child_ = true;
-  deadline_.restart_in_child();
+  host_stop_.restart_in_child();
   stats_ = Stats{};
   sig_.pending = sig_.shared = 0;
   for (int i = 0; i < VirtualTime::kItimers; ++i) vt_->disarm(i);
@@ -257,19 +249,19 @@ void Process::become_child() {
     // buffers were flushed before the fork), and start the child's own.
     core_->set_listener(nullptr);
     (void)obs_.release();
-    opts_.trace_file = per_pid(opts_.trace_file, pid_);
-    opts_.chrome_trace_file = per_pid(opts_.chrome_trace_file, pid_);
-    opts_.profile_file = per_pid(opts_.profile_file, pid_);
-    opts_.check_jsonl_file = per_pid(opts_.check_jsonl_file, pid_);
-    opts_.check_sarif_file = per_pid(opts_.check_sarif_file, pid_);
-    opts_.mix_file = per_pid(opts_.mix_file, pid_);
-    opts_.debug_log_file = per_pid(opts_.debug_log_file, pid_);
+    opts_.trace_file = per_pid(opts_.trace_file, id_.pid);
+    opts_.chrome_trace_file = per_pid(opts_.chrome_trace_file, id_.pid);
+    opts_.profile_file = per_pid(opts_.profile_file, id_.pid);
+    opts_.check_jsonl_file = per_pid(opts_.check_jsonl_file, id_.pid);
+    opts_.check_sarif_file = per_pid(opts_.check_sarif_file, id_.pid);
+    opts_.mix_file = per_pid(opts_.mix_file, id_.pid);
+    opts_.debug_log_file = per_pid(opts_.debug_log_file, id_.pid);
     // The child's own output files are the emulator's descriptors too.
     const std::unordered_set<int> before = open_descriptors();
     try {
-      obs_ = RunObservers::create(opts_, mhz_, guest64_, *mem_);
+      obs_ = RunObservers::create(opts_, mhz_, id_.guest64, *mem_);
     } catch (const LoadError& e) {
-      std::fprintf(opts_.log, "padlock-emu: child %d: %s\n", pid_, e.what());
+      std::fprintf(opts_.log, "padlock-emu: child %d: %s\n", id_.pid, e.what());
     }
     for (const int fd : open_descriptors()) {
       if (before.count(fd) == 0) files_.host_fds.insert(fd);
@@ -287,20 +279,16 @@ void Process::become_child() {
 
 void Process::finish_observers() {
   if (!obs_) return;
-  obs_->finish(now(), RunResult{});
+  obs_->finish(vt_->now(), RunResult{});
   core_->set_listener(nullptr);
   obs_.reset();
-}
-
-uint64_t Process::random_u64() {
-  return splitmix64(kernel_.random_state);
 }
 
 void Process::load_program() {
   const uint64_t window = mem_->size();
   MemoryLayout& l = vm_->layout();
   l.system_page = window - 2 * kPage;
-  if (guest64_) {
+  if (id_.guest64) {
     l.stack_top = (window - (16ull << 20)) & ~(kPage - 1);
   } else {
     l.stack_top = 0xC0000000ull;  // the classic 3 GiB split
@@ -312,14 +300,14 @@ void Process::load_program() {
   // Static PIE (ET_DYN without PT_INTERP) goes where Linux puts PIEs with ASLR off.
   uint64_t bias = 0;
   if (elf_.type == ET_DYN) {
-    bias = guest64_ ? ((window / 3 * 2) & ~uint64_t{0xFFFFF}) : 0x56555000ull;
-    if (guest64_ && window > 0x555555554000ull) bias = 0x555555554000ull;
+    bias = id_.guest64 ? ((window / 3 * 2) & ~uint64_t{0xFFFFF}) : 0x56555000ull;
+    if (id_.guest64 && window > 0x555555554000ull) bias = 0x555555554000ull;
     bias -= elf_.min_vaddr;
   }
   // READ_IMPLIES_EXEC for i386 programs without PT_GNU_STACK (Linux elf_read_implies_exec).
-  const bool read_implies_exec = !guest64_ && !elf_.has_gnu_stack;
+  const bool read_implies_exec = !id_.guest64 && !elf_.has_gnu_stack;
   const LoadedImage img = load_elf(elf_, *mem_, bias, read_implies_exec);
-  name_elf_segments(vm_->map_names(), elf_, bias, exe_path_);
+  name_elf_segments(vm_->map_names(), elf_, bias, id_.exe_path);
   if (obs_) obs_->object_loaded(elf_.path, bias);
   l.brk_start = l.brk = img.end;
 
@@ -361,10 +349,10 @@ void Process::load_program() {
   if (si.argv.empty()) si.argv.push_back(opts_.program);
   si.envp = opts_.envp;
   si.execfn = opts_.program;
-  si.platform = guest64_ ? "x86_64" : "i686";
-  uint64_t seed_state = opts_.seed ^ 0x41545F52414E444Full;  // "AT_RANDO"
+  si.platform = id_.guest64 ? "x86_64" : "i686";
+  GuestRandom at_random(opts_.seed, GuestRandom::kAtRandomSalt);
   for (size_t i = 0; i < 16; i += 8) {
-    const uint64_t r = splitmix64(seed_state);
+    const uint64_t r = at_random.next();
     std::memcpy(si.random.data() + i, &r, 8);
   }
   const CpuidResult leaf1 = padlock_->cpuid(1, 0);
@@ -385,13 +373,13 @@ void Process::load_program() {
       {AT_SECURE, 0},
       {AT_HWCAP2, 0},
   };
-  const StackLayout sl = build_initial_stack(*mem_, l.stack_top, kStackSize / 2, guest64_, si);
+  const StackLayout sl = build_initial_stack(*mem_, l.stack_top, kStackSize / 2, id_.guest64, si);
   // /proc/self/auxv reads back these words, up to and including AT_NULL.
-  const uint64_t word = guest64_ ? 8 : 4;
+  const uint64_t word = id_.guest64 ? 8 : 4;
   for (uint64_t at = sl.auxv;; at += 2 * word) {
     bool ok = false;
     const uint64_t type = user_.get_word(at, ok);
-    auxv_.append(reinterpret_cast<const char*>(mem_->host(at)), 2 * word);
+    id_.auxv.append(reinterpret_cast<const char*>(mem_->host(at)), 2 * word);
     if (!ok || type == AT_NULL) break;
   }
 
@@ -490,7 +478,7 @@ void Process::enable_block_hook() {
 
 void Process::on_block(uint64_t address, uint32_t size) {
   const BlockCache::Slot& b = blocks_->slot(address, size);
-  if (obs_) obs_->on_block(*b.info, now());  // before this block is charged (profiler.hpp)
+  if (obs_) obs_->on_block(*b.info, vt_->now());  // before this block is charged (profiler.hpp)
   stats_.guest_insns += b.insns;
   if (opts_.timing) {
     // §3.3: an SSE instruction waits for ACE; integer, MMX and x87 code does not.
@@ -604,12 +592,13 @@ void Process::charge_rep_string(const BlockInfo& b) {
       rep_.pending_first = false;
     }
     const uint64_t mask = r.count_bits >= 64 ? ~0ull : (1ull << r.count_bits) - 1;
-    rep_.count = cpu_->reg(guest64_ ? UC_X86_REG_RCX : UC_X86_REG_ECX) & mask;
+    rep_.count = cpu_->reg(id_.guest64 ? UC_X86_REG_RCX : UC_X86_REG_ECX) & mask;
     if (rep_.count != 0) ++rep_.elements;
     // ESI and EDI move by whole elements, so any iteration shows the alignment of all.
     if (r.cost.misaligned > 0) {
-      rep_.misaligned = r.cost.is_misaligned(cpu_->reg(guest64_ ? UC_X86_REG_RSI : UC_X86_REG_ESI),
-                                             cpu_->reg(guest64_ ? UC_X86_REG_RDI : UC_X86_REG_EDI));
+      rep_.misaligned =
+          r.cost.is_misaligned(cpu_->reg(id_.guest64 ? UC_X86_REG_RSI : UC_X86_REG_ESI),
+                               cpu_->reg(id_.guest64 ? UC_X86_REG_RDI : UC_X86_REG_EDI));
     }
   }
   const uint64_t total = r.cost.clocks(rep_.elements, rep_.misaligned ? rep_.elements : 0);
@@ -684,17 +673,8 @@ bool Process::sleep_until(uint64_t cycle) {
   return false;
 }
 
-void Process::kill_from_host() {
-  host_kill_.store(true);
-  host_stop_.store(true);
-  uc_emu_stop(cpu_->uc());
-}
-
-void Process::on_deadline() {
-  out_of_time_.store(true);
-  host_stop_.store(true);
-  // As a host signal's handler stops it: kept for a start that has not begun yet.
-  uc_emu_stop_pending(cpu_->uc(), true);
+void Process::stop_emulation(bool keep_pending) {
+  if (keep_pending) uc_emu_stop_pending(cpu_->uc(), true);
   uc_emu_stop(cpu_->uc());
 }
 
@@ -777,12 +757,7 @@ RunResult Process::run() {
   if (sandbox_.active()) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   // --max-time: a watchdog thread sets a flag at the deadline and stops Unicorn; the
   // models see the flag inside a long REP (ExecEnv::host_stop).
-  if (opts_.max_time > 0) {
-    deadline_.start(std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(opts_.max_time)),
-                    [this] { on_deadline(); });
-  }
+  if (opts_.max_time > 0) host_stop_.start_deadline(opts_.max_time);
   bool out_of_time = false;
   while (!exited_ && !fatal_) {
     collect_host_signals(*this);
@@ -792,7 +767,7 @@ RunResult Process::run() {
     // that interrupted it, delivered just now; after that it is a plain failure.
     last_syscall_eintr_ = false;
     if (exited_ || fatal_) break;
-    if (host_kill_.load()) {
+    if (host_stop_.killed()) {
       GuestSiginfo si;
       si.signo = SIGKILL;
       si.code = kSiUser;
@@ -809,7 +784,7 @@ RunResult Process::run() {
     fault_pending_ = false;
     stop_requested_ = false;
     sigreturn_ = SigreturnKind::None;
-    if (out_of_time_.load()) {
+    if (host_stop_.out_of_time()) {
       out_of_time = true;
       break;
     }
@@ -824,15 +799,15 @@ RunResult Process::run() {
       throw;
     }
     drain_block_log();
-    if (host_kill_.load()) continue;  // stopped by kill_from_host(): the guest dies above
-    if (out_of_time_.load()) {
+    if (host_stop_.killed()) continue;  // stopped by HostStop::kill: the guest dies above
+    if (host_stop_.out_of_time()) {
       out_of_time = true;  // the watchdog stopped it; a cut REP's state no longer matters
       break;
     }
     handle_stop(err);
     if (gdb_) gdb_->after_stop();
   }
-  deadline_.cancel();
+  host_stop_.cancel_deadline();
   progress.reset();  // erased before the last messages
   host_signals_restore();
   stats_.blocks_decoded = blocks_->decoded();
@@ -842,7 +817,7 @@ RunResult Process::run() {
     // ld.so's status when a library is missing: the host's i386 libraries are seldom the
     // ones a program needs (docs/emulator.md, "Dynamically linked programs").
     constexpr int kLdSoMissingLibrary = 127;
-    if (exit_code_ == kLdSoMissingLibrary && !guest64_ && !elf_.interp.empty() &&
+    if (exit_code_ == kLdSoMissingLibrary && !id_.guest64 && !elf_.interp.empty() &&
         paths_.sysroot().empty()) {
       std::fprintf(opts_.log,
                    "padlock-emu: hint: an i386 dynamic program ended with status 127 without "
@@ -858,7 +833,7 @@ RunResult Process::run() {
   }
   if (gdb_) gdb_->finished(result_);
   if (obs_) {
-    obs_->finish(now(), result_);
+    obs_->finish(vt_->now(), result_);
     result_.check_error = obs_->check_failed();
   }
   if (opts_.stats) {

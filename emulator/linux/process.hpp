@@ -6,7 +6,6 @@
 
 #include <poll.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -24,7 +23,9 @@
 #include "emulator/linux/files/guest_files.hpp"
 #include "emulator/linux/guest_paths.hpp"
 #include "emulator/linux/guest_proc.hpp"
-#include "emulator/linux/run_deadline.hpp"
+#include "emulator/linux/guest_random.hpp"
+#include "emulator/linux/host_stop/host_stop.hpp"
+#include "emulator/linux/process_identity.hpp"
 #include "emulator/linux/sandbox.hpp"
 #include "emulator/linux/signal/signals.hpp"
 #include "emulator/linux/threads/scheduler.hpp"
@@ -51,8 +52,8 @@ struct KernelState {
   uint64_t clear_child_tid = 0;  // set_tid_address
   uint64_t robust_list = 0, robust_list_len = 0;
   uint64_t personality = 0;
-  uint64_t random_state = 0;  // getrandom: reproducible from --seed
-  bool rlimit_set[16] = {};   // guest-only limits (not applied to the emulator)
+  GuestRandom random{0, GuestRandom::kGetrandomSalt};  // getrandom's, from --seed
+  bool rlimit_set[16] = {};  // guest-only limits (not applied to the emulator)
   uint64_t rlimit_cur[16] = {}, rlimit_max[16] = {};
 };
 
@@ -67,7 +68,8 @@ class Process final : private VmHost, private ThreadHost {
   RunResult run();
 
   // --- state the system calls use ---------------------------------------------------
-  bool guest64() const { return guest64_; }
+  // Its PID, width, /proc/self/exe and auxv, and the padlock-emu execve runs under.
+  const ProcessIdentity& identity() const { return id_; }
   AddressSpace& mem() { return *mem_; }
   Cpu& cpu() { return *cpu_; }
   SignalState& signals() { return sig_; }
@@ -76,15 +78,10 @@ class Process final : private VmHost, private ThreadHost {
   KernelState& kernel() { return kernel_; }
   // Descriptors, sockets and where paths lead (emulator/linux/files/guest_files.hpp).
   GuestFiles& files() { return files_; }
-  // Next 64 bits of the reproducible getrandom() stream (splitmix64 from --seed).
-  uint64_t random_u64();
   Padlock& padlock() { return *padlock_; }
-  const std::string& exe_path() const { return exe_path_; }  // /proc/self/exe (guest view)
-  int pid() const { return pid_; }
-  const std::string& saved_auxv() const { return auxv_; }  // /proc/self/auxv
-  uint64_t now() const { return vt_->now(); }  // virtual cycles (emulator/time/virtual_time.hpp)
+  // The guest's clock at --mhz: virtual cycles, timers, interrupts
+  // (emulator/time/virtual_time.hpp).
   VirtualTime& vtime() { return *vt_; }
-  double mhz() const { return mhz_; }
   // A sleep or wait: advance virtual time to `cycle` (counted as idle), handling every
   // event on the way; stops early when a signal for the guest became deliverable.
   // Returns true when it stopped early.
@@ -102,8 +99,6 @@ class Process final : private VmHost, private ThreadHost {
   void become_child();
   // Before execve: the observers' files are complete (the new image writes its own).
   void finish_observers();
-  // For execve (syscall/exec.cpp): the padlock-emu executable.
-  const std::string& emulator_path() const { return emulator_path_; }
 
   // Control flow requested by a system call; acted on by the run loop.
   void exit_group(int code) override;
@@ -113,18 +108,9 @@ class Process final : private VmHost, private ThreadHost {
     request_stop();
   }
   void request_stop() override;
-  // From another thread (a host-side timeout, padlock_emu.run): the guest dies by SIGKILL
-  // when the run loop next gets control. A request that arrives between two emulation
-  // slices may be missed by Unicorn: call it again until run() returns.
-  void kill_from_host();
-  bool killed_from_host() const { return host_kill_.load(); }
-  // Set by host signals, --max-time and kill_from_host: a PadLock REP stops at its next
-  // interrupt point (ExecEnv::host_stop). Cleared when the run loop collects the host
-  // signals, unless the run is ending.
-  std::atomic<bool>& host_stop() { return host_stop_; }
-  double max_time_left() const { return deadline_.seconds_left(); }  // --max-time
-  void rearm_host_stop() { host_stop_.store(out_of_time_.load() || host_kill_.load()); }
-  void queue_signal(const GuestSiginfo& si) override;  // to the running thread (tgkill, SIGPIPE)
+  // The host's ways to end the run (emulator/linux/host_stop/host_stop.hpp): a kill from
+  // another thread (padlock_emu.run's timeout, Python's SIGINT), --max-time, host signals.
+  HostStop& host_stop() { return host_stop_; }
   // To the process (kill, a timer, the host): pending for the process; a thread that waits
   // and does not block it is woken when the running thread blocks it (threads/scheduler.hpp).
   void queue_process_signal(const GuestSiginfo& si);
@@ -138,17 +124,16 @@ class Process final : private VmHost, private ThreadHost {
   // (emulator/linux/threads/scheduler.hpp). The threads as a debugger sees them
   // (emulator/linux/threads/guest_threads.hpp).
   GuestThreads& threads() { return sched_->threads(); }
-  // The scheduler itself, for a SyscallContext made outside dispatch (the fuzz targets).
+  // The scheduler itself: a SyscallContext made outside dispatch (the fuzz targets), gdb's
+  // resume with a signal (Scheduler::signal_thread).
   Scheduler& scheduler() { return *sched_; }
 
   // EFLAGS[30] (§1.8, §3.2): stored EFLAGS always has it 0; we keep the live bit here.
   bool eflags30() const { return eflags30_; }
-  void clear_eflags30() override {
-    if (eflags30_) ++stats_.eflags30_clears;
-    eflags30_ = false;
-  }
-  // Set from outside a hook (gdb's write of EFLAGS): from now on PUSHF must see it.
-  void set_eflags30() {
+  // From outside a hook (gdb's write of EFLAGS): set, from now on PUSHF must see it;
+  // cleared, as a task switch or an exception clears it.
+  void set_eflags30(bool on) {
+    if (!on) return clear_eflags30();
     eflags30_ = true;
     enable_block_hook();
   }
@@ -244,6 +229,13 @@ class Process final : private VmHost, private ThreadHost {
   std::string disassemble(uint64_t pc);
   // ThreadHost (emulator/linux/threads.cpp): the CPU, signals and host waits around the
   // scheduler.
+  void clear_eflags30() override {
+    if (eflags30_) ++stats_.eflags30_clears;
+    eflags30_ = false;
+  }
+  // To the running thread (the scheduler's tgkill to it, a SIGPIPE, gdb's resume with a
+  // signal: Scheduler::signal_thread).
+  void queue_signal(const GuestSiginfo& si) override;
   void save_thread(GuestThread& t) override;
   void load_thread(const GuestThread& t) override;
   void running_thread(int tid, bool switched) override;
@@ -274,7 +266,7 @@ class Process final : private VmHost, private ThreadHost {
   void stop_not_modelled(uint64_t pc, const isa::Decoded& d, const ArchState& s);
 
   RunOptions opts_;
-  bool guest64_ = false;
+  ProcessIdentity id_;
   std::unique_ptr<AddressSpace> mem_;
   UserMemory user_;
   std::unique_ptr<AddressSpacePolicy> vm_;
@@ -293,11 +285,7 @@ class Process final : private VmHost, private ThreadHost {
   GuestPaths paths_;
   Sandbox sandbox_;
   GuestFiles files_{paths_, sandbox_};
-  std::string exe_path_;
-  std::string emulator_path_;  // this padlock-emu's executable, for execve
   bool forked_child_ = false;  // become_child(): run() never returns here
-  std::string auxv_;           // the auxiliary vector as the guest's stack holds it
-  int pid_ = 0;
   double mhz_ = 0;
   size_t cs_ = 0;  // Capstone handle for messages and fault addresses
 
@@ -349,11 +337,9 @@ class Process final : private VmHost, private ThreadHost {
   bool last_syscall_eintr_ = false;
   uint64_t last_syscall_nr_ = 0;
   int last_syscall_len_ = 0;
-  std::atomic<bool> host_kill_{false};             // kill_from_host()
-  std::atomic<bool> out_of_time_{false};           // --max-time's deadline passed
-  std::atomic<bool> host_stop_{false};             // host_stop()
-  RunDeadline deadline_;                           // --max-time's watchdog
-  void on_deadline();                              // from the watchdog's thread
+  // Declared after cpu_: its watchdog is joined before the CPU it stops goes.
+  HostStop host_stop_{[this](bool keep_pending) { stop_emulation(keep_pending); }};
+  void stop_emulation(bool keep_pending);          // HostStop's, from any thread
   std::unique_ptr<GdbSession> gdb_;                // --gdb; null otherwise
   std::unordered_set<uint64_t> unsupported_seen_;  // report_unsupported: ABI bit 63, number
   std::unique_ptr<Scheduler> sched_;               // the guest threads and their futexes

@@ -74,10 +74,10 @@ uint32_t Process::on_port_io() {
   size_t i = 0;
   while (i < avail &&
          (mem_->host(pc)[i] == 0x66 || mem_->host(pc)[i] == 0xF3 || mem_->host(pc)[i] == 0xF2 ||
-          (guest64_ && (mem_->host(pc)[i] & 0xF0) == 0x40)))
+          (id_.guest64 && (mem_->host(pc)[i] & 0xF0) == 0x40)))
     ++i;
   if (i < avail && (mem_->host(pc)[i] == 0x6C || mem_->host(pc)[i] == 0x6D)) {
-    const uint64_t edi = cpu_->reg(guest64_ ? UC_X86_REG_RDI : UC_X86_REG_EDI);
+    const uint64_t edi = cpu_->reg(id_.guest64 ? UC_X86_REG_RDI : UC_X86_REG_EDI);
     value = 0;
     user_.read(edi, &value, mem_->host(pc)[i] == 0x6C ? 1 : 4);
   }

@@ -231,7 +231,7 @@ const char* errno_name(int e) {
 
 void strace_line(FILE* out, Process& p, const SyscallAbi& abi, uint64_t nr, const uint64_t args[6],
                  const SyscallEntry* entry, int64_t result, bool no_result, bool unimplemented) {
-  std::string line = std::to_string(p.pid()) + " ";
+  std::string line = std::to_string(p.identity().pid) + " ";
   const char* fmt = "xxxxxx";
   if (entry != nullptr && entry->name != nullptr) {
     line += entry->name;

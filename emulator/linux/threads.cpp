@@ -12,7 +12,7 @@ namespace padlock::emu {
 
 void Process::save_thread(GuestThread& t) {
   cpu_->save(t.ctx);
-  if (!guest64_) {
+  if (!id_.guest64) {
     for (unsigned i = 0; i < kGdtTlsEntries; ++i) t.tls[i] = cpu_->gdt_entry(kGdtTlsMin + i);
   }
   t.blocked = sig_.blocked;
@@ -30,7 +30,7 @@ void Process::save_thread(GuestThread& t) {
 
 void Process::load_thread(const GuestThread& t) {
   // The TLS descriptors first: loading the segment registers reads them.
-  if (!guest64_) {
+  if (!id_.guest64) {
     for (unsigned i = 0; i < kGdtTlsEntries; ++i) cpu_->set_gdt_entry(kGdtTlsMin + i, t.tls[i]);
   }
   cpu_->load(t.ctx);
@@ -49,15 +49,15 @@ void Process::load_thread(const GuestThread& t) {
 
 void Process::running_thread(int tid, bool switched) {
   // From now on the trace names each instruction's thread (TIDs count from the PID).
-  if (obs_) obs_->set_thread(tid - pid_);
+  if (obs_) obs_->set_thread(tid - id_.pid);
   // An interrupted system call's restart (SA_RESTART) belonged to the other thread.
   if (switched) last_syscall_eintr_ = false;
 }
 
 void Process::set_syscall_result(int64_t result) {
   cpu_->set_reg(
-      guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
-      guest64_ ? static_cast<uint64_t>(result) : static_cast<uint64_t>(result) & 0xFFFFFFFFu);
+      id_.guest64 ? UC_X86_REG_RAX : UC_X86_REG_EAX,
+      id_.guest64 ? static_cast<uint64_t>(result) : static_cast<uint64_t>(result) & 0xFFFFFFFFu);
 }
 
 void Process::restart_syscall() {

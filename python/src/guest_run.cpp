@@ -133,13 +133,13 @@ GuestRunOutput run_guest(const emu::RunOptions& opts_in, const std::string& stdi
           if (cv.wait_until(lk, deadline, [&] { return done; })) return;
           r.timed_out = true;
           while (!done) {
-            p.kill_from_host();
+            p.host_stop().kill();
             cv.wait_for(lk, std::chrono::milliseconds(20), [&] { return done; });
           }
         });
       }
       try {
-        SigintGuard sigint([](void* t) { static_cast<emu::Process*>(t)->kill_from_host(); }, &p);
+        SigintGuard sigint([](void* t) { static_cast<emu::Process*>(t)->host_stop().kill(); }, &p);
         r.result = p.run();
       } catch (...) {
         failure = std::current_exception();
@@ -154,7 +154,7 @@ GuestRunOutput run_guest(const emu::RunOptions& opts_in, const std::string& stdi
         watchdog.join();
       }
       r.stats = p.stats();
-      r.cycles = p.now();
+      r.cycles = p.vtime().now();
     } catch (...) {
       if (!failure) failure = std::current_exception();
     }

@@ -23,7 +23,7 @@ struct GuestRunOutput {
   bool interrupted = false;   // SIGINT ended the guest (the caller raises KeyboardInterrupt)
   std::string out, err, log;  // guest stdout, guest stderr, emulator messages
   emu::Stats stats;
-  uint64_t cycles = 0;  // virtual cycles at exit (Process::now())
+  uint64_t cycles = 0;  // virtual cycles at exit (Process::vtime())
   double mhz = 0;
 };
 

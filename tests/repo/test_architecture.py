@@ -121,7 +121,7 @@ def test_system_mode_abi_builds_without_unicorn():
 # Process is being split into parts with narrow interfaces (docs/architecture.md): its public
 # functions may only become fewer, and nothing reaches its private state through friendship.
 # Lower the ceiling as functions move out.
-PROCESS_PUBLIC_FUNCTIONS_MAX = 41
+PROCESS_PUBLIC_FUNCTIONS_MAX = 28
 
 
 def class_interface(header: str, cls: str) -> tuple[list[str], list[str]]:
@@ -194,6 +194,7 @@ SYSCALL_MAY_INCLUDE_ONLY: dict[str, set[str]] = {
                                "emulator/linux/threads/scheduler.hpp"},
     "emulator/memory": {"emulator/memory/address_space.hpp"},
     "emulator/linux/files": {"emulator/linux/files/guest_files.hpp"},
+    "emulator/linux/host_stop": {"emulator/linux/host_stop/host_stop.hpp"},
     "emulator/linux/vm": {"emulator/linux/vm/address_space_policy.hpp",
                           "emulator/linux/vm/user_memory.hpp"},
 }

@@ -42,7 +42,7 @@ void Process::handle_stop(uc_err err) {
     GuestSiginfo si;
     si.signo = SIGSEGV;
     const bool mapped = (mem_->flags(tlb_.fault_page) & kPageMapped) != 0;
-    const bool noncanonical = guest64_ && tlb_.fault_page >= (uint64_t{1} << 47);
+    const bool noncanonical = id_.guest64 && tlb_.fault_page >= (uint64_t{1} << 47);
     si.trapno = noncanonical ? 13 : 14;
     if (noncanonical) {
       // #GP on hardware, or #SS through the stack segment (Linux: SIGBUS); si_addr 0.
@@ -151,8 +151,8 @@ bool Process::deliver(int sig, const GuestSiginfo& info, bool forced) {
   sig_.has_saved_mask = false;
   GuestSiginfo si = info;
   si.signo = sig;
-  const bool ok = guest64_ ? setup_frame_x86_64(*this, sig, si, act, saved_mask, ctx)
-                           : setup_frame_i386(*this, sig, si, act, saved_mask, ctx);
+  const bool ok = id_.guest64 ? setup_frame_x86_64(*this, sig, si, act, saved_mask, ctx)
+                              : setup_frame_i386(*this, sig, si, act, saved_mask, ctx);
   if (!ok) {
     // The frame cannot be written: SIGSEGV, which kills if it was SIGSEGV already.
     GuestSiginfo segv;
@@ -178,8 +178,8 @@ void Process::do_sigreturn(SigreturnKind k) {
   CpuContext ctx;
   cpu_->save(ctx);
   uint64_t mask = 0;
-  const bool ok = guest64_ ? restore_frame_x86_64(*this, ctx, mask)
-                           : restore_frame_i386(*this, k == SigreturnKind::Rt, ctx, mask);
+  const bool ok = id_.guest64 ? restore_frame_x86_64(*this, ctx, mask)
+                              : restore_frame_i386(*this, k == SigreturnKind::Rt, ctx, mask);
   if (!ok) {
     GuestSiginfo segv;
     segv.signo = SIGSEGV;

@@ -15,7 +15,7 @@ namespace {
 std::atomic<uint64_t> g_arrived{0};
 std::atomic<bool> g_running{false};
 std::atomic<uc_engine*> g_uc{nullptr};
-std::atomic<std::atomic<bool>*> g_host_stop{nullptr};  // Process::host_stop()
+std::atomic<std::atomic<bool>*> g_host_stop{nullptr};  // HostStop::flag()
 std::atomic<uint64_t> g_blocked{0};  // signals on_host_signal left blocked on the host
 struct ArrivedInfo {
   std::atomic<int> pid{0}, uid{0}, code{0};
@@ -58,7 +58,7 @@ bool ends_by_default(int sig) {
   return false;
 }
 
-// An embedder (Python) keeps SIGINT for itself: it stops the run (kill_from_host) and
+// An embedder (Python) keeps SIGINT for itself: it stops the run (HostStop::kill) and
 // raises KeyboardInterrupt; the guest never sees it.
 bool forwarded(const Process& p, int sig) {
   return forwardable(sig) && !(p.options().embedded && sig == SIGINT);
@@ -117,7 +117,7 @@ void set_host(int sig, void (*handler)(int, siginfo_t*, void*), void (*simple)(i
 
 void host_signals_init(Process& p) {
   g_uc.store(p.cpu().uc());
-  g_host_stop.store(&p.host_stop());
+  g_host_stop.store(&p.host_stop().flag());
   g_arrived.store(0);
   // A signal the emulator inherited as ignored starts ignored in the guest, as exec keeps it.
   for (int sig = 1; sig <= kNumSignals; ++sig) {
@@ -193,7 +193,7 @@ bool host_signal_ends_guest(Process& p) {
 int collect_host_signals(Process& p) {
   // Cleared first: a signal that arrives after the exchange sets them again.
   uc_emu_stop_pending(p.cpu().uc(), false);
-  p.rearm_host_stop();
+  p.host_stop().rearm();
   uint64_t arrived = g_arrived.exchange(0);
   const int count = __builtin_popcountll(arrived);
   while (arrived != 0) {

@@ -50,7 +50,8 @@ int64_t new_process(SyscallContext& c, uint64_t flags, uint64_t child_sp, uint64
     const uint32_t tid = static_cast<uint32_t>(getpid());
     if (flags & CLONE_CHILD_SETTID) c.user.put(child_tid, tid);
     if (flags & CLONE_CHILD_CLEARTID) c.p.kernel().clear_child_tid = child_tid;
-    if (child_sp != 0) c.p.cpu().set_reg(c.p.guest64() ? UC_X86_REG_RSP : UC_X86_REG_ESP, child_sp);
+    if (child_sp != 0)
+      c.p.cpu().set_reg(c.p.identity().guest64 ? UC_X86_REG_RSP : UC_X86_REG_ESP, child_sp);
     return 0;
   }
   if (flags & CLONE_PARENT_SETTID) c.user.put(parent_tid, static_cast<uint32_t>(pid));

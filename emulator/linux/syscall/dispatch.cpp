@@ -57,7 +57,7 @@ void Process::invalid_opcode_at_pc() {
 
 void Process::on_syscall_insn() {
   drain_block_log();
-  if (!guest64_) {
+  if (!id_.guest64) {
     // SYSCALL is not an i386 instruction on these chips: #UD.
     invalid_opcode_at_pc();
     return;
@@ -67,7 +67,7 @@ void Process::on_syscall_insn() {
 
 void Process::on_sysenter() {
   drain_block_log();
-  if (guest64_) {
+  if (id_.guest64) {
     // SYSENTER in 64-bit code: #UD where Linux runs (AMD's long mode; Unicorn's CPU says
     // Intel and would run it).
     invalid_opcode_at_pc();
@@ -86,7 +86,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   SyscallContext c{*this, user_, *vm_, *sched_, sched_->futexes(), files_, abi, 0, {}};
   ThreadTable& threads = sched_->table();
   const int* regs = i386 ? kArgsI386 : kArgsX86_64;
-  c.nr = cpu_->reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX);
+  c.nr = cpu_->reg(id_.guest64 ? UC_X86_REG_RAX : UC_X86_REG_EAX);
   for (int i = 0; i < 6; ++i) {
     c.a[i] = cpu_->reg(regs[i]);
     if (i386) c.a[i] &= 0xFFFFFFFFu;
@@ -99,7 +99,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
   }
   const uint64_t args_at_entry[6] = {c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]};
   const SyscallEntry* e = c.nr < kMaxSyscall ? &abi.table[c.nr] : nullptr;
-  const uint64_t t0 = now();
+  const uint64_t t0 = vt_->now();
   int64_t r = -ENOSYS;
   int64_t host_timeout = -1;
   // A host allocation that fails inside the call is the guest's ENOMEM, as a kernel
@@ -163,7 +163,7 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
     r = -ENOMEM;
   }
   ++stats_.syscalls;
-  if (obs_) obs_->syscall(e != nullptr ? e->name : nullptr, c.nr, r, t0, now());
+  if (obs_) obs_->syscall(e != nullptr ? e->name : nullptr, c.nr, r, t0, vt_->now());
   // --strace on the run's log; -d syscall on -D's file (once when both are the same).
   const bool unimplemented = e == nullptr || e->fn == nullptr;
   if (opts_.strace) {
@@ -176,14 +176,14 @@ void Process::dispatch_syscall(const SyscallAbi& abi, int insn_len) {
                 c.no_result || c.blocks || exited_, unimplemented);
   }
   if (!c.no_result && !exited_) {
-    if (guest64_ && !i386) {
+    if (id_.guest64 && !i386) {
       // A waiting thread gets RAX when it wakes (threads/scheduler.cpp).
       if (!c.blocks) cpu_->set_reg(UC_X86_REG_RAX, static_cast<uint64_t>(r));
       // SYSCALL leaves the return address in RCX and RFLAGS in R11.
       cpu_->set_reg(UC_X86_REG_RCX, cpu_->pc() + 2);
       cpu_->set_reg(UC_X86_REG_R11, cpu_->reg(UC_X86_REG_RFLAGS));
     } else if (!c.blocks) {
-      cpu_->set_reg(guest64_ ? UC_X86_REG_RAX : UC_X86_REG_EAX,
+      cpu_->set_reg(id_.guest64 ? UC_X86_REG_RAX : UC_X86_REG_EAX,
                     static_cast<uint64_t>(r) & 0xFFFFFFFFu);
     }
   }

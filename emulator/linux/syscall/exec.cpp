@@ -158,11 +158,11 @@ std::vector<std::string> run_arguments(Process& p) {
   if (o.net) a.push_back("--net");
   if (o.max_memory != 0) a.insert(a.end(), {"--max-memory", std::to_string(o.max_memory)});
   // --max-time: the new image gets what is left of the run's time.
-  if (o.max_time > 0) a.insert(a.end(), {"--max-time", number(p.max_time_left())});
+  if (o.max_time > 0) a.insert(a.end(), {"--max-time", number(p.host_stop().seconds_left())});
   // The new image writes files of its own: FILE.PID (a forked child's already are).
   const auto file = [&](const char* opt, const std::string& f) {
     if (f.empty()) return;
-    const std::string suffix = "." + std::to_string(p.pid());
+    const std::string suffix = "." + std::to_string(p.identity().pid);
     const bool has =
         f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0;
     a.insert(a.end(), {opt, has ? f : f + suffix});
@@ -196,7 +196,7 @@ int64_t sys_execve(SyscallContext& c) {
   for (int depth = 0;; ++depth) {
     std::string interp, arg;
     // The program, and each #! interpreter, named as /proc/self/exe: the guest program.
-    if (names_the_emulator(c.p, program)) program = c.p.exe_path();
+    if (names_the_emulator(c.p, program)) program = c.p.identity().exe_path;
     const int64_t kind = inspect(c.p, program, interp, arg);
     if (kind < 0) return kind;
     if (kind == 0) break;
@@ -208,14 +208,14 @@ int64_t sys_execve(SyscallContext& c) {
     argv = std::move(next);
     program = interp;
   }
-  if (c.p.emulator_path().empty()) {
+  if (c.p.identity().emulator_path.empty()) {
     std::fprintf(c.p.options().log,
                  "padlock-emu: execve: no padlock-emu program to run %s under; the guest gets "
                  "ENOEXEC\n",
                  program.c_str());
     return -ENOEXEC;
   }
-  std::vector<std::string> args = {c.p.emulator_path()};
+  std::vector<std::string> args = {c.p.identity().emulator_path};
   for (std::string& s : run_arguments(c.p)) args.push_back(std::move(s));
   args.insert(args.end(), {"-0", argv[0], "--", program});
   args.insert(args.end(), argv.begin() + 1, argv.end());

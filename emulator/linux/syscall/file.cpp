@@ -65,7 +65,7 @@ std::string proc_name(Process& p, const ProcPath& pp) {
     case ProcEntry::kCpuList:
       return "/sys/devices/system/cpu/" + pp.name;
     default:
-      return "/proc/" + std::to_string(p.pid()) + "/" + pp.name;
+      return "/proc/" + std::to_string(p.identity().pid) + "/" + pp.name;
   }
 }
 
@@ -125,9 +125,9 @@ int64_t after_write(SyscallContext& c, int64_t r) {
     GuestSiginfo si;
     si.signo = SIGPIPE;
     si.code = kSiUser;
-    si.pid = c.p.pid();
+    si.pid = c.p.identity().pid;
     si.uid = static_cast<int>(getuid());
-    c.p.queue_signal(si);
+    c.sched.signal_thread(c.sched.tid(), si);  // to the running thread
   }
   if (r == -EINTR) c.interrupted = true;
   return r;
@@ -454,7 +454,7 @@ int64_t sys_readlinkat(SyscallContext& c) {
   if (l.refusal < 0) return l.refusal;
   std::string target;
   if (l.proc.entry == ProcEntry::kExe) {
-    target = c.p.exe_path();
+    target = c.p.identity().exe_path;
   } else if (l.proc.entry == ProcEntry::kFd) {
     // /proc/self/fd/N: what the guest's descriptor N names, as the guest sees it.
     const int n = l.proc.fd;

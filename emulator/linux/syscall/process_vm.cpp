@@ -41,7 +41,7 @@ int64_t process_vm_rw(SyscallContext& c, bool write) {
   if (std::all_of(remote.begin(), remote.end(), [](const Segment& s) { return s.len == 0; })) {
     return 0;
   }
-  if (pid != c.p.pid()) {
+  if (pid != c.p.identity().pid) {
     // find_get_task_by_vpid, then mm_access: no such process, or not this one.
     return pid > 0 && kill(pid, 0) == 0 ? -EPERM : -ESRCH;
   }

@@ -289,7 +289,7 @@ int64_t signal_self(SyscallContext& c, int sig, int code) {
   GuestSiginfo si;
   si.signo = sig;
   si.code = code;
-  si.pid = c.p.pid();
+  si.pid = c.p.identity().pid;
   si.uid = static_cast<int>(getuid());
   c.p.queue_process_signal(si);
   return 0;
@@ -300,7 +300,7 @@ int64_t signal_self(SyscallContext& c, int sig, int code) {
 int64_t sys_kill(SyscallContext& c) {
   const int32_t pid = static_cast<int32_t>(c.a[0]);
   const int sig = static_cast<int>(c.a[1]);
-  if (pid == c.p.pid() || pid == 0) return signal_self(c, sig, kSiUser);
+  if (pid == c.p.identity().pid || pid == 0) return signal_self(c, sig, kSiUser);
   return host_result(kill(pid, sig));  // another process: the host's business
 }
 
@@ -312,7 +312,7 @@ int64_t signal_thread(SyscallContext& c, int32_t tid, int sig) {
   GuestSiginfo si;
   si.signo = sig;
   si.code = kSiTkill;
-  si.pid = c.p.pid();
+  si.pid = c.p.identity().pid;
   si.uid = static_cast<int>(getuid());
   return c.sched.signal_thread(tid, si) ? 0 : -ESRCH;
 }
@@ -322,7 +322,7 @@ int64_t signal_thread(SyscallContext& c, int32_t tid, int sig) {
 int64_t sys_tgkill(SyscallContext& c) {
   const int32_t tgid = static_cast<int32_t>(c.a[0]), tid = static_cast<int32_t>(c.a[1]);
   if (tgid <= 0 || tid <= 0) return -EINVAL;
-  if (tgid != c.p.pid()) return -ESRCH;
+  if (tgid != c.p.identity().pid) return -ESRCH;
   return signal_thread(c, tid, static_cast<int>(c.a[2]));
 }
 

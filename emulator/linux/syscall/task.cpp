@@ -30,7 +30,7 @@ int64_t sys_exit_group(SyscallContext& c) {
 }
 
 int64_t sys_getpid(SyscallContext& c) {
-  return c.p.pid();
+  return c.p.identity().pid;
 }
 int64_t sys_gettid(SyscallContext& c) {
   return c.sched.tid();
@@ -162,7 +162,7 @@ int64_t sys_setrlimit(SyscallContext& c) {
 
 int64_t sys_prlimit64(SyscallContext& c) {
   const int32_t pid = static_cast<int32_t>(c.a[0]);
-  if (pid != 0 && pid != c.p.pid()) return -EPERM;
+  if (pid != 0 && pid != c.p.identity().pid) return -EPERM;
   const int res = static_cast<int>(c.a[1]);
   uint64_t cur = 0, max = 0;
   if (const int r = get_limit(c.p, res, cur, max); r < 0) return r;
@@ -185,7 +185,7 @@ int64_t sys_getrandom(SyscallContext& c) {
   uint8_t* buf = c.user.ptr(c.a[0], len, true);
   if (buf == nullptr && len > 0) return -EFAULT;
   for (uint64_t i = 0; i < len; i += 8) {
-    const uint64_t r = c.p.random_u64();
+    const uint64_t r = c.p.kernel().random.next();
     std::memcpy(buf + i, &r, len - i < 8 ? len - i : 8);
   }
   return static_cast<int64_t>(len);
@@ -206,7 +206,7 @@ int64_t sys_set_robust_list(SyscallContext& c) {
 
 int64_t sys_get_robust_list(SyscallContext& c) {
   const int32_t pid = static_cast<int32_t>(c.a[0]);
-  if (pid != 0 && pid != c.p.pid()) return -ESRCH;
+  if (pid != 0 && pid != c.p.identity().pid) return -ESRCH;
   if (!c.user.put_word(c.a[1], c.p.kernel().robust_list)) return -EFAULT;
   if (!c.user.put_word(c.a[2], c.p.kernel().robust_list_len)) return -EFAULT;
   return 0;
@@ -420,7 +420,7 @@ int64_t sys_sched_yield(SyscallContext& c) {
 // a one-CPU mask, and a process that pins itself to CPU 0 (Gladman's modetest does) may.
 namespace {
 bool is_self(const SyscallContext& c, uint64_t pid) {
-  return pid == 0 || static_cast<int>(pid) == c.p.pid();
+  return pid == 0 || static_cast<int>(pid) == c.p.identity().pid;
 }
 }  // namespace
 

@@ -1,4 +1,4 @@
-#include "emulator/linux/run_deadline.hpp"
+#include "emulator/linux/host_stop/run_deadline.hpp"
 
 #include <pthread.h>
 #include <signal.h>
