@@ -1,15 +1,19 @@
 /* Guest registers where C code reads or writes them in the middle of generated code.
- * padlock-emu's Unicorn patch keeps the 32-bit guest's EAX, ECX, EDX, ESI and ESP in host
- * registers across blocks (docs/emulator.md, "Unicorn", the item on pinned registers):
- * they reach the CPU state only where C code needs them. Each group below is such a
- * place, with the registers changed just before it in the same block:
+ * padlock-emu's Unicorn patches keep the guest's EAX, ECX, EDX, ESI and ESP (RAX, RCX, RDX,
+ * RSI and RSP for x86-64) in host registers across blocks (docs/emulator.md, "Unicorn",
+ * the items on pinned registers): they reach the CPU state only where C code needs them.
+ * Each group below is such a place, with the registers changed just before it in the same
+ * block; on x86-64 every value has bits above 32 set, which a 32-bit store would lose:
  *   fault_<kind>  a SIGSEGV in mid-block (a load, a store, a push onto an unmapped stack,
  *                 a read-modify-write): every register in the signal context, and after
  *                 the handler made the page accessible and the access ran again
  *   smc           a store that rewrites an instruction later in its own block (the block
  *                 is translated again from the store): the registers after it
  *   helpers       instructions done by helpers that read and write registers: DIV, IDIV,
- *                 CMPXCHG8B, CPUID's leaf 0 and, on i386, DAA, DAS, AAA, AAS, AAM, AAD
+ *                 CMPXCHG8B, CPUID's leaf 0, on i386 DAA, DAS, AAA, AAS, AAM, AAD, and on
+ *                 x86-64 DIV and IDIV of 64 bits and CMPXCHG16B; besides them one-operand
+ *                 MUL and IMUL (one TCG operation writes both A and D) and writes of AH and
+ *                 CH (a byte inserted into a pinned register)
  *   async         a timer signal stopping a loop that only counts in a register: the
  *                 signal context holds the loop's constants and its count
  * Addresses are printed relative to the probe or the stack, so the host, running the same
@@ -46,6 +50,13 @@ static const int greg_index[8] = {REG_RAX, REG_RBX, REG_RCX, REG_RDX,
 #define REG_PC REG_RIP
 #endif
 static const char *const reg_name[8] = {"a", "b", "c", "d", "si", "di", "bp", "sp"};
+
+/* Added to every seed: on x86-64 the registers' upper halves are set too. */
+#ifdef __i386__
+#define SEED_HIGH ((uintptr_t)0)
+#else
+#define SEED_HIGH ((uintptr_t)0x7e5700000000ull)
+#endif
 
 /* fault_probe(seed, addr, kind): sets every register from seed, changes some of them,
  * then accesses addr in the way `kind` says (see the groups above); records the registers
@@ -121,7 +132,7 @@ static void fault_group(int kind) {
   static const char *const kinds[4] = {"load", "store", "push", "rmw"};
   mprotect(FAULT_PAGE, 4096, PROT_NONE);
   seen_signals = 0;
-  const uintptr_t seed = 0x01020304u + 0x10u * (uintptr_t)kind;
+  const uintptr_t seed = SEED_HIGH + 0x01020304u + 0x10u * (uintptr_t)kind;
   /* The push writes the word below the stack pointer, which the probe puts just past the
    * first word of the page. */
   fault_probe(seed, FAULT_PAGE, (uintptr_t)kind);
@@ -178,7 +189,7 @@ static void smc_group(void) {
     unsigned char *imm = smc_imm_end;
     __asm__("" : "+r"(imm)); /* an address in code, not the end of an array */
     memcpy(imm - 4, &old, 4); /* the C side writes the old immediate back */
-    smc_probe(0x0a0b0c0du + round);
+    smc_probe(SEED_HIGH + 0x0a0b0c0du + round);
     for (int i = 0; i < 6; ++i) mix(probe_after[i]);
   }
   printf("smc %016llx di=%lx\n", (unsigned long long)hash, (unsigned long)probe_after[5]);
@@ -218,6 +229,48 @@ static void helpers_group(int cases) {
     mix(ea);
     mix(ed);
     mix(zf);
+    /* MUL and IMUL write A and D in one operation; the byte moves write AH and CH. */
+    uintptr_t ma = SEED_HIGH ^ next32(), md, mc = SEED_HIGH | next32();
+    const uintptr_t mf = SEED_HIGH * 3 + next32();
+    __asm__("mul %[f]" : "+a"(ma), "=d"(md) : [f] "rm"(mf) : "cc");
+    mix(ma);
+    mix(md);
+    __asm__("imul %[f]" : "+a"(ma), "=d"(md) : [f] "rm"(mf | 1) : "cc");
+    mix(ma);
+    mix(md);
+    __asm__("xchg %%ah, %%ch\n\tadd %%dl, %%ah\n\tmov %%al, %%ch"
+            : "+a"(ma), "+c"(mc), "+d"(md)
+            :
+            : "cc");
+    mix(ma);
+    mix(mc);
+#ifndef __i386__
+    /* 64-bit DIV, IDIV and CMPXCHG16B, helpers only the x86-64 target has. */
+    uint64_t q64 = ((uint64_t)next32() << 32) | next32(), s64 = q64 >> 7 | 1;
+    uint64_t r64 = s64 >> 1;
+    __asm__("divq %[s]" : "+a"(q64), "+d"(r64) : [s] "rm"(s64) : "cc");
+    mix(q64);
+    mix(r64);
+    int64_t sq64 = (int64_t)(((uint64_t)next32() << 32) | next32());
+    int64_t sr64 = sq64 < 0 ? -1 : 0, sd64 = (int64_t)(SEED_HIGH + next32()) | 1;
+    __asm__("idivq %[s]" : "+a"(sq64), "+d"(sr64) : [s] "rm"(sd64) : "cc");
+    mix((uint64_t)sq64);
+    mix((uint64_t)sr64);
+    unsigned __int128 mem16 = (unsigned __int128)(SEED_HIGH ^ next32()) << 64;
+    mem16 |= SEED_HIGH + next32();
+    uint64_t ra = (i & 1) ? (uint64_t)mem16 : SEED_HIGH + next32();
+    uint64_t rd = (i & 1) ? (uint64_t)(mem16 >> 64) : SEED_HIGH ^ next32();
+    const uint64_t rb = SEED_HIGH | next32(), rc = SEED_HIGH * 5 + next32();
+    __asm__("lock cmpxchg16b %[m]\n\tsetz %[z]"
+            : [m] "+m"(mem16), "+a"(ra), "+d"(rd), [z] "=q"(zf)
+            : "b"(rb), "c"(rc)
+            : "cc");
+    mix((uint64_t)mem16);
+    mix((uint64_t)(mem16 >> 64));
+    mix(ra);
+    mix(rd);
+    mix(zf);
+#endif
 #ifdef __i386__
     /* The BCD adjustments: AL and AH in, EAX and the flags out. */
     uint32_t bcd_in = next32() & 0xffff, flags_in = next32() & 0x11; /* CF and AF */
@@ -267,8 +320,9 @@ static void on_signal(int sig, void (*handler)(int, siginfo_t *, void *), int fl
 static void async_group(void) {
   on_signal(SIGALRM, on_alarm, 0);
   const struct itimerval once = {{0, 0}, {0, 2000}};
-  uintptr_t a = 0x0a0a0a0a, b = 0x0b0b0b0b, c = 0x0c0c0c0c, d = 0x0d0d0d0d;
-  uintptr_t count = 0, di = 0x0e0e0e0e;
+  const uintptr_t a = SEED_HIGH + 0x0a0a0a0a, b = SEED_HIGH + 0x0b0b0b0b;
+  const uintptr_t c = SEED_HIGH + 0x0c0c0c0c, d = SEED_HIGH + 0x0d0d0d0d;
+  uintptr_t count = SEED_HIGH, di = SEED_HIGH + 0x0e0e0e0e;
   stop = 0;
   setitimer(ITIMER_REAL, &once, NULL);
   __asm__ volatile("1: inc %[n]\n\tcmpl $0, %[stop]\n\tje 1b"
@@ -278,7 +332,7 @@ static void async_group(void) {
   const int consts_ok = at_signal[0] == a && at_signal[1] == b && at_signal[2] == c &&
                         at_signal[3] == d && at_signal[5] == di;
   /* The loop tests the flag once per count: it ends at most one count after the signal. */
-  const int count_ok = at_signal[4] <= count && count - at_signal[4] <= 1 && count > 0;
+  const int count_ok = at_signal[4] <= count && count - at_signal[4] <= 1 && count > SEED_HIGH;
   printf("async consts_ok=%d count_ok=%d\n", consts_ok, count_ok);
 }
 
