@@ -772,6 +772,9 @@ MUTATIONS: list[Mutation] = [
       "  finish_padlock_call(cpu_, c);\n  return &r;", "  return &r;", TRAP_GTESTS),
     M("trap-rdtsc-moves", "RDTSC moves the clock", TRAP, "  clock_.advance(1);\n", "",
       TRAP_GTESTS),
+    M("trap-hooks-rdtsc", "both owners hook RDTSC to the virtual clock", "emulator/cpu/uc_hooks.hpp",
+      "        {UC_HOOK_INSN, reinterpret_cast<void*>(rdtsc), UC_X86_INS_RDTSC},\n", "",
+      (pytest("tests/python/test_machine.py", "rdtsc"),)),
     # --- the descriptors (emulator/linux/files/guest_files.cpp) ------------------------------
     M("files-dup-timerfd", "a duplicate shares its timerfd", FILES,
       "  if (auto it = timerfds.find(from); it != timerfds.end()) timerfds[to] = it->second;\n", "",

@@ -102,6 +102,41 @@ struct UcHooks {
                              void* o) {
     return guarded(uc, o, uint32_t{0}, [=](Owner* w) { return w->block_cost(address, size, tag); });
   }
+  // One hook of `type` over every address (UC_HOOK_INSN: of the instruction `insn`).
+  static uc_err add(uc_engine* uc, uc_hook* h, int type, void* cb, void* user, int insn = -1) {
+    return insn < 0 ? uc_hook_add(uc, h, type, cb, user, 1, 0)
+                    : uc_hook_add(uc, h, type, cb, user, 1, 0, insn);
+  }
+  // The trap host's hooks, which Process and the harness Machine both install (their `user`
+  // is the owner's Hooks view): the TLB fill, interrupts, invalid opcodes, SYSCALL, SYSENTER,
+  // CPUID and RDTSC, and 0F A6 / 0F A7 routed to on_padlock_insn from generated code
+  // (UC_CTL_PADLOCK_INSN; #UD stays the way for every other invalid opcode). Returns why
+  // Unicorn refused one (a static string), or nullptr.
+  static const char* install_trap_hooks(uc_engine* uc, void* user) {
+    struct Entry {
+      int type;
+      void* cb;
+      int insn;
+    };
+    const Entry table[] = {
+        {UC_HOOK_TLB_FILL, reinterpret_cast<void*>(tlb), -1},
+        {UC_HOOK_INTR, reinterpret_cast<void*>(intr), -1},
+        {UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(invalid), -1},
+        {UC_HOOK_INSN, reinterpret_cast<void*>(syscall), UC_X86_INS_SYSCALL},
+        {UC_HOOK_INSN, reinterpret_cast<void*>(sysenter), UC_X86_INS_SYSENTER},
+        {UC_HOOK_INSN, reinterpret_cast<void*>(cpuid), UC_X86_INS_CPUID},
+        {UC_HOOK_INSN, reinterpret_cast<void*>(rdtsc), UC_X86_INS_RDTSC},
+    };
+    uc_hook h;
+    for (const Entry& e : table) {
+      const uc_err err = add(uc, &h, e.type, e.cb, user, e.insn);
+      if (err != UC_ERR_OK) return uc_strerror(err);
+    }
+    if (uc_ctl_padlock_insn(uc, &padlock, user) != UC_ERR_OK) {
+      return "cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)";
+    }
+    return nullptr;
+  }
   // A refused fill (false) when the hook threw: the access faults, and the emulation stops.
   static bool tlb(uc_engine* uc, uint64_t va, uc_mem_type type, uc_tlb_entry* e, void* o) {
     return guarded(uc, o, false, [=](Owner* w) {

@@ -117,26 +117,14 @@ void Machine::setup_tls() {
 
 void Machine::install_hooks() {
   uc_engine* uc = cpu_->uc();
-  uc_hook h;
-  auto add = [&](int type, void* cb, int insn = -1) {
-    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0)
-                              : uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0, insn);
-    if (e != UC_ERR_OK) throw MachineError(std::string("unicorn: hook: ") + uc_strerror(e));
-  };
-  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(Trampolines::tlb));
-  add(UC_HOOK_INTR, reinterpret_cast<void*>(Trampolines::intr));
-  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(Trampolines::invalid));
-  if (uc_ctl_padlock_insn(uc, &Trampolines::padlock, &hooks_) != UC_ERR_OK) {
-    throw MachineError("unicorn: cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)");
+  if (const char* why = Trampolines::install_trap_hooks(uc, &hooks_)) {
+    throw MachineError(std::string("unicorn: ") + why);
   }
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::syscall), UC_X86_INS_SYSCALL);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::sysenter), UC_X86_INS_SYSENTER);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::cpuid), UC_X86_INS_CPUID);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::rdtsc), UC_X86_INS_RDTSC);
   // Instructions are counted for the virtual clock from the start (a call is short), and
   // PUSHF/POPF clear EFLAGS[30] (§1.8).
-  add(UC_HOOK_BLOCK, reinterpret_cast<void*>(Trampolines::block));
-  block_hook_ = h;
+  const uc_err e = Trampolines::add(uc, &block_hook_, UC_HOOK_BLOCK,
+                                    reinterpret_cast<void*>(Trampolines::block), &hooks_);
+  if (e != UC_ERR_OK) throw MachineError(std::string("unicorn: hook: ") + uc_strerror(e));
 }
 
 // Unicorn stops when a block starts at the return sentinel or at a stub.

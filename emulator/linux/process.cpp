@@ -389,29 +389,19 @@ void Process::load_program() {
 
 void Process::install_hooks() {
   uc_engine* uc = cpu_->uc();
-  uc_hook h;
-  auto add = [&](int type, void* cb, int insn = -1) {
-    const uc_err e = insn < 0 ? uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0)
-                              : uc_hook_add(uc, &h, type, cb, &hooks_, 1, 0, insn);
-    if (e != UC_ERR_OK) throw LoadError(std::string("unicorn: hook: ") + uc_strerror(e));
-  };
-  add(UC_HOOK_TLB_FILL, reinterpret_cast<void*>(Trampolines::tlb));
-  add(UC_HOOK_INTR, reinterpret_cast<void*>(Trampolines::intr));
-  add(UC_HOOK_INSN_INVALID, reinterpret_cast<void*>(Trampolines::invalid));
-  // 0F A6 / 0F A7 call padlock_insn from generated code instead of trapping (#UD stays the
-  // way for every other invalid opcode).
-  if (uc_ctl_padlock_insn(uc, &Trampolines::padlock, &hooks_) != UC_ERR_OK) {
-    throw LoadError("unicorn: cannot route PadLock instructions (UC_CTL_PADLOCK_INSN)");
+  if (const char* why = Trampolines::install_trap_hooks(uc, &hooks_)) {
+    throw LoadError(std::string("unicorn: ") + why);
   }
   set_rep_loop(true);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::syscall), UC_X86_INS_SYSCALL);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::sysenter), UC_X86_INS_SYSENTER);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::cpuid), UC_X86_INS_CPUID);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::rdtsc), UC_X86_INS_RDTSC);
   // Port I/O reaches these hooks only when an IN/OUT-family instruction runs: no cost
   // elsewhere. Unicorn's I/O permission check lets CPL 3 through; Linux's answer is #GP.
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::port_in), UC_X86_INS_IN);
-  add(UC_HOOK_INSN, reinterpret_cast<void*>(Trampolines::port_out), UC_X86_INS_OUT);
+  uc_hook h;
+  for (const auto& [cb, insn] :
+       {std::pair{reinterpret_cast<void*>(Trampolines::port_in), UC_X86_INS_IN},
+        std::pair{reinterpret_cast<void*>(Trampolines::port_out), UC_X86_INS_OUT}}) {
+    const uc_err e = Trampolines::add(uc, &h, UC_HOOK_INSN, cb, &hooks_, insn);
+    if (e != UC_ERR_OK) throw LoadError(std::string("unicorn: hook: ") + uc_strerror(e));
+  }
   // The chip check sees each block when it is translated (block_cost).
   if (opts_.timing || opts_.icount || chip_ || (obs_ && obs_->wants_blocks())) enable_block_hook();
   if (opts_.timing && opts_.cache_x86) {
