@@ -61,10 +61,9 @@ Outcome Sm3Unit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
   mem.read(edi, raw, kStateBytes);
   uint32_t v[8];
   load_state(raw, v);
-  auto commit = [&] {
+  auto commit = [&] {  // the state at EDI (ESI: the block loop sets it, EAX = 0 below)
     store_state(v, raw);
     mem.write(edi, raw, kStateBytes);
-    reg_set(s, Gpr::SI, esi, as);
   };
 
   if (blocks_mode) {
@@ -102,6 +101,7 @@ Outcome Sm3Unit::execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem,
     last[pad_blocks * kBlock - 1 - i] = static_cast<uint8_t>(bits >> (8 * i));
   sm3_blocks(v, last, pad_blocks);
   commit();
+  reg_set(s, Gpr::SI, esi, as);
   reg_set(s, Gpr::AX, ecx, as);
   run.clocks += static_cast<double>(whole + pad_blocks) * p.sm3_block_clocks + p.sm3_padding;
   run.out.bytes = ecx;
