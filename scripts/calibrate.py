@@ -669,8 +669,10 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
     actual = timing_fit.solve("as built", ref, [], start_clocks(clocks), {"BAES"})
     nominal = {**start_clocks(clocks), "Nehemiah": NOMINAL["Nehemiah"]}
     # Gladman's unaligned ECB at 1000 blocks alone sets the misaligned string element
-    # (misaligned_step); without him it takes its prior, 0: InstLat times aligned strings only.
-    own = {"Gladman": {("misaligned",): -read_extras()[2]}}
+    # (misaligned_step); without him it takes its prior, InstLat's misaligned MOVUPS load and
+    # store pair per dword (timing_fit.MISALIGNED_PRIOR).
+    misaligned = read_extras()[2]
+    own = timing_fit.gladman_own(misaligned)
     loso = timing_fit.loso(cells, nominal, FITTED_CLOCKS, priors(fits, reloads, names), own)
     in_md, _ = source_table(actual, cells)
     lo_md = ["| source left out | cells | median |error| | max |error| | clocks fitted |",
@@ -685,7 +687,7 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
     now = {n: reloads[RELOAD] for n in names if n[0] == "reload"}
     store = esther_store_drain(emu)
     now.update({("iv_writeback",): reloads[IV_WRITEBACK], ("store_hidden",): reloads[HIDDEN],
-                ("store", "Esther"): store})
+                ("store", "Esther"): store, ("misaligned",): misaligned})
     # The per-store cost is measured (InstLat), not fitted; what a fit would make of it.
     free_store = timing_fit.solve("store free", fit_cells, names + [("store", "Esther")],
                                   start_clocks(clocks), FITTED_CLOCKS)
@@ -792,8 +794,10 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
              "again with that unknown moved over a range (docs/timing.md, \"What leave-one-source-out cannot "
              "see\"): Esther's per-store cost, which sets the BAES run's clock on its ECB line "
              "and so Esther's clocks, at each reading of InstLat's Esther-over-Nehemiah "
-             "16-byte load and store; the chain reload and IV store at a fraction of their fitted "
-             "values, with his misaligned string element at its prior; the clocks of Esther's per-store cost that rounds beyond 10 hide, at "
+             "16-byte load and store; Gladman's misaligned REP MOVSD element at each reading of "
+             "InstLat's misaligned MOVUPS rows (Nehemiah), with the chain reload and IV store at "
+             "their prior, 0, and those two at a fraction of their fitted values, with the "
+             "element at its prior; the clocks of Esther's per-store cost that rounds beyond 10 hide, at "
              "each reading of InstLat's MOVAPS rows (0: none hidden, v3's additive store).", "",
              *imd, "",
              "### Fitted values", "",
@@ -807,7 +811,9 @@ def report(build: Path, emu: Path, args, cells: list, fits: dict, reloads: dict,
              f"{reloads[SHA256]:.2f} clocks; aligned CTR start-up {fits[CTR_FIT][0]:.1f}, per "
              f"block {fits[CTR_FIT][1]:.2f} clocks. Chain reload after a key load (Nehemiah, "
              f"Gladman), every chaining mode: {reloads[RELOAD]:.1f} clocks; IV write-back "
-             f"(§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; ECB of more "
+             f"(§3.1) {reloads[IV_WRITEBACK]:.1f} clocks; a misaligned REP string element "
+             f"{misaligned:.2f} clocks more (Gladman's unaligned ECB; prior "
+             f"{timing_fit.MISALIGNED_PRIOR:.2f}, InstLat's misaligned MOVUPS pair); ECB of more "
              f"than 2 blocks releases integer code " +
              ", ".join(f"{m} {reloads[ecb_release_key(m)]:.1f}" for m in MACHINES) +
              " clocks earlier than the single-encryption overlap. Start-up and per-block "

@@ -98,6 +98,35 @@ ROUNDS = 10  # AES-128, what both sources time
 RATE_SOURCES = ("guide", "baes", "ctr_errata")  # rates in Gb/s at a clock
 
 
+# The extra clocks of a misaligned REP MOVSD element when no fit sees it (Gladman left out),
+# from Nehemiah's InstLat MOVUPS rows (CentaurHauls0000698_C5P_Nehemiah_InstLatX86.txt), T in
+# RDTSC cycles: 16 bytes at [m128 + 4] against [m128]. The dumps time aligned strings only;
+# these rows time misaligned 16-byte accesses. A 16-byte access's extra clocks are spread over
+# the 4 dwords that move the same bytes (a dword stream at an odd offset crosses a 16-byte
+# boundary once in 4 dwords, as each MOVUPS [m128 + 4] crosses one). Gladman's memcpy copies
+# a block as a load/store stream, misaligned on one side (in: the source; out: the
+# destination), which is what the unaligned LS pair times: two misaligned 16-byte accesses,
+# 8 dwords, at 19.33 against the aligned pair's 4.00. The load and store rows apart (13.25 -
+# 2.00, 13.50 - 3.75) time streams of one kind, with nothing to overlap the penalty.
+MISALIGNED_LS_PAIR = (19.33 - 4.00) / 8  # :605, :602
+MISALIGNED_LOAD = (13.25 - 2.00) / 4  # :603, :600
+MISALIGNED_STORE = (13.50 - 3.75) / 4  # :604, :601
+MISALIGNED_PRIOR = MISALIGNED_LS_PAIR
+MISALIGNED_READINGS = (
+    ("none (InstLat's strings are aligned)", 0.0),
+    ("MOVUPS unaligned LS pair over the aligned one, (19.33 - 4.00) / 8 (:605, :602), "
+     "the prior", MISALIGNED_LS_PAIR),
+    ("MOVUPS load and store rows apart, (13.25 - 2.00 + 13.50 - 3.75) / 8 (:603, :600, "
+     ":604, :601)", (MISALIGNED_LOAD + MISALIGNED_STORE) / 2),
+)
+
+
+def gladman_own(misaligned_fitted: float) -> dict:
+    """The constants fitted to Gladman alone outside the fit (loso's `own`): his misaligned
+    string element, which without him takes InstLat's prior (MISALIGNED_PRIOR)."""
+    return {"Gladman": {("misaligned",): MISALIGNED_PRIOR - misaligned_fitted}}
+
+
 def misaligned_elements(c: Cell) -> int:
     """Misaligned REP MOVSD elements a unit copies: Gladman's unaligned ECB, CBC, CFB and OFB
     go through his bounce buffer, memcpy in and out from the misaligned side, 8 dwords a
@@ -493,14 +522,20 @@ def identifiability(cells: list[Cell], mhz0: dict, fit_mhz: set, prior: dict,
                      moved={("store", "Esther"): clocks - now[("store", "Esther")]})
         rows.append(("§3.3 Esther", f"Esther's per-store cost: {what}", f"{clocks:.2f}",
                      loso_median(cells, "§3.3 Esther", f)))
-    # Gladman: the chain reload after a key load and the IV store, at a fraction of their
-    # fitted values.
+    # Gladman: his misaligned string element at each reading of InstLat's MOVUPS rows (the
+    # chain reload and IV store at their priors, 0); then the reload and IV store at a
+    # fraction of their fitted values, the element at its prior.
+    for what, clocks in MISALIGNED_READINGS:
+        f = loso_one(cells, "Gladman", mhz0, fit_mhz, prior,
+                     moved={("misaligned",): clocks - now[("misaligned",)]})
+        rows.append(("Gladman", f"misaligned string element: {what}", f"{clocks:.2f}",
+                     loso_median(cells, "Gladman", f)))
     for k in (0.0, 0.25, 0.5, 1.0):
         p = {n: (-(1 - k) * now[n] if n[0] in ("reload", "iv_writeback") else v)
              for n, v in prior.items()}
         f = loso_one(cells, "Gladman", mhz0, fit_mhz, p, moved=(own or {}).get("Gladman"))
         rows.append(("Gladman", "chain reload and IV store, fraction of the fitted "
-                     "(misaligned string element at 0)",
+                     "(misaligned string element at its prior)",
                      f"{k:.2f}", loso_median(cells, "Gladman", f)))
     # Dedibox: the part of Esther's per-store cost that rounds beyond 10 hide, at each
     # reading of InstLat's MOVAPS rows (a round itself is the §3.3 formula's one clock).

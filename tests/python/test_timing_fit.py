@@ -185,7 +185,7 @@ def test_esthers_store_cost_is_measured_not_fitted_and_sets_the_baes_clock():
 def test_gladman_left_out_takes_his_misaligned_string_element_to_its_prior():
     # His bounce buffer copies 8 misaligned dwords a block (ECB, CBC, CFB, OFB); his
     # software CTR and his aligned cells copy none. The element's clocks are fitted to him
-    # alone, so only the fit without him moves them (to 0, InstLat's aligned strings).
+    # alone, so only the fit without him moves them (to their prior, InstLat's MOVUPS rows).
     ecb = tf.Cell("gladman", "Gladman", "Nehemiah", "ECB", True, 1000, 125, 125, 3.05,
                   48800.0, align_name="unaligned")
     ctr = tf.Cell(**{**ecb.__dict__, "mode": "CTR"})
@@ -195,3 +195,21 @@ def test_gladman_left_out_takes_his_misaligned_string_element_to_its_prior():
                    {"Gladman": {("misaligned",): -1.5}})
     assert fits["Gladman"].predict(ecb) == pytest.approx(48800.0 - 1.5 * 8000)
     assert fits["Dedibox ratios"].predict(ecb) == pytest.approx(48800.0)
+
+
+def test_misaligned_element_prior_is_instlats_misaligned_movups_pair_per_dword():
+    # Nehemiah's InstLat: MOVUPS unaligned LS pair 19.33 against the aligned pair's 4.00, two
+    # misaligned 16-byte accesses, 8 dwords; the load and store rows apart, 13.25 - 2.00 and
+    # 13.50 - 3.75 for 4 dwords each (docs/timing.md, "REP string instructions").
+    assert tf.MISALIGNED_PRIOR == pytest.approx(1.916, abs=1e-3)
+    readings = dict((v, what) for what, v in tf.MISALIGNED_READINGS)
+    assert sorted(round(v, 3) for v in readings) == [0.0, 1.916, 2.625]
+    assert "the prior" in readings[tf.MISALIGNED_PRIOR]
+    # Left out, Gladman's unaligned ECB of 1000 blocks (8000 misaligned dwords) is predicted
+    # with the prior where the fit to him has 1.57.
+    ecb = tf.Cell("gladman", "Gladman", "Nehemiah", "ECB", True, 1000, 125, 125, 3.05,
+                  48800.0, align_name="unaligned")
+    fits = tf.loso([ecb], {"Nehemiah": 1200.0}, set(), {}, tf.gladman_own(1.57))
+    per_dword = (19.33 - 4.00) / 8
+    assert fits["Gladman"].predict(ecb) == pytest.approx(48800.0 + (per_dword - 1.57) * 8000)
+    assert fits["§3.3 Nehemiah"].predict(ecb) == pytest.approx(48800.0)
