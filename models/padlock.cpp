@@ -66,34 +66,6 @@ uint32_t Padlock::centaur_features() const {
   return edx | cpu_.centaur_edx_unmodelled;
 }
 
-bool Padlock::unit_enabled(isa::Unit unit) const {
-  // The present and enabled bits of centaur_features() (§1.3), read without building the
-  // whole word: this runs for every PadLock instruction.
-  const Units& u = cpu_.units;
-  const bool fcr_on = fcr_enables();
-  switch (unit) {
-    case isa::Unit::Rng:
-      return u.rng && rng_enables();
-    case isa::Unit::Ace:
-      return u.ace && fcr_on;
-    case isa::Unit::Phe:
-      return u.phe && fcr_on;
-    case isa::Unit::Pmm:
-      return u.pmm && fcr_on;
-    case isa::Unit::Phe2:
-      return u.phe2 && fcr_on;
-    case isa::Unit::Ccs:
-      return u.ccs && fcr_on;
-    case isa::Unit::Sm2:
-      return u.sm2 && fcr_on;
-    case isa::Unit::Rsa:
-      return u.rsa && fcr_on;
-    case isa::Unit::Rng2:
-      return u.rng2 && fcr_on;
-  }
-  return false;
-}
-
 isa::Decoded Padlock::resolve(const isa::Decoded& d) const {
   if (d.id != isa::InsnId::Sm2 || cpu_.units.sm2) return d;
   isa::Decoded m = d;
@@ -104,6 +76,12 @@ isa::Decoded Padlock::resolve(const isa::Decoded& d) const {
 
 Outcome Padlock::execute(const isa::Decoded& decoded, ArchState& s, GuestMemory& mem,
                          const ExecEnv& env) {
+  const ArchState before = s;
+  return execute(decoded, s, mem, env, before);
+}
+
+Outcome Padlock::execute(const isa::Decoded& decoded, ArchState& s, GuestMemory& mem,
+                         const ExecEnv& env, const ArchState& before) {
   isa::Decoded scratch;
   const isa::Decoded& d = resolved(decoded, scratch);
   if (d.status != isa::DecodeStatus::Ok) {
@@ -128,7 +106,6 @@ Outcome Padlock::execute(const isa::Decoded& decoded, ArchState& s, GuestMemory&
     return Outcome::faulted(FaultKind::NotModelled);
   }
   // Each unit executes, then reports what it read and wrote (Outcome's spans).
-  const ArchState before = s;
   auto run = [&](auto& u) {
     Outcome o = u.execute(d, s, mem, env);
     std::remove_reference_t<decltype(u)>::report_spans(d, before, s, mem, o);

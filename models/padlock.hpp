@@ -68,6 +68,10 @@ class Padlock {
   // Executes one decoded PadLock instruction. #UD when the unit is absent or disabled
   // (§1.3), when CR4[9] is clear (§1.2) or when the prefixes are illegal.
   Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env);
+  // The same where the caller keeps a copy of `s` as it was on entry (`before`, the execution
+  // core's record): the spans are reported against it, with no copy of its own.
+  Outcome execute(const isa::Decoded& d, ArchState& s, GuestMemory& mem, const ExecEnv& env,
+                  const ArchState& before);
 
   // RDMSR/WRMSR of 0x110B, 0x1107 and (family-7 Zhaoxin) 0x1257. Return false where the
   // instruction raises #GP (§1.3: the unit is absent; other MSR numbers are not ours).
@@ -77,7 +81,33 @@ class Padlock {
   // CPUID as the model's chip answers it; 0xC0000001 EDX follows the MSR enables.
   CpuidResult cpuid(uint32_t leaf, uint32_t subleaf) const;
   uint32_t centaur_features() const;
-  bool unit_enabled(isa::Unit unit) const;
+  bool unit_enabled(isa::Unit unit) const {
+    // The present and enabled bits of centaur_features() (§1.3), read without building the
+    // whole word: this runs for every PadLock instruction (inline, for the same reason).
+    const Units& u = cpu_.units;
+    const bool fcr_on = fcr_enables();
+    switch (unit) {
+      case isa::Unit::Rng:
+        return u.rng && rng_enables();
+      case isa::Unit::Ace:
+        return u.ace && fcr_on;
+      case isa::Unit::Phe:
+        return u.phe && fcr_on;
+      case isa::Unit::Pmm:
+        return u.pmm && fcr_on;
+      case isa::Unit::Phe2:
+        return u.phe2 && fcr_on;
+      case isa::Unit::Ccs:
+        return u.ccs && fcr_on;
+      case isa::Unit::Sm2:
+        return u.sm2 && fcr_on;
+      case isa::Unit::Rsa:
+        return u.rsa && fcr_on;
+      case isa::Unit::Rng2:
+        return u.rng2 && fcr_on;
+    }
+    return false;
+  }
 
   const CpuModel& model() const { return cpu_; }
   RngUnit& rng() { return rng_; }

@@ -56,7 +56,6 @@ class PadlockCore final : private DiagnosticSink {
 
  private:
   void report(Diag d, uint64_t pc) override;
-  uint64_t charge(Outcome& o);  // returns the cache/memory stall it added
 
   Padlock& units_;
   VirtualTime& clock_;

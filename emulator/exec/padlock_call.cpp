@@ -40,14 +40,31 @@ void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall
   set_state(c, cpu.reg(guest64 ? UC_X86_REG_RFLAGS : UC_X86_REG_EFLAGS), eflags30);
 }
 
-bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, bool eflags30,
-                        PadlockCall& c, const uc_padlock_state* at, DecodeMemo* memo) {
+namespace {
+
+// Whether `at` holds the memoized bytes (memo.decoded.length of them are readable there).
+// 4 to 8 bytes (F3 0F A7 C8 and most others) as two 4-byte words that may overlap, which
+// costs less than memcmp's call.
+bool same_bytes(const DecodeMemo& memo, const uint8_t* at) {
+  const unsigned n = memo.decoded.length;
+  if (n < 4 || n > 8) return std::memcmp(memo.bytes, at, n) == 0;
+  uint32_t a[2], b[2];
+  std::memcpy(&a[0], memo.bytes, 4);
+  std::memcpy(&a[1], memo.bytes + n - 4, 4);
+  std::memcpy(&b[0], at, 4);
+  std::memcpy(&b[1], at + n - 4, 4);
+  return a[0] == b[0] && a[1] == b[1];
+}
+
+// begin_padlock_call and finish_padlock_call, file-local so that PadlockTrap::run can
+// inline them: GCC inlines no function of a -fPIC library that could be interposed.
+bool begin_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, bool eflags30,
+                PadlockCall& c, const uc_padlock_state* at, DecodeMemo* memo) {
   c.pc = at != nullptr ? at->pc : cpu.pc();
   const uint64_t avail = mem.accessible_with(c.pc, isa::kMaxInsnLength, kPageMapped | kPageExec);
   const uint8_t* bytes = mem.host(c.pc);
   const unsigned memo_len = memo != nullptr ? memo->decoded.length : 0;
-  if (memo_len != 0 && memo->pc == c.pc && avail >= memo_len &&
-      std::memcmp(memo->bytes, bytes, memo_len) == 0) {
+  if (memo_len != 0 && memo->pc == c.pc && avail >= memo_len && same_bytes(*memo, bytes)) {
     c.decoded = memo->decoded;
   } else {
     c.decoded =
@@ -72,16 +89,15 @@ bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, b
   return true;
 }
 
-void finish_padlock_call(Cpu& cpu, const PadlockCall& c) {
+void finish_call(Cpu& cpu, const PadlockCall& c) {
+  if (c.live32 != nullptr) {
+    // All eight: an unchanged one is stored as it was read (c.before is its zero extension).
+    for (int i = 0; i < 8; ++i) c.live32[i] = static_cast<uint32_t>(c.state.gpr[i]);
+    return;
+  }
   uint8_t changed = 0;
   for (int i = 0; i < 8; ++i) {
     if (c.state.gpr[i] != c.before[i]) changed |= static_cast<uint8_t>(1u << i);
-  }
-  if (c.live32 != nullptr) {
-    for (int i = 0; i < 8; ++i) {
-      if (changed & (1u << i)) c.live32[i] = static_cast<uint32_t>(c.state.gpr[i]);
-    }
-    return;
   }
   if (c.live == nullptr) {
     cpu.write_gpr8(c.state.gpr, changed);
@@ -92,6 +108,17 @@ void finish_padlock_call(Cpu& cpu, const PadlockCall& c) {
   for (int i = 0; i < 8; ++i) {
     if (changed & (1u << i)) c.live[i] = c.state.gpr[i] & gpr_mask(guest64);
   }
+}
+
+}  // namespace
+
+bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, bool eflags30,
+                        PadlockCall& c, const uc_padlock_state* at, DecodeMemo* memo) {
+  return begin_call(cpu, mem, guest64, eflags30, c, at, memo);
+}
+
+void finish_padlock_call(Cpu& cpu, const PadlockCall& c) {
+  finish_call(cpu, c);
 }
 
 int PadlockTrap::cpuid() {
@@ -107,13 +134,14 @@ int PadlockTrap::rdtsc() {
   return 1;
 }
 
-const PadlockRecord* PadlockTrap::run(PadlockCall& c, const uc_padlock_state* at, bool eflags30,
-                                      uint64_t interrupt_at,
-                                      const std::function<void(PadlockCall&)>& before) {
-  if (!begin_padlock_call(cpu_, mem_, cpu_.guest64(), eflags30, c, at, &memo_)) return nullptr;
-  if (before) before(c);
+// Flattened: the begin and the finish join this frame.
+[[gnu::flatten]] const PadlockRecord* PadlockTrap::run(
+    PadlockCall& c, const uc_padlock_state* at, bool eflags30, uint64_t interrupt_at,
+    const std::function<void(PadlockCall&)>* before) {
+  if (!begin_call(cpu_, mem_, cpu_.guest64(), eflags30, c, at, &memo_)) return nullptr;
+  if (before != nullptr) (*before)(c);
   const PadlockRecord& r = core_.execute(c.decoded, c.state, mem_, c.pc, interrupt_at);
-  finish_padlock_call(cpu_, c);
+  finish_call(cpu_, c);
   return &r;
 }
 

@@ -51,7 +51,7 @@ bool begin_padlock_call(const Cpu& cpu, const AddressSpace& mem, bool guest64, b
 // Re-reads the registers into c.state (a hook may have changed them).
 void read_padlock_state(const Cpu& cpu, bool guest64, bool eflags30, PadlockCall& c);
 
-// Writes back the GPRs that differ from c.before.
+// Writes back the GPRs that differ from c.before (into live32: all eight).
 void finish_padlock_call(Cpu& cpu, const PadlockCall& c);
 
 // The trap's skeleton. What differs between the owners stays with them
@@ -71,12 +71,12 @@ class PadlockTrap {
 
   // The PadLock instruction at the PC (`at`: from generated code, UC_CTL_PADLOCK_INSN; null
   // from the invalid-opcode trap) with the owner's EFLAGS[30] shadow, run by the core up to
-  // the interrupt point after `interrupt_at` (§1.7). `before` (may be empty) sees the call
+  // the interrupt point after `interrupt_at` (§1.7). `before` (may be null) sees the call
   // decoded, before the core runs it. Null: not a PadLock instruction (#UD, or a #PF where
   // c.decoded.cut_short: its bytes run onto a page that cannot be fetched), nothing run.
   const PadlockRecord* run(PadlockCall& c, const uc_padlock_state* at, bool eflags30,
                            uint64_t interrupt_at,
-                           const std::function<void(PadlockCall&)>& before = {});
+                           const std::function<void(PadlockCall&)>* before = nullptr);
   // Where the guest goes on after `r`: the next instruction when it completed; this one when
   // an interrupt (it resumes from the updated registers, §1.7) or a fault stopped it.
   static uint64_t next_pc(const PadlockCall& c, const PadlockRecord& r) {

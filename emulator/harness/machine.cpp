@@ -366,7 +366,7 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
   try {
     PadlockCall c;
     PadlockEvent ev;
-    const PadlockRecord* ran = trap_->run(c, at, eflags30_, interrupt_at, [&](PadlockCall& call) {
+    const std::function<void(PadlockCall&)> hooks = [&](PadlockCall& call) {
       // The hooks read and write registers through uc_reg_*, which reach the same registers
       // as call.live and call.live32 (docs/emulator.md, "Unicorn", item 21).
       ev.pc = call.pc;
@@ -380,7 +380,8 @@ uint64_t Machine::padlock_insn(const uc_padlock_state* at) {
       }
       call.state.cr4_osfxsr = cr_.cr4_osfxsr;
       call.state.cr0_ts = cr_.cr0_ts;
-    });
+    };
+    const PadlockRecord* ran = trap_->run(c, at, eflags30_, interrupt_at, &hooks);
     if (ran == nullptr) {
       MachineFault f;
       f.signo = SIGILL;

@@ -766,6 +766,17 @@ uint64_t AddressSpace::accessible_pages(uint64_t va, uint64_t len, uint8_t need,
 
 uint8_t* AddressSpace::translate(uint64_t va, uint64_t len, Access access) {
   const uint8_t need = static_cast<uint8_t>(access) | kPageMapped;
+  if (len != 0 && va < size_ && len <= kPageSize - (va & kPageMask)) {
+    // Within one page (a short PadLock operand): one look at the page table, and no
+    // stack frame unless translated code is written.
+    const uint8_t f = flags(va);
+    if ((f & need) != need) return nullptr;
+    if (!((need & kPageWrite) && (f & kPageCode) && on_code_write_ != nullptr)) return base_ + va;
+  }
+  return translate_pages(va, len, need);
+}
+
+uint8_t* AddressSpace::translate_pages(uint64_t va, uint64_t len, uint8_t need) {
   if (len == 0) return va <= size_ ? base_ + va : nullptr;
   uint8_t seen = 0;
   if (accessible_with(va, len, need, &seen) != len) return nullptr;

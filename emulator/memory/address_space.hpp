@@ -196,6 +196,8 @@ class AddressSpace final : public GuestMemory {
   // mprotect [va, va+len) page runs to host_prot of their flags (mirror mode).
   int apply_host(uint64_t va, uint64_t len);
   void code_writes(uint64_t va, uint64_t len);
+  // translate() across pages, and where a write reaches translated code.
+  uint8_t* translate_pages(uint64_t va, uint64_t len, uint8_t need);
   // accessible_with across pages (and for len 0).
   uint64_t accessible_pages(uint64_t va, uint64_t len, uint8_t need, uint8_t* seen) const;
 

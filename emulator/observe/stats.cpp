@@ -2,17 +2,6 @@
 
 namespace padlock::emu {
 
-void Stats::record(isa::InsnId id, const Outcome& o) {
-  InsnStats& s = insn[static_cast<size_t>(id)];
-  ++s.count;
-  s.bytes += o.bytes;
-  s.cycles += o.cycles;
-  if (o.status == Status::Faulted) ++s.faults;
-  if (o.status == Status::Interrupted) ++s.interrupted;
-  if (o.key_reloaded) ++s.key_reloads;
-  padlock_cycles += o.cycles;
-}
-
 void Stats::print(FILE* out, double mhz) const {
   std::fprintf(out, "padlock-emu: stats: PadLock instructions\n");
   std::fprintf(out, "padlock-emu: stats:   %-14s %10s %14s %14s %8s %8s\n", "instruction", "count",

@@ -44,7 +44,16 @@ struct Stats {
   uint64_t threads_created = 0;
   uint64_t thread_switches = 0;
 
-  void record(isa::InsnId id, const Outcome& o);
+  void record(isa::InsnId id, const Outcome& o) {
+    InsnStats& s = insn[static_cast<size_t>(id)];
+    ++s.count;
+    s.bytes += o.bytes;
+    s.cycles += o.cycles;
+    if (o.status == Status::Faulted) ++s.faults;
+    if (o.status == Status::Interrupted) ++s.interrupted;
+    if (o.key_reloaded) ++s.key_reloads;
+    padlock_cycles += o.cycles;
+  }
   void print(FILE* out, double mhz) const;
   // The timing lines of --stats: cycles per PadLock kind and their share of all cycles, and
   // the modelled wall time at `mhz` (total = the virtual clock at exit).

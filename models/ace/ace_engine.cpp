@@ -41,8 +41,10 @@ bool stores_ahead_of_loads(const uint8_t* in, const uint8_t* out, uint64_t n) {
   return o > i && o < i + 16 * n;
 }
 
-// One input group (or the part of it inside [j, last)): load, compute, store.
-void exact_group(const Kernels& k, GuestMemory& mem, BlockJob& job, uint64_t j, uint64_t n) {
+// One input group (or the part of it inside [j, last)): load, compute, store. Out of line:
+// inlined, its two buffers gave run_blocks' contiguous path a 584-byte frame to set up.
+[[gnu::noinline]] void exact_group(const Kernels& k, GuestMemory& mem, BlockJob& job, uint64_t j,
+                                   uint64_t n) {
   alignas(16) uint8_t in[16 * kMaxGroup];
   alignas(16) uint8_t out[16 * kMaxGroup];
   read_wrap(mem, ea_add(job.in, 16 * j, job.asz), in, 16 * n, job.asz);

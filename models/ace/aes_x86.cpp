@@ -12,15 +12,17 @@ namespace padlock::ace {
 
 namespace {
 
+// The schedule where it is: RoundKeys keeps its round keys 16-byte aligned, so the rounds
+// load them from there (a copy cost a memcpy call per instruction, which a one-block
+// REP XCRYPTECB felt).
 struct Keys {
-  __m128i k[kMaxRounds + 1];
+  const __m128i* k;
   unsigned rounds;
   bool full_last;
 };
 
 inline void load_keys(const RoundKeys& rk, Keys& K) {
-  for (unsigned i = 0; i <= rk.rounds; ++i)
-    K.k[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(rk.k[i]));
+  K.k = reinterpret_cast<const __m128i*>(rk.k);
   K.rounds = rk.rounds;
   K.full_last = rk.full_last;
 }

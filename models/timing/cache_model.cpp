@@ -380,12 +380,7 @@ void CacheModel::encode_state(const Walk& w, uint64_t shift, std::vector<uint64_
 // from there. The first state compared is the one after the stream's first step: a stream
 // resumed after an interrupt (§3.1: REP XCRYPT stops between blocks) is then in the state
 // its first part settled to, and is walked for one period only.
-MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len) {
-  AllHit& h = all_hit_;
-  if (h.valid && h.in == in && h.in_len == in_len && h.out == out && h.out_len == out_len) {
-    unwalked_lines_ += h.cost.l1_hits;
-    return h.cost;
-  }
+MemCost CacheModel::stream_walk(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len) {
   uint64_t moved = 0;
   if (settled_ && ref_.same_lengths(in_len, out_len) &&
       moved_from(last_in_, last_out_, in, out, out_len, &moved) && moved == ref_.advance) {
@@ -485,7 +480,8 @@ MemCost CacheModel::stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t 
   recording_ = false;
   w.c.stalled_stores = stalled_stores(out_len);
   w.c.store_clocks = static_cast<double>(w.c.stalled_stores) * p_.store_drain_clocks.value;
-  h = AllHit{w.c.l2_hits + w.c.mem_fills + w.c.writebacks == 0, in, in_len, out, out_len, w.c};
+  all_hit_ =
+      AllHit{w.c.l2_hits + w.c.mem_fills + w.c.writebacks == 0, in, in_len, out, out_len, w.c};
   if (record) {
     cand_.recorded = true;
     cand_.in = in;
@@ -530,11 +526,6 @@ MemCost CacheModel::take_repeat(uint64_t in, uint64_t out) {
   unwalked_lines_ += c.l1_hits + c.l2_hits + c.mem_fills;
   all_hit_ = AllHit{c.l2_hits + c.mem_fills + c.writebacks == 0, in, r.in_len, out, r.out_len, c};
   return c;
-}
-
-double CacheModel::combine(double engine, const MemCost& m) const {
-  const double hidden = p_.stream_overlap.value * std::min(engine, m.miss_clocks);
-  return engine + m.store_clocks + m.miss_clocks - hidden;
 }
 
 }  // namespace padlock::timing

@@ -29,6 +29,7 @@
 // a base), and the calls that follow by the same advance are not compared again.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -141,14 +142,26 @@ class CacheModel {
   // A PadLock data stream (§3.1 REP XCRYPT, §4.1 REP XSHA): `in_len` bytes read from `in`
   // and `out_len` written to `out`, interleaved in 16-byte steps as the engine does (load a
   // block, store a block). Store-buffer stalls apply within the stream.
-  MemCost stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len);
+  MemCost stream(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len) {
+    // The same stream again after one that hit L1 throughout: nothing moved since, so
+    // it hits again (a loop of short instructions over one buffer asks this each time).
+    const AllHit& h = all_hit_;
+    if (h.valid && h.in == in && h.in_len == in_len && h.out == out && h.out_len == out_len) {
+      unwalked_lines_ += h.cost.l1_hits;
+      return h.cost;
+    }
+    return stream_walk(in, in_len, out, out_len);
+  }
   // The same stream walked one 16-byte step at a time: the definition stream() follows.
   MemCost stream_by_steps(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len);
 
   // Clocks of an instruction whose engine needs `engine` clocks with everything in L1, given
   // its stream cost: store stalls add; line transfers overlap the engine by
   // stream_overlap * min(engine, miss clocks).
-  double combine(double engine, const MemCost& m) const;
+  double combine(double engine, const MemCost& m) const {
+    const double hidden = p_.stream_overlap.value * std::min(engine, m.miss_clocks);
+    return engine + m.store_clocks + m.miss_clocks - hidden;
+  }
 
   void clear();
   // Both levels and the repeated-stream memo (Machine.snapshot()): restored, the same
@@ -170,6 +183,8 @@ class CacheModel {
     return line_miss(line, write, c);
   }
   double line_miss(uint64_t line, bool write, MemCost& c);
+  // stream() past its repeat of an all-hit stream.
+  MemCost stream_walk(uint64_t in, uint64_t in_len, uint64_t out, uint64_t out_len);
   uint64_t line_of(uint64_t addr) const {
     return line_shift_ >= 0 ? addr >> line_shift_ : addr / line_;
   }

@@ -76,6 +76,25 @@ TEST_F(PadlockTrapTest, RepXcryptEcbRunsAndGoesOnAfterIt) {
   EXPECT_TRUE(r->after.eflags30());
 }
 
+// The decoded row kept for the PC (DecodeMemo) holds only while the bytes there are the
+// same: a five-byte instruction (a DS override, ignored, §3.1) rewritten in its last byte
+// from REP XCRYPTECB to REP XCRYPTCBC at the same PC is decoded again.
+TEST_F(PadlockTrapTest, AnInstructionRewrittenAtThePcIsDecodedAgain) {
+  code({0x3E, 0xF3, 0x0F, 0xA7, 0xC8});
+  PadlockCall c;
+  const PadlockRecord* r = trap.run(c, nullptr, false, VirtualTime::kNever);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->decoded.id, isa::InsnId::XcryptEcb);
+  EXPECT_EQ(PadlockTrap::next_pc(c, *r), kCode + 5);
+  code({0x3E, 0xF3, 0x0F, 0xA7, 0xD0});
+  cpu.set_reg(UC_X86_REG_EAX, kIn);  // CBC's IV (16-byte aligned, §3.1)
+  cpu.set_reg(UC_X86_REG_ECX, 1);
+  r = trap.run(c, nullptr, false, VirtualTime::kNever);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->decoded.id, isa::InsnId::XcryptCbc);
+  EXPECT_EQ(r->decoded.length, 5u);
+}
+
 // A page fault on the output (§1.7): the PC stays at the instruction, for the signal.
 TEST_F(PadlockTrapTest, AFaultStaysAtTheInstruction) {
   code({0xF3, 0x0F, 0xA7, 0xC8});

@@ -53,6 +53,28 @@ TEST(AddressSpace, MapTranslateAndPermissions) {
   EXPECT_EQ(as.protect(0x10000, kPage, kPageRead), -ENOMEM);  // Linux: ENOMEM if unmapped
 }
 
+// A PadLock store into a page with translated code (kPageCode) drops that code first, also
+// through translate()'s one-page case (a 16-byte REP XCRYPT output): the hook runs once,
+// for that page, and the page loses kPageCode; a read, or a page without code, runs none.
+TEST(AddressSpace, OnePageWriteIntoCodeDropsTheCode) {
+  AddressSpace as(false);
+  std::vector<uint64_t> dropped;
+  as.track_code(
+      [](uint64_t page, void* d) { static_cast<std::vector<uint64_t>*>(d)->push_back(page); },
+      &dropped);
+  ASSERT_TRUE(as.map_anonymous(0x10000, 2 * kPage, kPageRead | kPageWrite | kPageExec));
+  as.protect_code(0x10000 + kPage);
+  ASSERT_NE(as.flags(0x10000 + kPage) & kPageCode, 0);
+  EXPECT_NE(as.translate(0x10000 + 0x40, 16, Access::Write), nullptr);  // no code there
+  EXPECT_NE(as.translate(0x10000 + kPage + 0x40, 16, Access::Read), nullptr);
+  EXPECT_TRUE(dropped.empty());
+  EXPECT_EQ(as.translate(0x10000 + kPage + 0x40, 16, Access::Write),
+            as.host(0x10000 + kPage + 0x40));
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(dropped[0], 0x10000 + kPage);
+  EXPECT_EQ(as.flags(0x10000 + kPage) & kPageCode, 0);
+}
+
 TEST(AddressSpace, UnmapDiscardsContents) {
   AddressSpace as(false);
   ASSERT_TRUE(as.map_anonymous(0x20000, kPage, kPageRead | kPageWrite));

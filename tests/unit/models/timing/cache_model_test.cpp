@@ -543,6 +543,28 @@ TEST(CacheModel, RepeatedAllHitStreamIsNotWalked) {
   EXPECT_EQ(m.unwalked_lines() - walked_before, first.l1_hits);
 }
 
+// The all-hit repeat (CacheModel::stream, inline) is of the very same stream: another input,
+// output or length after it is walked, as the step walk of a model in the same state gives
+// it, and another buffer in cold memory misses.
+TEST(CacheModel, AllHitRepeatNeedsTheSameStream) {
+  const char* names[] = {"input", "input length", "output", "output length"};
+  for (int which = 0; which < 4; ++which) {
+    CacheModel m(small_params()), ref(small_params());
+    for (CacheModel* c : {&m, &ref}) {
+      c->stream(0x50000, 1024, 0x50000, 1024);
+      c->stream(0x50000, 1024, 0x50000, 1024);  // all hits: kept for a repeat
+    }
+    uint64_t in = 0x50000, in_len = 1024, out = 0x50000, out_len = 1024;
+    if (which == 0) in = 0x70000;
+    if (which == 1) in_len = 512;
+    if (which == 2) out = 0x70000;
+    if (which == 3) out_len = 512;
+    const MemCost got = m.stream(in, in_len, out, out_len);
+    expect_same(got, ref.stream_by_steps(in, in_len, out, out_len), names[which]);
+    if (which == 0 || which == 2) EXPECT_EQ(got.mem_fills, 1024u / 64) << names[which];
+  }
+}
+
 // A long in-place stream reaches the steady state on every CPU model: most of its lines
 // are not walked.
 TEST(CacheModel, LongStreamTakesTheSteadyState) {
