@@ -73,6 +73,8 @@ HOST_STOP = "emulator/linux/host_stop/host_stop.cpp"
 FILES_GTESTS = (gtest("test_emulator", "GuestFilesTest.*"),)
 TRAP_GTESTS = (gtest("test_emulator", "PadlockTrapTest.*"),)
 SCHED_GTESTS = (gtest("test_emulator", "SchedulerTest.*"),)
+# The §3.3 SSE clocks after each ECB case, inline and with the hook on every block.
+SSE_WAIT_TESTS = (pytest("tests/integration/test_timing.py", "ecb_table or inline_block_costs"),)
 
 MUTATIONS: list[Mutation] = [
     # --- unit register results, faults and restart state --------------------------------
@@ -388,6 +390,16 @@ MUTATIONS: list[Mutation] = [
     M("irq-cost", "interrupt cost", "emulator/time/virtual_time.cpp",
       "    now_ += cfg_.irq_cycles;", "    now_ += cfg_.irq_cycles / 2;",
       (pytest("tests/integration/test_timing.py", "interrupts_cost"),)),
+    # --- §3.3's SSE wait tested in generated code (docs/emulator.md, "Unicorn", item 23) ------
+    M("sse-wait-not-flagged", "SSE blocks never wait for ACE", "emulator/linux/process.cpp",
+      "  if (hooked == BlockCache::kSlotSse && wait_ready_) return c | UC_BLOCK_COST_WAIT_READY;",
+      "  if (hooked == BlockCache::kSlotSse && wait_ready_) return c;",
+      SSE_WAIT_TESTS),
+    M("sse-wait-end-not-start", "the SSE wait compares the block's end",
+      "cmake/unicorn/patches/block-cost-ready.patch",
+      "+    tcg_gen_addi_i64(tcg_ctx, tready, tready, cost);",
+      "+    tcg_gen_addi_i64(tcg_ctx, tready, tready, 0);",
+      SSE_WAIT_TESTS),
     # --- the cache model's shortcuts (docs/timing.md, "PadLock timing parts") ----------------
     M("cache-repeat-out-moved", "cache model: repeated stream", "models/timing/cache_model.cpp",
       "  if (out_len != 0 && out - from_out != moved) return false;\n", "",

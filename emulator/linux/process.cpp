@@ -460,6 +460,10 @@ void Process::enable_block_hook() {
     if (inline_costs) uc_ctl_block_cost(uc, nullptr, nullptr, nullptr, nullptr);
     return;
   }
+  // §3.3: a block that only waits for ACE (SSE) needs the hook only while ACE is busy;
+  // generated code compares its start with the SSE-ready cell (block_cost).
+  wait_ready_ = inline_costs && opts_.timing &&
+                uc_ctl_block_cost_ready(uc, vt_->sse_ready_cell()) == UC_ERR_OK;
   // Blocks translated before the hook existed have no call to it.
   uc_ctl_flush_tb(uc);
   block_hook_on_ = true;
@@ -493,7 +497,7 @@ void Process::on_block(uint64_t address, uint32_t size) {
 // adds it, since generated code adds nothing then).
 static uint32_t inline_cost(const BlockInfo& b, bool timing) {
   const uint32_t c = timing ? b.cost : b.insns;
-  return c < UC_BLOCK_COST_ALWAYS_HOOK ? c : UC_BLOCK_COST_ALWAYS_HOOK - 1;
+  return c < UC_BLOCK_COST_WAIT_READY ? c : UC_BLOCK_COST_WAIT_READY - 1;
 }
 
 uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
@@ -510,10 +514,13 @@ uint32_t Process::block_cost(uint64_t address, uint32_t size, uint64_t* tag) {
     }
     *tag = block_log::entry(inline_cost(*b.info, opts_.timing), *b.info);
   }
-  // SSE waits, REP string charges and EFLAGS[30] clears need the hook on every execution
-  // (on_costed_block).
+  // REP string charges and EFLAGS[30] clears need the hook on every execution
+  // (on_costed_block); an SSE wait only while ACE is busy, which generated code tests
+  // when it can (wait_ready_), the hook otherwise.
+  const uint32_t c = inline_cost(*b.info, opts_.timing);
   const uint8_t hooked = opts_.timing ? b.flags : (b.flags & BlockCache::kSlotClears30);
-  return inline_cost(*b.info, opts_.timing) | (hooked != 0 ? UC_BLOCK_COST_ALWAYS_HOOK : 0);
+  if (hooked == BlockCache::kSlotSse && wait_ready_) return c | UC_BLOCK_COST_WAIT_READY;
+  return c | (hooked != 0 ? UC_BLOCK_COST_ALWAYS_HOOK : 0);
 }
 
 // Every block since the last replay, in order. No clock change happens between them

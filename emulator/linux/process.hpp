@@ -298,6 +298,7 @@ class Process final : private VmHost, private ThreadHost {
   bool block_hook_on_ = false;
   bool direct_memory_ = false;  // direct_memory_enable() took (--memory direct)
   bool want_block_hook_ = false;
+  bool wait_ready_ = false;        // SSE blocks test the SSE-ready cell in generated code
   bool hook_every_block_ = false;  // --stats, --icount: block_cost asks for every block
   // The chip check: instructions found, by address, and blocks to drop before the next
   // start because they were translated before their instruction's hook existed.

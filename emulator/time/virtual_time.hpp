@@ -82,6 +82,9 @@ class VirtualTime {
   // and calls the block hook once it reaches the second.
   uint64_t* clock_cell() { return &now_; }
   uint64_t* next_event_cell() { return &next_event_; }
+  // The SSE-ready cycle as a cell: generated code calls the hook for an SSE block only
+  // when the block starts before it (UC_CTL_BLOCK_COST_READY).
+  uint64_t* sse_ready_cell() { return &sse_ready_; }
   // The cycle of the next periodic interrupt (ExecEnv.interrupt_at for REP instructions).
   uint64_t next_irq() const { return next_irq_; }
   // Takes the interrupt due at or before now: charges its cost and schedules the next.

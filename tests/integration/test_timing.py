@@ -262,7 +262,9 @@ def test_inline_block_costs_equal_hooked_block_costs(runner, observe):
     """A plain timed run adds block costs in generated code (UC_CTL_BLOCK_COST, docs/
     emulator.md "Unicorn"); --stats and --icount call the block hook on every block. Both
     must give the guest the same virtual time, to the cycle: SIGALRM-bounded counts,
-    interrupt points inside REP XCRYPTCTR (§3.1) and the BAES loop's clock() (§6.2)."""
+    interrupt points inside REP XCRYPTCTR (§3.1), the BAES loop's clock() (§6.2) and SSE
+    instructions waiting for ACE (§3.3), which generated code tests against the SSE-ready
+    cell (UC_CTL_BLOCK_COST_READY) instead of calling the hook."""
     alarm = guest(runner, "alarm_count")
     assert emu(runner, alarm, 5).stdout == emu(runner, *observe, alarm, 5).stdout
     errata = ["--cpu", "esther-c5j", "--irq-hz", "20000", "--seed", "3",
@@ -271,6 +273,8 @@ def test_inline_block_costs_equal_hooked_block_costs(runner, observe):
     b = [baes(runner), "-mode", "ctr", "-buffer", 64, "-rep", 3000]
     assert emu(runner, "--cpu", "esther", *b).stdout == \
         emu(runner, "--cpu", "esther", *observe, *b).stdout
+    clocks = ["--cpu", "esther-c5j", "--irq-hz", "0", guest(runner, "clocks")]
+    assert emu(runner, *clocks).stdout == emu(runner, *observe, *clocks).stdout
 
 
 def test_cache_x86_charges_ordinary_loads_and_stores(runner, tmp_path):
