@@ -29,6 +29,16 @@ for m in $(cat /modules.order); do
     echo "PADLOCK-MODULE $m refused: ${err##*: }"
   fi
 done
+# The crypto manager may still be testing a driver when insmod returns: each test runs in a
+# kernel thread of its own (cryptomgr_test), and registration stops waiting for it after a
+# timeout. Until the test ends, /proc/crypto says "selftest : unknown", as it does for a
+# failed test; wait for the threads (at most a minute), so that a slow host does not turn
+# a pass into "unknown".
+n=0
+while [ $n -lt 60 ] && grep -qs '^cryptomgr_test' /proc/[0-9]*/comm; do
+  sleep 1
+  n=$((n + 1))
+done
 # The kernel's other SHA-1/SHA-256 drivers too (PADLOCK-OTHER): from 7.x, lib/crypto's
 # SHA-256 runs REP XSHA256 on Zhaoxin's family 7 (sha256_blocks_phe) behind "sha256-lib".
 awk '/^name/ {n = $3} /^driver/ {d = $3} /^selftest/ {s = $3}
