@@ -29,11 +29,11 @@ for m in $(cat /modules.order); do
     echo "PADLOCK-MODULE $m refused: ${err##*: }"
   fi
 done
-# The crypto manager may still be testing a driver when insmod returns: each test runs in a
-# kernel thread of its own (cryptomgr_test), and registration stops waiting for it after a
-# timeout. Until the test ends, /proc/crypto says "selftest : unknown", as it does for a
-# failed test; wait for the threads (at most a minute), so that a slow host does not turn
-# a pass into "unknown".
+# The crypto manager may still be testing a driver when insmod returns (seen on a loaded
+# host with the 6.12 kernel): each test runs in a kernel thread of its own (cryptomgr_test).
+# Until the test ends, /proc/crypto says "selftest : unknown", as it does for a failed test;
+# wait for the threads (at most a minute), so that a slow host does not turn a pass into
+# "unknown".
 n=0
 while [ $n -lt 60 ] && grep -qs '^cryptomgr_test' /proc/[0-9]*/comm; do
   sleep 1

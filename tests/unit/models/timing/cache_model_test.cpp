@@ -547,21 +547,24 @@ TEST(CacheModel, RepeatedAllHitStreamIsNotWalked) {
 // output or length after it is walked, as the step walk of a model in the same state gives
 // it, and another buffer in cold memory misses.
 TEST(CacheModel, AllHitRepeatNeedsTheSameStream) {
-  const char* names[] = {"input", "input length", "output", "output length"};
-  for (int which = 0; which < 4; ++which) {
+  struct Case {
+    const char* name;
+    uint64_t in, in_len, out, out_len;
+    bool cold;  // a buffer in cold memory: every line misses
+  };
+  const Case cases[] = {{"input", 0x70000, 1024, 0x50000, 1024, true},
+                        {"input length", 0x50000, 512, 0x50000, 1024, false},
+                        {"output", 0x50000, 1024, 0x70000, 1024, true},
+                        {"output length", 0x50000, 1024, 0x50000, 512, false}};
+  for (const Case& k : cases) {
     CacheModel m(small_params()), ref(small_params());
     for (CacheModel* c : {&m, &ref}) {
       c->stream(0x50000, 1024, 0x50000, 1024);
       c->stream(0x50000, 1024, 0x50000, 1024);  // all hits: kept for a repeat
     }
-    uint64_t in = 0x50000, in_len = 1024, out = 0x50000, out_len = 1024;
-    if (which == 0) in = 0x70000;
-    if (which == 1) in_len = 512;
-    if (which == 2) out = 0x70000;
-    if (which == 3) out_len = 512;
-    const MemCost got = m.stream(in, in_len, out, out_len);
-    expect_same(got, ref.stream_by_steps(in, in_len, out, out_len), names[which]);
-    if (which == 0 || which == 2) EXPECT_EQ(got.mem_fills, 1024u / 64) << names[which];
+    const MemCost got = m.stream(k.in, k.in_len, k.out, k.out_len);
+    expect_same(got, ref.stream_by_steps(k.in, k.in_len, k.out, k.out_len), k.name);
+    if (k.cold) EXPECT_EQ(got.mem_fills, 1024u / 64) << k.name;
   }
 }
 
